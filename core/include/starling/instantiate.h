@@ -1,0 +1,78 @@
+/* Build-time composition: SL_INTEGRATOR_INSTANTIATE(P, FORCES, NBODIES)
+ * stamps out, for every force in the X-macro list FORCES and every body
+ * count in NBODIES, the generic loop of integrate.h with N a literal, plus a
+ * runtime-N fallback per force. In a C translation unit it defines the CPU
+ * loops and the plugin's kernel table sl_kernels_<P>; in a CUDA translation
+ * unit it defines the kernels and their launchers. Lists are X-macros of the
+ * form LIST(X, ...) -> X(__VA_ARGS__, item) ... */
+#ifndef STARLING_INSTANTIATE_H
+#define STARLING_INSTANTIATE_H
+
+#include "starling/integrate.h"
+#include "starling/version.h"
+
+/* Body counts with fully unrolled specialisations. */
+#define SL_NBODIES(X, ...)                                                                 \
+    X(__VA_ARGS__, 2) X(__VA_ARGS__, 3) X(__VA_ARGS__, 4) X(__VA_ARGS__, 5)                \
+    X(__VA_ARGS__, 6) X(__VA_ARGS__, 7) X(__VA_ARGS__, 8) X(__VA_ARGS__, 9)                \
+    X(__VA_ARGS__, 10) X(__VA_ARGS__, 11) X(__VA_ARGS__, 12) X(__VA_ARGS__, 13)            \
+    X(__VA_ARGS__, 14) X(__VA_ARGS__, 15) X(__VA_ARGS__, 16)
+
+#if defined(__CUDACC__)
+
+SL_EXTERN_C_BEGIN
+/* Launches a loop kernel over a->n_sys systems, one thread each, and waits;
+ * checks the launch and the execution. Defined in core (backend_cuda.cu). */
+sl_status sl_cuda_launch_systems(const void *kernel, const char *name, const sl_run_args *a);
+SL_EXTERN_C_END
+
+#define SL__INST_KERNEL(P, F, SUFFIX, NDECL, NVAL)                                         \
+    SL_LOOP_DEFINE(P, F, SUFFIX, NDECL, NVAL)                                              \
+    __global__ void sl_kernel_##P##_##F##_##SUFFIX(const sl_run_args a)                    \
+    {                                                                                      \
+        int64_t s = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;                        \
+        if (s < a.n_sys)                                                                   \
+            sl_loop_##P##_##F##_##SUFFIX(&a, s);                                           \
+    }                                                                                      \
+    extern "C" sl_status sl_run_##P##_##F##_##SUFFIX##_cuda(const sl_run_args *a)          \
+    {                                                                                      \
+        return sl_cuda_launch_systems((const void *)sl_kernel_##P##_##F##_##SUFFIX,        \
+                                      #P "/" #F "/" #SUFFIX, a);                           \
+    }
+#define SL__INST_N(P, F, N) SL__INST_KERNEL(P, F, N, N, N)
+#define SL__INST_FORCE(P, NBODIES, F)                                                      \
+    NBODIES(SL__INST_N, P, F)                                                              \
+    SL__INST_KERNEL(P, F, any, SL_NBODY_MAX, a->n_body)
+#define SL_INTEGRATOR_INSTANTIATE(P, FORCES, NBODIES) FORCES(SL__INST_FORCE, P, NBODIES)
+
+#else /* C: CPU loops and the kernel table */
+
+#define SL__INST_CPU(P, F, SUFFIX, NDECL, NVAL)                                            \
+    SL_LOOP_DEFINE(P, F, SUFFIX, NDECL, NVAL)                                              \
+    SL_CPU_DEFINE(P, F, SUFFIX)
+#define SL__INST_N(P, F, N) SL__INST_CPU(P, F, N, N, N)
+#define SL__INST_FORCE(P, NBODIES, F)                                                      \
+    NBODIES(SL__INST_N, P, F)                                                              \
+    SL__INST_CPU(P, F, any, SL_NBODY_MAX, a->n_body)
+
+#if SL_HAVE_CUDA
+#define SL__CUDA_DECL(P, F, SUFFIX) sl_status sl_run_##P##_##F##_##SUFFIX##_cuda(const sl_run_args *a);
+#define SL__CUDA_REF(P, F, SUFFIX) sl_run_##P##_##F##_##SUFFIX##_cuda
+#else
+#define SL__CUDA_DECL(P, F, SUFFIX)
+#define SL__CUDA_REF(P, F, SUFFIX) NULL
+#endif
+#define SL__DECL_N(P, F, N) SL__CUDA_DECL(P, F, N)
+#define SL__DECL_FORCE(P, NBODIES, F) NBODIES(SL__DECL_N, P, F) SL__CUDA_DECL(P, F, any)
+#define SL__ENTRY_N(P, F, N) {#F, N, sl_run_##P##_##F##_##N##_cpu, SL__CUDA_REF(P, F, N)},
+#define SL__ENTRY_FORCE(P, NBODIES, F)                                                     \
+    NBODIES(SL__ENTRY_N, P, F){#F, 0, sl_run_##P##_##F##_any_cpu, SL__CUDA_REF(P, F, any)},
+
+#define SL_INTEGRATOR_INSTANTIATE(P, FORCES, NBODIES)                                      \
+    FORCES(SL__INST_FORCE, P, NBODIES)                                                     \
+    FORCES(SL__DECL_FORCE, P, NBODIES)                                                     \
+    static const sl_kernel_entry sl_kernels_##P[] = {FORCES(SL__ENTRY_FORCE, P, NBODIES)};
+
+#endif
+
+#endif

@@ -1,0 +1,31 @@
+/* The likelihood interface: a batch log-likelihood of n parameter vectors
+ * against one prepared data set. Plugins (kepler_rv, ...) fill this table. */
+#ifndef STARLING_LIKELIHOOD_H
+#define STARLING_LIKELIHOOD_H
+
+#include <stdint.h>
+#include "starling/backend.h"
+#include "starling/params.h"
+
+SL_EXTERN_C_BEGIN
+
+typedef struct sl_likelihood {
+    uint32_t abi;
+    const char *name;
+    const char *description;
+    const sl_param *options;   /* configuration keys (e.g. number of planets) */
+    size_t n_options;
+    /* Parameter names and bounds for a configuration. */
+    sl_status (*params)(void *ctx, size_t *n, const char *const **names,
+                        const double **lo, const double **hi);
+    /* Reads and checks data and options; returns an opaque context. */
+    sl_status (*prepare)(const sl_param_values *options, const char *data_path, void **ctx);
+    /* params: n x n_params row-major; out: n log-likelihoods. */
+    sl_status (*eval_batch)(void *ctx, const sl_backend *be, const double *params,
+                            size_t n, double *out);
+    void (*release)(void *ctx);
+} sl_likelihood;
+
+SL_EXTERN_C_END
+
+#endif

@@ -1,0 +1,46 @@
+/* What a plugin shared object exports: one symbol, sl_plugin_entry,
+ * returning a description of the tables it provides. */
+#ifndef STARLING_PLUGIN_H
+#define STARLING_PLUGIN_H
+
+#include <stdint.h>
+#include "starling/status.h"
+
+SL_EXTERN_C_BEGIN
+
+/* Bumped whenever any interface table or sl_run_args changes layout. */
+#define SL_ABI_VERSION 1u
+#define SL_PLUGIN_ENTRY_SYMBOL "sl_plugin_entry"
+
+typedef enum sl_kind {
+    SL_KIND_PROPAGATOR = 1,
+    SL_KIND_FORCE,
+    SL_KIND_MONITOR,
+    SL_KIND_LIKELIHOOD
+} sl_kind;
+
+typedef struct sl_plugin_table {
+    sl_kind kind;
+    const char *name;
+    const void *table; /* sl_propagator, sl_force, sl_monitor or sl_likelihood */
+} sl_plugin_table;
+
+typedef struct sl_plugin {
+    uint32_t abi;
+    const char *name;
+    const char *version;
+    const char *description;
+    const sl_plugin_table *tables;
+    size_t n_tables;
+} sl_plugin;
+
+typedef const sl_plugin *(*sl_plugin_entry_fn)(void);
+
+const char *sl_kind_name(sl_kind k);
+
+SL_EXTERN_C_END
+
+/* Plugins write: SL_PLUGIN_EXPORT const sl_plugin *sl_plugin_entry(void) */
+#define SL_PLUGIN_EXPORT __attribute__((visibility("default")))
+
+#endif

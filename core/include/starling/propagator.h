@@ -1,0 +1,49 @@
+/* The propagator interface. An integrator advances one system by one step;
+ * it is written as SL_HD stage functions (see integrate.h) and instantiated
+ * at build time for every (force, N) pair in SL_FORCES x SL_NBODIES, giving
+ * a CPU loop and a CUDA kernel each. The table lists those
+ * specialisations; n_body == 0 marks the runtime-N fallback of a force. */
+#ifndef STARLING_PROPAGATOR_H
+#define STARLING_PROPAGATOR_H
+
+#include <stdint.h>
+#include "starling/params.h"
+
+SL_EXTERN_C_BEGIN
+
+struct sl_run_args;
+typedef sl_status (*sl_run_fn)(const struct sl_run_args *a);
+
+typedef struct sl_kernel_entry {
+    const char *force;
+    int n_body;      /* 0: any N up to SL_NBODY_MAX */
+    sl_run_fn cpu;
+    sl_run_fn cuda;  /* NULL when built without CUDA */
+} sl_kernel_entry;
+
+enum { SL_PROP_PARAMS_MAX = 8 };
+
+typedef struct sl_propagator {
+    uint32_t abi;
+    const char *name;
+    const char *description;
+    int order;
+    int adaptive;            /* 0: fixed step */
+    int persist_per_body;    /* doubles per body kept between launches */
+    const sl_param *params;  /* e.g. dt */
+    size_t n_params;
+    /* Packs validated values into the vector kernels receive
+     * (pp[0] is always the step size). */
+    sl_status (*pack)(const sl_param_values *pv, double pp[SL_PROP_PARAMS_MAX]);
+    const sl_kernel_entry *kernels;
+    size_t n_kernels;
+} sl_propagator;
+
+/* Finds the specialisation for (force, n_body), else the force's runtime-N
+ * fallback; NULL if the integrator was not built for that force. */
+const sl_kernel_entry *sl_propagator_kernel(const sl_propagator *p, const char *force,
+                                            int n_body);
+
+SL_EXTERN_C_END
+
+#endif

@@ -1,0 +1,58 @@
+/* Running an ensemble: sl_integrate advances every active system to t_end
+ * (or until a monitor stops it) with one propagator and one force, on one
+ * backend. Host<->device copies happen at the start and the end; log
+ * records come back once per launch. */
+#ifndef STARLING_RUN_H
+#define STARLING_RUN_H
+
+#include "starling/backend.h"
+#include "starling/ensemble.h"
+#include "starling/integrate.h"
+
+SL_EXTERN_C_BEGIN
+
+/* Called after each launch; a non-zero return cancels the run. */
+typedef int (*sl_progress_fn)(void *ud, double fraction, int64_t launches, double elapsed_s);
+/* Receives log records (sorted by system, then time), rec_len doubles each:
+ * system, time, step, event (SL_LOG_*), then x y z vx vy vz per body. */
+typedef sl_status (*sl_log_sink_fn)(void *ud, const double *records, int64_t n, int rec_len);
+
+typedef struct sl_run_config {
+    const sl_propagator *prop;
+    const sl_force *force;
+    double pp[SL_PROP_PARAMS_MAX]; /* from prop->pack */
+    double fp[SL_FORCE_PARAMS_MAX];/* from force->pack */
+    double t_end;
+    int64_t max_steps;             /* 0: none; systems reaching it stop (STEP_CAP) */
+    int64_t steps_per_launch;      /* 0: automatic */
+    sl_monitor_config mon;
+    sl_progress_fn progress;
+    void *progress_ud;
+    sl_log_sink_fn log_sink;
+    void *log_ud;
+} sl_run_config;
+
+typedef struct sl_run_result {
+    double wall_s;        /* whole call */
+    double kernel_s;      /* inside launches (synchronised) */
+    int64_t launches;
+    double system_steps;  /* steps taken, summed over systems */
+    int64_t n_active, n_stopped, n_failed;
+    int64_t log_records;
+    double *energy_error; /* per system |E/E0 - 1| over this call */
+    double *angmom_error; /* per system |L - L0| / |L0| */
+    char kernel[96];      /* which specialisation ran, e.g. hermite/newton/3 */
+} sl_run_result;
+
+void sl_run_config_init(sl_run_config *c);
+sl_status sl_integrate(const sl_backend *be, sl_ensemble *e, const sl_run_config *c,
+                       sl_run_result *res);
+void sl_run_result_free(sl_run_result *res);
+
+/* Total energy and angular momentum of system s (host). */
+void sl_system_energy(const sl_ensemble *e, int64_t s, const sl_force *f, const double *fp,
+                      double *energy, double L[3]);
+
+SL_EXTERN_C_END
+
+#endif

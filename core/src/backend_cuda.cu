@@ -1,0 +1,122 @@
+/* The CUDA side of the core: device selection, memory, checked launches. */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "starling/backend.h"
+#include "starling/integrate.h"
+
+#define SL_CUDA_TRY(call, what)                                                            \
+    do {                                                                                   \
+        cudaError_t err_ = (call);                                                         \
+        if (err_ != cudaSuccess)                                                           \
+            return sl_fail(SL_ERR_CUDA, "%s: %s (%s)", (what), cudaGetErrorString(err_),   \
+                           #call);                                                         \
+    } while (0)
+
+extern "C" int sl_cuda_device_count(void)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        cudaGetLastError(); /* clear the sticky "no device" error */
+        return 0;
+    }
+    return n;
+}
+
+extern "C" sl_status sl_cuda_open(int device, sl_backend *out)
+{
+    int n = sl_cuda_device_count();
+    if (n < 1)
+        return sl_fail(SL_ERR_NODEVICE, "backend cuda:%d: no CUDA device is usable", device);
+    if (device >= n)
+        return sl_fail(SL_ERR_NODEVICE, "backend cuda:%d: only %d device%s present", device, n,
+                       n == 1 ? "" : "s");
+    SL_CUDA_TRY(cudaSetDevice(device), "selecting the CUDA device");
+    cudaDeviceProp p;
+    SL_CUDA_TRY(cudaGetDeviceProperties(&p, device), "reading device properties");
+    memset(out, 0, sizeof *out);
+    out->kind = SL_BACKEND_CUDA;
+    out->device = device;
+    out->sm_count = p.multiProcessorCount;
+    out->mem_bytes = p.totalGlobalMem;
+    snprintf(out->description, sizeof out->description, "cuda:%d (%s, sm_%d%d, %d SMs, %.1f GiB)",
+             device, p.name, p.major, p.minor, p.multiProcessorCount,
+             (double)p.totalGlobalMem / (1024.0 * 1024.0 * 1024.0));
+    return SL_OK;
+}
+
+extern "C" sl_status sl_dev_alloc(void **ptr, size_t bytes, const char *what)
+{
+    *ptr = NULL;
+    if (bytes == 0)
+        return SL_OK;
+    cudaError_t err = cudaMalloc(ptr, bytes);
+    if (err != cudaSuccess) {
+        *ptr = NULL;
+        return sl_fail(SL_ERR_NOMEM, "device allocation of %zu bytes for %s: %s", bytes, what,
+                       cudaGetErrorString(err));
+    }
+    return SL_OK;
+}
+
+extern "C" void sl_dev_free(void *ptr)
+{
+    if (ptr)
+        cudaFree(ptr);
+}
+
+extern "C" sl_status sl_dev_upload(void *dst, const void *src, size_t bytes, const char *what)
+{
+    if (bytes)
+        SL_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), what);
+    return SL_OK;
+}
+
+extern "C" sl_status sl_dev_download(void *dst, const void *src, size_t bytes, const char *what)
+{
+    if (bytes)
+        SL_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), what);
+    return SL_OK;
+}
+
+extern "C" sl_status sl_dev_zero(void *ptr, size_t bytes, const char *what)
+{
+    if (bytes)
+        SL_CUDA_TRY(cudaMemset(ptr, 0, bytes), what);
+    return SL_OK;
+}
+
+extern "C" sl_status sl_dev_sync(const char *what)
+{
+    SL_CUDA_TRY(cudaDeviceSynchronize(), what);
+    return SL_OK;
+}
+
+/* One thread per system. Blocks of 128 threads keep the register-heavy
+ * kernels resident; small ensembles use smaller blocks so that they still
+ * spread over every multiprocessor. */
+extern "C" sl_status sl_cuda_launch_systems(const void *kernel, const char *name,
+                                            const sl_run_args *a)
+{
+    int dev = 0, sms = 1;
+    SL_CUDA_TRY(cudaGetDevice(&dev), name);
+    SL_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), name);
+    cudaFuncAttributes fa;
+    SL_CUDA_TRY(cudaFuncGetAttributes(&fa, kernel), name);
+    int block = 128;
+    while (block > 32 && a->n_sys < (int64_t)block * sms * 2)
+        block /= 2;
+    if (block > fa.maxThreadsPerBlock)
+        block = fa.maxThreadsPerBlock;
+    int64_t grid = (a->n_sys + block - 1) / block;
+    if (grid > 0x7fffffff)
+        return sl_fail(SL_ERR_ARG, "%s: %lld systems exceed one launch", name, (long long)a->n_sys);
+    sl_run_args copy = *a;
+    void *args[] = {&copy};
+    SL_CUDA_TRY(cudaLaunchKernel(kernel, dim3((unsigned)grid), dim3((unsigned)block), args, 0, 0),
+                name);
+    SL_CUDA_TRY(cudaGetLastError(), name);
+    SL_CUDA_TRY(cudaDeviceSynchronize(), name);
+    return SL_OK;
+}

@@ -1,0 +1,76 @@
+#include "starling/params.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+sl_status sl_params_init(sl_param_values *pv, const sl_param *schema, size_t n)
+{
+    if (n > SL_PARAMS_MAX)
+        return sl_fail(SL_ERR_INTERNAL, "schema has %zu parameters; at most %d are supported",
+                       n, SL_PARAMS_MAX);
+    memset(pv, 0, sizeof *pv);
+    pv->schema = schema;
+    pv->n = n;
+    for (size_t i = 0; i < n; i++)
+        pv->v[i] = schema[i].def;
+    return SL_OK;
+}
+
+const sl_param *sl_params_find(const sl_param *schema, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(schema[i].name, name) == 0)
+            return &schema[i];
+    return NULL;
+}
+
+void sl_param_expectation(const sl_param *p, char *buf, size_t cap)
+{
+    switch (p->type) {
+    case SL_PARAM_BOOL:
+        snprintf(buf, cap, "a boolean");
+        break;
+    case SL_PARAM_INTEGER:
+        snprintf(buf, cap, "an integer in [%.17g, %.17g]", p->min, p->max);
+        break;
+    default:
+        snprintf(buf, cap, "a finite number in [%.17g, %.17g]", p->min, p->max);
+    }
+}
+
+sl_status sl_params_set(sl_param_values *pv, const char *name, double value)
+{
+    const sl_param *p = sl_params_find(pv->schema, pv->n, name);
+    if (!p)
+        return sl_fail(SL_ERR_ARG, "unknown key '%s'", name);
+    int ok = isfinite(value) && value >= p->min && value <= p->max;
+    if (p->type == SL_PARAM_INTEGER && ok)
+        ok = value == floor(value);
+    if (p->type == SL_PARAM_BOOL)
+        ok = value == 0.0 || value == 1.0;
+    if (!ok) {
+        char want[128];
+        sl_param_expectation(p, want, sizeof want);
+        return sl_fail(SL_ERR_ARG, "key '%s' = %.17g: expected %s", name, value, want);
+    }
+    size_t i = (size_t)(p - pv->schema);
+    pv->v[i] = value;
+    pv->given[i] = 1;
+    return SL_OK;
+}
+
+sl_status sl_params_complete(const sl_param_values *pv)
+{
+    for (size_t i = 0; i < pv->n; i++)
+        if (pv->schema[i].required && !pv->given[i])
+            return sl_fail(SL_ERR_ARG, "key '%s' is required (%s)", pv->schema[i].name,
+                           pv->schema[i].doc ? pv->schema[i].doc : "no default");
+    return SL_OK;
+}
+
+double sl_params_get(const sl_param_values *pv, const char *name)
+{
+    const sl_param *p = sl_params_find(pv->schema, pv->n, name);
+    return p ? pv->v[p - pv->schema] : NAN;
+}

@@ -1,0 +1,323 @@
+#define _GNU_SOURCE
+#include "starling/registry.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "starling/force.h"
+#include "starling/likelihood.h"
+#include "starling/monitor.h"
+#include "starling/propagator.h"
+
+struct sl_registry {
+    sl_registry_item *items;
+    size_t n_items, cap_items;
+    void **handles;
+    size_t n_handles;
+    char **paths;   /* one per handle */
+    char **problems;
+    size_t n_problems;
+    char **dirs;    /* canonical folders already scanned */
+    size_t n_dirs;
+};
+
+const char *sl_kind_name(sl_kind k)
+{
+    switch (k) {
+    case SL_KIND_PROPAGATOR: return "integrator";
+    case SL_KIND_FORCE: return "force";
+    case SL_KIND_MONITOR: return "monitor";
+    case SL_KIND_LIKELIHOOD: return "likelihood";
+    }
+    return "unknown";
+}
+
+sl_status sl_registry_create(sl_registry **out)
+{
+    *out = calloc(1, sizeof **out);
+    return *out ? SL_OK : sl_fail(SL_ERR_NOMEM, "plugin registry");
+}
+
+void sl_registry_destroy(sl_registry *r)
+{
+    if (!r)
+        return;
+    /* Tables point into the plugins, so handles close last. */
+    free(r->items);
+    for (size_t i = 0; i < r->n_handles; i++) {
+        dlclose(r->handles[i]);
+        free(r->paths[i]);
+    }
+    free(r->handles);
+    free(r->paths);
+    for (size_t i = 0; i < r->n_problems; i++)
+        free(r->problems[i]);
+    free(r->problems);
+    for (size_t i = 0; i < r->n_dirs; i++)
+        free(r->dirs[i]);
+    free(r->dirs);
+    free(r);
+}
+
+static int push_str(char ***arr, size_t *n, const char *s)
+{
+    char **a = realloc(*arr, (*n + 1) * sizeof *a);
+    if (!a)
+        return -1;
+    *arr = a;
+    a[*n] = strdup(s);
+    if (!a[*n])
+        return -1;
+    (*n)++;
+    return 0;
+}
+
+/* The ABI version is the first field of every table. */
+static uint32_t table_abi(const void *table) { return *(const uint32_t *)table; }
+
+static const char *table_name(sl_kind kind, const void *t)
+{
+    switch (kind) {
+    case SL_KIND_PROPAGATOR: return ((const sl_propagator *)t)->name;
+    case SL_KIND_FORCE: return ((const sl_force *)t)->name;
+    case SL_KIND_MONITOR: return ((const sl_monitor *)t)->name;
+    case SL_KIND_LIKELIHOOD: return ((const sl_likelihood *)t)->name;
+    }
+    return NULL;
+}
+
+static sl_status check_plugin(const sl_registry *r, const char *path, const sl_plugin *p)
+{
+    if (!p)
+        return sl_fail(SL_ERR_PLUGIN, "plugin %s: sl_plugin_entry returned NULL", path);
+    if (p->abi != SL_ABI_VERSION)
+        return sl_fail(SL_ERR_PLUGIN,
+                       "plugin %s: ABI version %u, but this starling has ABI version %u; "
+                       "rebuild the plugin against this starling",
+                       path, p->abi, SL_ABI_VERSION);
+    if (!p->name || !p->tables || p->n_tables == 0)
+        return sl_fail(SL_ERR_PLUGIN, "plugin %s: declares no name or no tables", path);
+    for (size_t i = 0; i < p->n_tables; i++) {
+        const sl_plugin_table *t = &p->tables[i];
+        if (t->kind < SL_KIND_PROPAGATOR || t->kind > SL_KIND_LIKELIHOOD || !t->table || !t->name)
+            return sl_fail(SL_ERR_PLUGIN, "plugin %s: table %zu has an unknown kind (%d) or no name",
+                           path, i, (int)t->kind);
+        if (table_abi(t->table) != SL_ABI_VERSION)
+            return sl_fail(SL_ERR_PLUGIN,
+                           "plugin %s: %s '%s' has ABI version %u, but this starling has ABI "
+                           "version %u; rebuild the plugin against this starling",
+                           path, sl_kind_name(t->kind), t->name, table_abi(t->table),
+                           SL_ABI_VERSION);
+        const char *inner = table_name(t->kind, t->table);
+        if (!inner || strcmp(inner, t->name) != 0)
+            return sl_fail(SL_ERR_PLUGIN, "plugin %s: table '%s' is named '%s' inside", path,
+                           t->name, inner ? inner : "(null)");
+        for (size_t k = 0; k < r->n_items; k++)
+            if (r->items[k].kind == t->kind && strcmp(r->items[k].name, t->name) == 0)
+                return sl_fail(SL_ERR_PLUGIN,
+                               "plugin %s: %s '%s' is already provided by %s; remove one of "
+                               "the two from the plugin path",
+                               path, sl_kind_name(t->kind), t->name, r->items[k].path);
+        for (size_t k = 0; k < i; k++)
+            if (p->tables[k].kind == t->kind && strcmp(p->tables[k].name, t->name) == 0)
+                return sl_fail(SL_ERR_PLUGIN, "plugin %s: %s '%s' is declared twice", path,
+                               sl_kind_name(t->kind), t->name);
+    }
+    return SL_OK;
+}
+
+sl_status sl_registry_load_file(sl_registry *r, const char *path)
+{
+    for (size_t i = 0; i < r->n_handles; i++)
+        if (strcmp(r->paths[i], path) == 0)
+            return SL_OK;
+    dlerror();
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        return sl_fail(SL_ERR_PLUGIN, "plugin %s: cannot be loaded: %s", path, dlerror());
+    sl_plugin_entry_fn entry;
+    *(void **)&entry = dlsym(h, SL_PLUGIN_ENTRY_SYMBOL);
+    if (!entry) {
+        dlclose(h);
+        return sl_fail(SL_ERR_PLUGIN,
+                       "plugin %s: has no symbol %s, so it is not a starling plugin", path,
+                       SL_PLUGIN_ENTRY_SYMBOL);
+    }
+    const sl_plugin *p = entry();
+    sl_status st = check_plugin(r, path, p);
+    if (st) {
+        dlclose(h);
+        return st;
+    }
+    void **hs = realloc(r->handles, (r->n_handles + 1) * sizeof *hs);
+    if (!hs) {
+        dlclose(h);
+        return sl_fail(SL_ERR_NOMEM, "plugin %s", path);
+    }
+    r->handles = hs;
+    size_t np = r->n_handles;
+    if (push_str(&r->paths, &np, path)) {
+        dlclose(h);
+        return sl_fail(SL_ERR_NOMEM, "plugin %s", path);
+    }
+    r->handles[r->n_handles++] = h;
+    const char *kept = r->paths[r->n_handles - 1];
+    if (r->n_items + p->n_tables > r->cap_items) {
+        size_t cap = (r->n_items + p->n_tables) * 2;
+        sl_registry_item *it = realloc(r->items, cap * sizeof *it);
+        if (!it)
+            return sl_fail(SL_ERR_NOMEM, "plugin %s", path);
+        r->items = it;
+        r->cap_items = cap;
+    }
+    for (size_t i = 0; i < p->n_tables; i++) {
+        sl_registry_item *it = &r->items[r->n_items++];
+        it->kind = p->tables[i].kind;
+        it->name = p->tables[i].name;
+        it->table = p->tables[i].table;
+        it->plugin = p;
+        it->path = kept;
+    }
+    return SL_OK;
+}
+
+static int ends_with_so(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 3 && strcmp(name + n - 3, ".so") == 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+sl_status sl_registry_load_dir(sl_registry *r, const char *dir)
+{
+    char canon[PATH_MAX];
+    if (!realpath(dir, canon))
+        return SL_OK; /* an absent folder on the path is not an error */
+    for (size_t i = 0; i < r->n_dirs; i++)
+        if (strcmp(r->dirs[i], canon) == 0)
+            return SL_OK;
+    if (push_str(&r->dirs, &r->n_dirs, canon))
+        return sl_fail(SL_ERR_NOMEM, "plugin folder %s", dir);
+    DIR *d = opendir(canon);
+    if (!d)
+        return SL_OK;
+    char **names = NULL;
+    size_t n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (ends_with_so(de->d_name) && push_str(&names, &n, de->d_name)) {
+            closedir(d);
+            return sl_fail(SL_ERR_NOMEM, "plugin folder %s", dir);
+        }
+    closedir(d);
+    /* Sorted, so that which of two duplicates wins does not depend on the
+     * file system's order. */
+    qsort(names, n, sizeof *names, cmp_str);
+    for (size_t i = 0; i < n; i++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", canon, names[i]);
+        if (sl_registry_load_file(r, path) != SL_OK)
+            push_str(&r->problems, &r->n_problems, sl_last_error());
+        free(names[i]);
+    }
+    free(names);
+    return SL_OK;
+}
+
+static void dir_of(char *path)
+{
+    char *slash = strrchr(path, '/');
+    if (slash)
+        *slash = '\0';
+}
+
+sl_status sl_registry_load_default(sl_registry *r)
+{
+    const char *env = getenv("STARLING_PLUGIN_PATH");
+    if (env && *env) {
+        char *copy = strdup(env);
+        if (!copy)
+            return sl_fail(SL_ERR_NOMEM, "STARLING_PLUGIN_PATH");
+        for (char *save = NULL, *tok = strtok_r(copy, ":", &save); tok;
+             tok = strtok_r(NULL, ":", &save))
+            sl_registry_load_dir(r, tok);
+        free(copy);
+    }
+    char buf[PATH_MAX + 64];
+    Dl_info info;
+    if (dladdr((void *)sl_registry_load_default, &info) && info.dli_fname) {
+        char lib[PATH_MAX];
+        if (realpath(info.dli_fname, lib)) {
+            dir_of(lib);
+            snprintf(buf, sizeof buf, "%s/starling/plugins", lib);
+            sl_registry_load_dir(r, buf);
+        }
+    }
+    ssize_t len = readlink("/proc/self/exe", buf, PATH_MAX - 1);
+    if (len > 0) {
+        buf[len] = '\0';
+        dir_of(buf);
+        strcat(buf, "/../lib/starling/plugins");
+        sl_registry_load_dir(r, buf);
+    }
+    return SL_OK;
+}
+
+size_t sl_registry_problem_count(const sl_registry *r) { return r->n_problems; }
+const char *sl_registry_problem(const sl_registry *r, size_t i)
+{
+    return i < r->n_problems ? r->problems[i] : NULL;
+}
+size_t sl_registry_count(const sl_registry *r) { return r->n_items; }
+const sl_registry_item *sl_registry_at(const sl_registry *r, size_t i)
+{
+    return i < r->n_items ? &r->items[i] : NULL;
+}
+
+const void *sl_registry_find(const sl_registry *r, sl_kind kind, const char *name)
+{
+    for (size_t i = 0; i < r->n_items; i++)
+        if (r->items[i].kind == kind && strcmp(r->items[i].name, name) == 0)
+            return r->items[i].table;
+    return NULL;
+}
+
+sl_status sl_registry_get(const sl_registry *r, sl_kind kind, const char *name,
+                          const void **table)
+{
+    *table = sl_registry_find(r, kind, name);
+    if (*table)
+        return SL_OK;
+    char avail[1024] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < r->n_items && used < sizeof avail - 64; i++)
+        if (r->items[i].kind == kind)
+            used += (size_t)snprintf(avail + used, sizeof avail - used, "%s%s",
+                                     used ? ", " : "", r->items[i].name);
+    return sl_fail(SL_ERR_ARG, "unknown %s '%s'; available: %s", sl_kind_name(kind), name,
+                   used ? avail : "none (is the plugin path right? see STARLING_PLUGIN_PATH)");
+}
+
+const sl_kernel_entry *sl_propagator_kernel(const sl_propagator *p, const char *force, int n_body)
+{
+    const sl_kernel_entry *any = NULL;
+    for (size_t i = 0; i < p->n_kernels; i++) {
+        const sl_kernel_entry *k = &p->kernels[i];
+        if (strcmp(k->force, force) != 0)
+            continue;
+        if (k->n_body == n_body)
+            return k;
+        if (k->n_body == 0)
+            any = k;
+    }
+    return any;
+}

@@ -1,0 +1,462 @@
+#define _POSIX_C_SOURCE 200809L
+#include "starling/run.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { SL_DEFAULT_LAUNCH_STEPS = 1000 };
+static const double SL_LOG_BUDGET_BYTES = 256.0 * 1024 * 1024;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void sl_monitor_config_default(sl_monitor_config *mc)
+{
+    memset(mc, 0, sizeof *mc);
+    mc->unbound_r = -1.0;
+    mc->check_every = 1;
+    mc->check_nonfinite = 1;
+}
+
+void sl_run_config_init(sl_run_config *c)
+{
+    memset(c, 0, sizeof *c);
+    sl_monitor_config_default(&c->mon);
+}
+
+void sl_run_result_free(sl_run_result *res)
+{
+    free(res->energy_error);
+    free(res->angmom_error);
+    res->energy_error = res->angmom_error = NULL;
+}
+
+void sl_system_energy(const sl_ensemble *e, int64_t s, const sl_force *f, const double *fp,
+                      double *energy, double L[3])
+{
+    double x[3 * SL_NBODY_MAX], v[3 * SL_NBODY_MAX], m[SL_NBODY_MAX];
+    int n = e->n_body;
+    double kin = 0;
+    L[0] = L[1] = L[2] = 0;
+    for (int b = 0; b < n; b++) {
+        sl_ensemble_get_body(e, s, b, &m[b], &x[3 * b], &v[3 * b]);
+        const double *r = &x[3 * b], *u = &v[3 * b];
+        kin += 0.5 * m[b] * (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+        L[0] += m[b] * (r[1] * u[2] - r[2] * u[1]);
+        L[1] += m[b] * (r[2] * u[0] - r[0] * u[2]);
+        L[2] += m[b] * (r[0] * u[1] - r[1] * u[0]);
+    }
+    *energy = kin + f->potential(n, x, m, fp);
+}
+
+static sl_status check_config(const sl_backend *be, const sl_ensemble *e, const sl_run_config *c,
+                              const sl_kernel_entry **kernel)
+{
+    if (!c->prop || !c->force)
+        return sl_fail(SL_ERR_ARG, "integrate: an integrator and a force are required");
+    if (!isfinite(c->t_end))
+        return sl_fail(SL_ERR_ARG, "integrate: t_end = %g: expected a finite time", c->t_end);
+    if (!(c->pp[0] > 0) || !isfinite(c->pp[0]))
+        return sl_fail(SL_ERR_ARG, "integrate: dt = %g: expected a finite number > 0", c->pp[0]);
+    if (c->max_steps < 0 || c->steps_per_launch < 0)
+        return sl_fail(SL_ERR_ARG, "integrate: max_steps and steps_per_launch must be >= 0");
+    if (c->mon.log_every_steps < 0 || c->mon.log_every_dt < 0 || !(c->mon.check_every >= 1))
+        return sl_fail(SL_ERR_ARG, "integrate: log and check periods must be >= 0 (check >= 1)");
+    *kernel = sl_propagator_kernel(c->prop, c->force->name, e->n_body);
+    if (!*kernel)
+        return sl_fail(SL_ERR_UNSUPPORTED, "integrator '%s' was not built for force '%s'",
+                       c->prop->name, c->force->name);
+    if (be->kind == SL_BACKEND_CUDA && !(*kernel)->cuda)
+        return sl_fail(SL_ERR_UNSUPPORTED,
+                       "integrator '%s' with force '%s' has no CUDA kernel in this build",
+                       c->prop->name, c->force->name);
+    return SL_OK;
+}
+
+/* Steps per launch: the default, capped so that the log buffer (sized for
+ * the most records one launch can produce) stays within its budget. */
+static int64_t plan_launch(const sl_ensemble *e, const sl_run_config *c, int64_t *log_cap)
+{
+    int64_t steps = c->steps_per_launch > 0 ? c->steps_per_launch : SL_DEFAULT_LAUNCH_STEPS;
+    double rec_bytes = 8.0 * (SL_LOG_HEAD + 6 * e->n_body);
+    for (;;) {
+        double per_sys = 1.0; /* a stop record */
+        if (c->mon.log_every_steps > 0)
+            per_sys += (double)steps / (double)c->mon.log_every_steps + 1.0;
+        if (c->mon.log_every_dt > 0)
+            per_sys += (double)steps * c->pp[0] / c->mon.log_every_dt + 1.0;
+        int logging = c->mon.log_every_steps > 0 || c->mon.log_every_dt > 0 || c->mon.log_on_stop;
+        double cap = logging ? per_sys * (double)e->n_sys : 0.0;
+        if (cap * rec_bytes <= SL_LOG_BUDGET_BYTES || steps == 1) {
+            *log_cap = (int64_t)ceil(cap);
+            return steps;
+        }
+        steps = steps / 2 > 0 ? steps / 2 : 1;
+    }
+}
+
+typedef struct sl_bufs {
+    double *state, *persist, *time, *stop_time, *next_log, *e0, *log;
+    int64_t *steps;
+    int32_t *status, *reason, *detail;
+    unsigned long long *counters;
+} sl_bufs;
+
+static void free_bufs(const sl_backend *be, sl_bufs *b, const sl_ensemble *e)
+{
+    if (be->kind == SL_BACKEND_CUDA) {
+        sl_dev_free(b->state);
+        sl_dev_free(b->time);
+        sl_dev_free(b->stop_time);
+        sl_dev_free(b->steps);
+        sl_dev_free(b->status);
+        sl_dev_free(b->reason);
+        sl_dev_free(b->detail);
+        sl_dev_free(b->persist);
+        sl_dev_free(b->next_log);
+        sl_dev_free(b->e0);
+        sl_dev_free(b->log);
+        sl_dev_free(b->counters);
+    } else {
+        /* The CPU backend works in the ensemble's own arrays. */
+        (void)e;
+        free(b->persist);
+        free(b->next_log);
+        free(b->e0);
+        free(b->log);
+        free(b->counters);
+    }
+    memset(b, 0, sizeof *b);
+}
+
+static sl_status alloc_bufs(const sl_backend *be, sl_ensemble *e, int persist_doubles,
+                            int64_t log_cap, sl_bufs *b)
+{
+    size_t ns = (size_t)e->n_sys;
+    size_t nstate = sl_state_len(e->n_sys, e->n_body);
+    size_t npersist = (size_t)e->n_chunks * SL_CHUNK * (size_t)persist_doubles;
+    size_t nlog = (size_t)log_cap * (size_t)(SL_LOG_HEAD + 6 * e->n_body);
+    memset(b, 0, sizeof *b);
+    if (be->kind == SL_BACKEND_CPU) {
+        b->state = e->state;
+        b->time = e->time;
+        b->stop_time = e->stop_time;
+        b->steps = e->steps;
+        b->status = e->status;
+        b->reason = e->reason;
+        b->detail = e->detail;
+        b->persist = malloc((npersist ? npersist : 1) * sizeof(double));
+        b->next_log = malloc(ns * sizeof(double));
+        b->e0 = malloc(ns * sizeof(double));
+        b->log = malloc((nlog ? nlog : 1) * sizeof(double));
+        b->counters = calloc(SL_NCOUNTERS, sizeof(unsigned long long));
+        if (!b->persist || !b->next_log || !b->e0 || !b->log || !b->counters)
+            return sl_fail(SL_ERR_NOMEM, "integrate: work buffers for %zu systems", ns);
+        return SL_OK;
+    }
+    sl_status st;
+    if ((st = sl_dev_alloc((void **)&b->state, nstate * sizeof(double), "ensemble state")) ||
+        (st = sl_dev_alloc((void **)&b->time, ns * sizeof(double), "system times")) ||
+        (st = sl_dev_alloc((void **)&b->stop_time, ns * sizeof(double), "stop times")) ||
+        (st = sl_dev_alloc((void **)&b->steps, ns * sizeof(int64_t), "step counts")) ||
+        (st = sl_dev_alloc((void **)&b->status, ns * sizeof(int32_t), "statuses")) ||
+        (st = sl_dev_alloc((void **)&b->reason, ns * sizeof(int32_t), "stop reasons")) ||
+        (st = sl_dev_alloc((void **)&b->detail, ns * sizeof(int32_t), "stop details")) ||
+        (st = sl_dev_alloc((void **)&b->persist, npersist * sizeof(double), "integrator state")) ||
+        (st = sl_dev_alloc((void **)&b->next_log, ns * sizeof(double), "log times")) ||
+        (st = sl_dev_alloc((void **)&b->e0, ns * sizeof(double), "initial energies")) ||
+        (st = sl_dev_alloc((void **)&b->log, nlog * sizeof(double), "log buffer")) ||
+        (st = sl_dev_alloc((void **)&b->counters, SL_NCOUNTERS * sizeof(unsigned long long),
+                           "counters")))
+        return st;
+    if ((st = sl_dev_upload(b->state, e->state, nstate * sizeof(double), "uploading the ensemble")) ||
+        (st = sl_dev_upload(b->time, e->time, ns * sizeof(double), "uploading times")) ||
+        (st = sl_dev_upload(b->stop_time, e->stop_time, ns * sizeof(double), "uploading times")) ||
+        (st = sl_dev_upload(b->steps, e->steps, ns * sizeof(int64_t), "uploading steps")) ||
+        (st = sl_dev_upload(b->status, e->status, ns * sizeof(int32_t), "uploading statuses")) ||
+        (st = sl_dev_upload(b->reason, e->reason, ns * sizeof(int32_t), "uploading reasons")) ||
+        (st = sl_dev_upload(b->detail, e->detail, ns * sizeof(int32_t), "uploading details")))
+        return st;
+    return SL_OK;
+}
+
+static sl_status download_bufs(const sl_backend *be, sl_ensemble *e, const sl_bufs *b)
+{
+    if (be->kind == SL_BACKEND_CPU)
+        return SL_OK;
+    size_t ns = (size_t)e->n_sys;
+    sl_status st;
+    if ((st = sl_dev_download(e->state, b->state, sl_state_len(e->n_sys, e->n_body) * sizeof(double),
+                              "downloading the ensemble")) ||
+        (st = sl_dev_download(e->time, b->time, ns * sizeof(double), "downloading times")) ||
+        (st = sl_dev_download(e->stop_time, b->stop_time, ns * sizeof(double), "downloading times")) ||
+        (st = sl_dev_download(e->steps, b->steps, ns * sizeof(int64_t), "downloading steps")) ||
+        (st = sl_dev_download(e->status, b->status, ns * sizeof(int32_t), "downloading statuses")) ||
+        (st = sl_dev_download(e->reason, b->reason, ns * sizeof(int32_t), "downloading reasons")) ||
+        (st = sl_dev_download(e->detail, b->detail, ns * sizeof(int32_t), "downloading details")))
+        return st;
+    return SL_OK;
+}
+
+static int cmp_record(const void *pa, const void *pb)
+{
+    const double *a = pa, *b = pb;
+    if (a[0] != b[0])
+        return a[0] < b[0] ? -1 : 1;
+    if (a[2] != b[2])
+        return a[2] < b[2] ? -1 : 1;
+    return (a[3] > b[3]) - (a[3] < b[3]);
+}
+
+/* Records arrive in atomic order; sorting makes logs reproducible. The
+ * record size is known only at run time, so sort keys with an index. */
+static sl_status sort_records(double *rec, int64_t n, int len)
+{
+    double *tmp = malloc((size_t)n * (size_t)len * sizeof(double));
+    double *kx = malloc((size_t)n * 5 * sizeof(double)); /* sys, t, step, event, index */
+    if (!tmp || !kx) {
+        free(tmp), free(kx);
+        return sl_fail(SL_ERR_NOMEM, "sorting %lld log records", (long long)n);
+    }
+    for (int64_t i = 0; i < n; i++) {
+        memcpy(kx + 5 * i, rec + (size_t)i * (size_t)len, 4 * sizeof(double));
+        kx[5 * i + 4] = (double)i;
+    }
+    qsort(kx, (size_t)n, 5 * sizeof(double), cmp_record);
+    for (int64_t i = 0; i < n; i++)
+        memcpy(tmp + (size_t)i * (size_t)len, rec + (size_t)kx[5 * i + 4] * (size_t)len,
+               (size_t)len * sizeof(double));
+    memcpy(rec, tmp, (size_t)n * (size_t)len * sizeof(double));
+    free(tmp), free(kx);
+    return SL_OK;
+}
+
+/* Initial or final snapshots of the active systems, written by the host. */
+static sl_status host_snapshot(const sl_ensemble *e, const sl_run_config *c, int event)
+{
+    int len = SL_LOG_HEAD + 6 * e->n_body;
+    double *rec = malloc((size_t)len * sizeof(double));
+    if (!rec)
+        return sl_fail(SL_ERR_NOMEM, "snapshot record");
+    sl_status st = SL_OK;
+    for (int64_t s = 0; s < e->n_sys && !st; s++) {
+        if (e->status[s] != SL_SYS_ACTIVE)
+            continue;
+        rec[0] = (double)s;
+        rec[1] = e->time[s];
+        rec[2] = (double)e->steps[s];
+        rec[3] = event;
+        for (int b = 0; b < e->n_body; b++)
+            sl_ensemble_get_body(e, s, b, NULL, rec + SL_LOG_HEAD + 6 * b,
+                                 rec + SL_LOG_HEAD + 6 * b + 3);
+        st = c->log_sink(c->log_ud, rec, 1, len);
+    }
+    free(rec);
+    return st;
+}
+
+static sl_status run_launches(const sl_backend *be, sl_ensemble *e, const sl_run_config *c,
+                              const sl_kernel_entry *k, sl_bufs *b, int64_t launch_steps,
+                              int64_t log_cap, sl_run_result *res)
+{
+    sl_run_args a;
+    memset(&a, 0, sizeof a);
+    a.state = b->state;
+    a.persist = b->persist;
+    a.time = b->time;
+    a.steps = b->steps;
+    a.status = b->status;
+    a.reason = b->reason;
+    a.detail = b->detail;
+    a.stop_time = b->stop_time;
+    a.next_log = b->next_log;
+    a.e0 = b->e0;
+    a.log = b->log;
+    a.counters = b->counters;
+    a.log_cap = log_cap;
+    a.n_sys = e->n_sys;
+    a.n_body = e->n_body;
+    a.t_end = c->t_end;
+    a.launch_steps = launch_steps;
+    a.max_steps = c->max_steps;
+    a.mon = c->mon;
+    memcpy(a.fp, c->fp, sizeof a.fp);
+    memcpy(a.pp, c->pp, sizeof a.pp);
+
+    double t_min = INFINITY;
+    for (int64_t s = 0; s < e->n_sys; s++)
+        if (e->status[s] == SL_SYS_ACTIVE && e->time[s] < t_min)
+            t_min = e->time[s];
+    double span = isfinite(t_min) && c->t_end > t_min ? c->t_end - t_min : 0.0;
+    double need = ceil(span / c->pp[0] * (1.0 + 1e-12));
+    int64_t expect = (int64_t)ceil(need / (double)launch_steps);
+    int rec_len = SL_LOG_HEAD + 6 * e->n_body;
+    double *host_log = NULL;
+    if (be->kind == SL_BACKEND_CUDA && log_cap > 0) {
+        host_log = malloc((size_t)log_cap * (size_t)rec_len * sizeof(double));
+        if (!host_log)
+            return sl_fail(SL_ERR_NOMEM, "host log buffer");
+    }
+    sl_status st = SL_OK;
+    double t0 = now_s();
+    for (int64_t launch = 0;; launch++) {
+        unsigned long long cnt[SL_NCOUNTERS] = {0};
+        a.first_launch = launch == 0;
+        if (be->kind == SL_BACKEND_CUDA)
+            st = sl_dev_zero(b->counters, sizeof cnt, "resetting counters");
+        else
+            memset(b->counters, 0, sizeof cnt);
+        if (st)
+            break;
+        double tk = now_s();
+        st = be->kind == SL_BACKEND_CUDA ? k->cuda(&a) : k->cpu(&a);
+        res->kernel_s += now_s() - tk;
+        res->launches++;
+        if (st)
+            break;
+        if (be->kind == SL_BACKEND_CUDA)
+            st = sl_dev_download(cnt, b->counters, sizeof cnt, "reading counters");
+        else
+            memcpy(cnt, b->counters, sizeof cnt);
+        if (st)
+            break;
+        if (cnt[SL_CNT_LOST]) {
+            st = sl_fail(SL_ERR_INTERNAL, "integrate: %llu log records did not fit the buffer",
+                         cnt[SL_CNT_LOST]);
+            break;
+        }
+        int64_t nrec = (int64_t)cnt[SL_CNT_LOG];
+        if (nrec > 0 && c->log_sink) {
+            double *rec = b->log;
+            if (be->kind == SL_BACKEND_CUDA) {
+                st = sl_dev_download(host_log, b->log, (size_t)nrec * rec_len * sizeof(double),
+                                     "reading log records");
+                rec = host_log;
+            }
+            if (!st)
+                st = sort_records(rec, nrec, rec_len);
+            if (!st)
+                st = c->log_sink(c->log_ud, rec, nrec, rec_len);
+            if (st)
+                break;
+        }
+        res->log_records += nrec;
+        int64_t left = (int64_t)cnt[SL_CNT_UNFINISHED];
+        if (c->progress &&
+            c->progress(c->progress_ud, expect > 0 ? fmin(1.0, (launch + 1.0) / expect) : 1.0,
+                        launch + 1, now_s() - t0)) {
+            st = sl_fail(SL_ERR_ARG, "integrate: cancelled after %lld launches",
+                         (long long)launch + 1);
+            break;
+        }
+        if (left == 0)
+            break;
+        if (launch > expect + 2) {
+            st = sl_fail(SL_ERR_INTERNAL,
+                         "integrate: %lld systems still short of t_end after %lld launches",
+                         (long long)left, (long long)launch + 1);
+            break;
+        }
+    }
+    free(host_log);
+    return st;
+}
+
+sl_status sl_integrate(const sl_backend *be, sl_ensemble *e, const sl_run_config *c,
+                       sl_run_result *res)
+{
+    double t0 = now_s();
+    memset(res, 0, sizeof *res);
+    const sl_kernel_entry *k = NULL;
+    sl_status st = check_config(be, e, c, &k);
+    if (st)
+        return st;
+    snprintf(res->kernel, sizeof res->kernel, "%s/%s/%s%.0d", c->prop->name, c->force->name,
+             k->n_body ? "" : "any", k->n_body);
+    size_t ns = (size_t)e->n_sys;
+    res->energy_error = malloc(ns * sizeof(double));
+    res->angmom_error = malloc(ns * sizeof(double));
+    double *e0 = malloc(ns * sizeof(double)), *l0 = malloc(ns * 3 * sizeof(double));
+    int64_t *steps0 = malloc(ns * sizeof(int64_t));
+    if (!res->energy_error || !res->angmom_error || !e0 || !l0 || !steps0) {
+        free(e0), free(l0), free(steps0);
+        sl_run_result_free(res);
+        return sl_fail(SL_ERR_NOMEM, "integrate: diagnostics for %zu systems", ns);
+    }
+#pragma omp parallel for schedule(static)
+    for (int64_t s = 0; s < e->n_sys; s++) {
+        sl_system_energy(e, s, c->force, c->fp, &e0[s], &l0[3 * s]);
+        steps0[s] = e->steps[s];
+    }
+    if (c->mon.energy_max > 0)
+        for (size_t s = 0; s < ns; s++)
+            if (!(fabs(e0[s]) > 0) && e->status[s] == SL_SYS_ACTIVE) {
+                free(e0), free(l0), free(steps0);
+                sl_run_result_free(res);
+                return sl_fail(SL_ERR_ARG, "integrate: system %zu has zero energy, so the "
+                               "energy monitor's relative error is undefined", s + 1);
+            }
+
+    int64_t log_cap = 0;
+    int64_t launch_steps = plan_launch(e, c, &log_cap);
+    sl_bufs b;
+    st = alloc_bufs(be, e, c->prop->persist_per_body * e->n_body, log_cap, &b);
+    if (!st) {
+        double *next = malloc(ns * sizeof(double));
+        if (!next)
+            st = sl_fail(SL_ERR_NOMEM, "log schedule");
+        else {
+            for (size_t s = 0; s < ns; s++)
+                next[s] = e->time[s] + c->mon.log_every_dt;
+            if (be->kind == SL_BACKEND_CUDA) {
+                st = sl_dev_upload(b.next_log, next, ns * sizeof(double), "uploading log times");
+                if (!st)
+                    st = sl_dev_upload(b.e0, e0, ns * sizeof(double), "uploading energies");
+            } else {
+                memcpy(b.next_log, next, ns * sizeof(double));
+                memcpy(b.e0, e0, ns * sizeof(double));
+            }
+            free(next);
+        }
+    }
+    int logging = c->log_sink && (c->mon.log_every_steps > 0 || c->mon.log_every_dt > 0);
+    if (!st && logging)
+        st = host_snapshot(e, c, SL_LOG_INITIAL);
+    if (!st)
+        st = run_launches(be, e, c, k, &b, launch_steps, log_cap, res);
+    if (!st)
+        st = download_bufs(be, e, &b);
+    free_bufs(be, &b, e);
+    if (!st && logging)
+        st = host_snapshot(e, c, SL_LOG_FINAL);
+
+#pragma omp parallel for schedule(static)
+    for (int64_t s = 0; s < e->n_sys; s++) {
+        double en, L[3];
+        sl_system_energy(e, s, c->force, c->fp, &en, L);
+        const double *L0 = &l0[3 * s];
+        double dl = sqrt((L[0] - L0[0]) * (L[0] - L0[0]) + (L[1] - L0[1]) * (L[1] - L0[1]) +
+                         (L[2] - L0[2]) * (L[2] - L0[2]));
+        double l0n = sqrt(L0[0] * L0[0] + L0[1] * L0[1] + L0[2] * L0[2]);
+        res->energy_error[s] = e0[s] != 0 ? fabs(en / e0[s] - 1.0) : fabs(en);
+        res->angmom_error[s] = l0n > 0 ? dl / l0n : dl;
+    }
+    for (int64_t s = 0; s < e->n_sys; s++) {
+        res->system_steps += (double)(e->steps[s] - steps0[s]);
+        res->n_active += e->status[s] == SL_SYS_ACTIVE;
+        res->n_stopped += e->status[s] == SL_SYS_STOPPED;
+        res->n_failed += e->status[s] == SL_SYS_FAILED;
+    }
+    free(e0), free(l0), free(steps0);
+    res->wall_s = now_s() - t0;
+    if (st)
+        sl_run_result_free(res);
+    return st;
+}

@@ -1,0 +1,47 @@
+/* Hermite plugin: CPU specialisations and the plugin table. The CUDA
+ * specialisations are in hermite_cuda.cu (same macro, other compiler). */
+#include "starling/instantiate.h"
+#include "starling/plugin.h"
+#include "forces.h"
+#include "hermite.h"
+
+SL_INTEGRATOR_INSTANTIATE(hermite, SL_FORCES, SL_NBODIES)
+
+static const sl_param hermite_params[] = {
+    {"dt", SL_PARAM_NUMBER, 0.0, 1e-300, 1e300, 1, "time step (G = 1 units; one year = 2 pi)"},
+};
+
+static sl_status hermite_pack(const sl_param_values *pv, double pp[SL_PROP_PARAMS_MAX])
+{
+    for (int i = 0; i < SL_PROP_PARAMS_MAX; i++)
+        pp[i] = 0.0;
+    pp[0] = sl_params_get(pv, "dt");
+    return SL_OK;
+}
+
+static const sl_propagator hermite = {
+    .abi = SL_ABI_VERSION,
+    .name = "hermite",
+    .description = "4th-order Hermite, fixed step, predict + 2 corrections (PEC^2)",
+    .order = 4,
+    .adaptive = 0,
+    .persist_per_body = SL_PROP_hermite_PERSIST,
+    .params = hermite_params,
+    .n_params = sizeof hermite_params / sizeof hermite_params[0],
+    .pack = hermite_pack,
+    .kernels = sl_kernels_hermite,
+    .n_kernels = sizeof sl_kernels_hermite / sizeof sl_kernels_hermite[0],
+};
+
+static const sl_plugin_table tables[] = {{SL_KIND_PROPAGATOR, "hermite", &hermite}};
+
+static const sl_plugin plugin = {
+    .abi = SL_ABI_VERSION,
+    .name = "hermite",
+    .version = "1.0",
+    .description = "Hermite 4th-order integrator (Kokubo et al. 1998)",
+    .tables = tables,
+    .n_tables = 1,
+};
+
+SL_PLUGIN_EXPORT const sl_plugin *sl_plugin_entry(void) { return &plugin; }
