@@ -2,7 +2,23 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* The shortest of %.15g..%.17g that reads back as the same double, so that
+ * messages say 0.1 and 1e+300 rather than 0.10000000000000001. */
+static void fmt_num(char *buf, size_t cap, double v)
+{
+    if (isnan(v)) { /* the sign of a NaN says nothing to a reader */
+        snprintf(buf, cap, "nan");
+        return;
+    }
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, cap, "%.*g", prec, v);
+        if (!isfinite(v) || strtod(buf, NULL) == v)
+            return;
+    }
+}
 
 sl_status sl_params_init(sl_param_values *pv, const sl_param *schema, size_t n)
 {
@@ -32,10 +48,13 @@ void sl_param_expectation(const sl_param *p, char *buf, size_t cap)
         snprintf(buf, cap, "a boolean");
         break;
     case SL_PARAM_INTEGER:
-        snprintf(buf, cap, "an integer in [%.17g, %.17g]", p->min, p->max);
-        break;
-    default:
-        snprintf(buf, cap, "a finite number in [%.17g, %.17g]", p->min, p->max);
+    default: {
+        char lo[32], hi[32];
+        fmt_num(lo, sizeof lo, p->min);
+        fmt_num(hi, sizeof hi, p->max);
+        snprintf(buf, cap, "%s in [%s, %s]",
+                 p->type == SL_PARAM_INTEGER ? "an integer" : "a finite number", lo, hi);
+    }
     }
 }
 
@@ -50,9 +69,10 @@ sl_status sl_params_set(sl_param_values *pv, const char *name, double value)
     if (p->type == SL_PARAM_BOOL)
         ok = value == 0.0 || value == 1.0;
     if (!ok) {
-        char want[128];
+        char want[128], got[32];
         sl_param_expectation(p, want, sizeof want);
-        return sl_fail(SL_ERR_ARG, "key '%s' = %.17g: expected %s", name, value, want);
+        fmt_num(got, sizeof got, value);
+        return sl_fail(SL_ERR_ARG, "key '%s' = %s: expected %s", name, got, want);
     }
     size_t i = (size_t)(p - pv->schema);
     pv->v[i] = value;

@@ -1,54 +1,62 @@
-/* Newtonian point-mass gravity, G = 1 (AU, M_sun, yr/2pi). No parameters. */
+/* Newtonian point-mass gravity, G = 1 (AU, M_sun, yr/2pi). No parameters.
+ *
+ * Arrays are strided by S: component c of body b is x[S*(3b+c)], the mass
+ * m[S*b]. The GPU and the scalar loops pass S = 1; the CPU's lane loop
+ * passes the chunk width, so that neighbouring systems are neighbouring
+ * doubles and the loop over systems vectorises. */
 #ifndef STARLING_FORCE_NEWTON_H
 #define STARLING_FORCE_NEWTON_H
 
 #include <math.h>
 #include "starling/hd.h"
 
-SL_HD SL_INLINE void sl_force_newton_acc(int n, const double *x, const double *m,
+SL_HD SL_INLINE void sl_force_newton_acc(int n, int S, const double *x, const double *m,
                                          const double *fp, double *a)
 {
     (void)fp;
     SL_UNROLL
     for (int k = 0; k < 3 * n; k++)
-        a[k] = 0.0;
+        a[S * k] = 0.0;
     SL_UNROLL
     for (int i = 0; i < n; i++) {
         SL_UNROLL
         for (int k = i + 1; k < n; k++) {
-            double dx = x[3 * k] - x[3 * i], dy = x[3 * k + 1] - x[3 * i + 1],
-                   dz = x[3 * k + 2] - x[3 * i + 2];
+            double dx = x[S * (3 * k)] - x[S * (3 * i)];
+            double dy = x[S * (3 * k + 1)] - x[S * (3 * i + 1)];
+            double dz = x[S * (3 * k + 2)] - x[S * (3 * i + 2)];
             double rinv = SL_RSQRT(dx * dx + dy * dy + dz * dz);
             double rinv3 = rinv * rinv * rinv;
-            double fi = m[k] * rinv3, fk = m[i] * rinv3;
-            a[3 * i] += fi * dx;
-            a[3 * i + 1] += fi * dy;
-            a[3 * i + 2] += fi * dz;
-            a[3 * k] -= fk * dx;
-            a[3 * k + 1] -= fk * dy;
-            a[3 * k + 2] -= fk * dz;
+            double fi = m[S * k] * rinv3, fk = m[S * i] * rinv3;
+            a[S * (3 * i)] += fi * dx;
+            a[S * (3 * i + 1)] += fi * dy;
+            a[S * (3 * i + 2)] += fi * dz;
+            a[S * (3 * k)] -= fk * dx;
+            a[S * (3 * k + 1)] -= fk * dy;
+            a[S * (3 * k + 2)] -= fk * dz;
         }
     }
 }
 
-SL_HD SL_INLINE void sl_force_newton_acc_jerk(int n, const double *x, const double *v,
+SL_HD SL_INLINE void sl_force_newton_acc_jerk(int n, int S, const double *x, const double *v,
                                               const double *m, const double *fp, double *a,
                                               double *j)
 {
     (void)fp;
     SL_UNROLL
     for (int k = 0; k < 3 * n; k++) {
-        a[k] = 0.0;
-        j[k] = 0.0;
+        a[S * k] = 0.0;
+        j[S * k] = 0.0;
     }
     SL_UNROLL
     for (int i = 0; i < n; i++) {
         SL_UNROLL
         for (int k = i + 1; k < n; k++) {
-            double dx = x[3 * k] - x[3 * i], dy = x[3 * k + 1] - x[3 * i + 1],
-                   dz = x[3 * k + 2] - x[3 * i + 2];
-            double du = v[3 * k] - v[3 * i], dv = v[3 * k + 1] - v[3 * i + 1],
-                   dw = v[3 * k + 2] - v[3 * i + 2];
+            double dx = x[S * (3 * k)] - x[S * (3 * i)];
+            double dy = x[S * (3 * k + 1)] - x[S * (3 * i + 1)];
+            double dz = x[S * (3 * k + 2)] - x[S * (3 * i + 2)];
+            double du = v[S * (3 * k)] - v[S * (3 * i)];
+            double dv = v[S * (3 * k + 1)] - v[S * (3 * i + 1)];
+            double dw = v[S * (3 * k + 2)] - v[S * (3 * i + 2)];
             double rinv = SL_RSQRT(dx * dx + dy * dy + dz * dz);
             double rinv2 = rinv * rinv;
             double rinv3 = rinv * rinv2;
@@ -56,32 +64,34 @@ SL_HD SL_INLINE void sl_force_newton_acc_jerk(int n, const double *x, const doub
             double ax = dx * rinv3, ay = dy * rinv3, az = dz * rinv3;
             double jx = (du - rv * dx) * rinv3, jy = (dv - rv * dy) * rinv3,
                    jz = (dw - rv * dz) * rinv3;
-            a[3 * i] += m[k] * ax;
-            a[3 * i + 1] += m[k] * ay;
-            a[3 * i + 2] += m[k] * az;
-            a[3 * k] -= m[i] * ax;
-            a[3 * k + 1] -= m[i] * ay;
-            a[3 * k + 2] -= m[i] * az;
-            j[3 * i] += m[k] * jx;
-            j[3 * i + 1] += m[k] * jy;
-            j[3 * i + 2] += m[k] * jz;
-            j[3 * k] -= m[i] * jx;
-            j[3 * k + 1] -= m[i] * jy;
-            j[3 * k + 2] -= m[i] * jz;
+            double mi = m[S * i], mk = m[S * k];
+            a[S * (3 * i)] += mk * ax;
+            a[S * (3 * i + 1)] += mk * ay;
+            a[S * (3 * i + 2)] += mk * az;
+            a[S * (3 * k)] -= mi * ax;
+            a[S * (3 * k + 1)] -= mi * ay;
+            a[S * (3 * k + 2)] -= mi * az;
+            j[S * (3 * i)] += mk * jx;
+            j[S * (3 * i + 1)] += mk * jy;
+            j[S * (3 * i + 2)] += mk * jz;
+            j[S * (3 * k)] -= mi * jx;
+            j[S * (3 * k + 1)] -= mi * jy;
+            j[S * (3 * k + 2)] -= mi * jz;
         }
     }
 }
 
-SL_HD SL_INLINE double sl_force_newton_potential(int n, const double *x, const double *m,
-                                                 const double *fp)
+SL_HD SL_INLINE double sl_force_newton_potential(int n, int S, const double *x,
+                                                 const double *m, const double *fp)
 {
     (void)fp;
     double u = 0.0;
     for (int i = 0; i < n; i++)
         for (int k = i + 1; k < n; k++) {
-            double dx = x[3 * k] - x[3 * i], dy = x[3 * k + 1] - x[3 * i + 1],
-                   dz = x[3 * k + 2] - x[3 * i + 2];
-            u -= m[i] * m[k] / sqrt(dx * dx + dy * dy + dz * dz);
+            double dx = x[S * (3 * k)] - x[S * (3 * i)];
+            double dy = x[S * (3 * k + 1)] - x[S * (3 * i + 1)];
+            double dz = x[S * (3 * k + 2)] - x[S * (3 * i + 2)];
+            u -= m[S * i] * m[S * k] / sqrt(dx * dx + dy * dy + dz * dz);
         }
     return u;
 }

@@ -5,12 +5,12 @@
 
 static void newton_acc(int n, const double *x, const double *m, const double *fp, double *a)
 {
-    sl_force_newton_acc(n, x, m, fp, a);
+    sl_force_newton_acc(n, 1, x, m, fp, a);
 }
 
 static double newton_potential(int n, const double *x, const double *m, const double *fp)
 {
-    return sl_force_newton_potential(n, x, m, fp);
+    return sl_force_newton_potential(n, 1, x, m, fp);
 }
 
 static sl_status newton_pack(const sl_param_values *pv, double fp[SL_FORCE_PARAMS_MAX])

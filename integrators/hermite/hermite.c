@@ -1,11 +1,12 @@
-/* Hermite plugin: CPU specialisations and the plugin table. The CUDA
- * specialisations are in hermite_cuda.cu (same macro, other compiler). */
+/* Hermite plugin: the plugin table and the runtime-N fallback. The CPU
+ * specialisations are in hermite_cpu_{a,b,c}.c (compiled in parallel), the
+ * CUDA ones in hermite_cuda.cu: the same macros, other lists or compiler. */
 #include "starling/instantiate.h"
 #include "starling/plugin.h"
 #include "forces.h"
 #include "hermite.h"
 
-SL_INTEGRATOR_INSTANTIATE(hermite, SL_FORCES, SL_NBODIES)
+SL_INTEGRATOR_TABLE(hermite, SL_FORCES, SL_NBODIES)
 
 static const sl_param hermite_params[] = {
     {"dt", SL_PARAM_NUMBER, 0.0, 1e-300, 1e300, 1, "time step (G = 1 units; one year = 2 pi)"},

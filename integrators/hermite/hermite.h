@@ -3,8 +3,9 @@
  * correct. The forces at the first corrected state start the next step, so
  * a step costs two force evaluations.
  *
- * Working state per body (ps, in blocks of 3n): a0 | j0 | xc | vc; the first
- * two blocks persist between launches. */
+ * Working state per body (ps, in blocks of 3n, strided by S like every
+ * array, see forces/newton/newton.h): a0 | j0 | xc | vc; the first two
+ * blocks persist between launches. */
 #ifndef STARLING_HERMITE_H
 #define STARLING_HERMITE_H
 
@@ -15,59 +16,59 @@
 #define SL_PROP_hermite_PERSIST 6
 #define SL_PROP_hermite_JERK 1
 
-SL_HD SL_INLINE void sl_prop_hermite_begin(int n, const double *x, const double *v,
+SL_HD SL_INLINE void sl_prop_hermite_begin(int n, int S, const double *x, const double *v,
                                            const double *m, double *ps, const double *a,
                                            const double *j, const double *pp)
 {
     (void)x, (void)v, (void)m, (void)pp;
     SL_UNROLL
     for (int k = 0; k < 3 * n; k++) {
-        ps[k] = a[k];
-        ps[3 * n + k] = j[k];
+        ps[S * k] = a[S * k];
+        ps[S * (3 * n + k)] = j[S * k];
     }
 }
 
-SL_HD SL_INLINE void sl_prop_hermite_point(int st, int n, double h, const double *x,
+SL_HD SL_INLINE void sl_prop_hermite_point(int st, int n, int S, double h, const double *x,
                                            const double *v, const double *ps, double *xe,
                                            double *ve, const double *pp)
 {
     (void)pp;
-    const double *a0 = ps, *j0 = ps + 3 * n, *xc = ps + 6 * n, *vc = ps + 9 * n;
+    const double *a0 = ps, *j0 = ps + S * 3 * n, *xc = ps + S * 6 * n, *vc = ps + S * 9 * n;
     if (st == 0) {
         const double h2 = 0.5 * h * h, h3 = h * h * h / 6.0;
         SL_UNROLL
         for (int k = 0; k < 3 * n; k++) {
-            xe[k] = x[k] + h * v[k] + h2 * a0[k] + h3 * j0[k];
-            ve[k] = v[k] + h * a0[k] + h2 * j0[k];
+            xe[S * k] = x[S * k] + h * v[S * k] + h2 * a0[S * k] + h3 * j0[S * k];
+            ve[S * k] = v[S * k] + h * a0[S * k] + h2 * j0[S * k];
         }
     } else {
         SL_UNROLL
         for (int k = 0; k < 3 * n; k++) {
-            xe[k] = xc[k];
-            ve[k] = vc[k];
+            xe[S * k] = xc[S * k];
+            ve[S * k] = vc[S * k];
         }
     }
 }
 
-SL_HD SL_INLINE void sl_prop_hermite_apply(int st, int n, double h, double *x, double *v,
-                                           double *ps, const double *a1, const double *j1,
-                                           const double *pp)
+SL_HD SL_INLINE void sl_prop_hermite_apply(int st, int n, int S, double h, double *x,
+                                           double *v, double *ps, const double *a1,
+                                           const double *j1, const double *pp)
 {
     (void)pp;
-    double *a0 = ps, *j0 = ps + 3 * n, *xc = ps + 6 * n, *vc = ps + 9 * n;
+    double *a0 = ps, *j0 = ps + S * 3 * n, *xc = ps + S * 6 * n, *vc = ps + S * 9 * n;
     const double h2 = 0.5 * h, h12 = h * h / 12.0;
     SL_UNROLL
     for (int k = 0; k < 3 * n; k++) {
-        double v1 = v[k] + h2 * (a0[k] + a1[k]) + h12 * (j0[k] - j1[k]);
-        double x1 = x[k] + h2 * (v[k] + v1) + h12 * (a0[k] - a1[k]);
+        double v1 = v[S * k] + h2 * (a0[S * k] + a1[S * k]) + h12 * (j0[S * k] - j1[S * k]);
+        double x1 = x[S * k] + h2 * (v[S * k] + v1) + h12 * (a0[S * k] - a1[S * k]);
         if (st == 0) {
-            xc[k] = x1;
-            vc[k] = v1;
+            xc[S * k] = x1;
+            vc[S * k] = v1;
         } else {
-            x[k] = x1;
-            v[k] = v1;
-            a0[k] = a1[k];
-            j0[k] = j1[k];
+            x[S * k] = x1;
+            v[S * k] = v1;
+            a0[S * k] = a1[S * k];
+            j0[S * k] = j1[S * k];
         }
     }
 }

@@ -19,7 +19,7 @@
 #define SL_RESTRICT restrict
 /* Trip counts are literals once the per-N specialisation is inlined; the
  * pragma asks GCC to unroll those loops completely. */
-#define SL_UNROLL _Pragma("GCC unroll 16")
+#define SL_UNROLL _Pragma("GCC unroll 64")
 #define SL_RSQRT(x) (1.0 / sqrt(x))
 #endif
 

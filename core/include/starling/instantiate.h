@@ -11,12 +11,17 @@
 #include "starling/integrate.h"
 #include "starling/version.h"
 
-/* Body counts with fully unrolled specialisations. */
-#define SL_NBODIES(X, ...)                                                                 \
+/* Body counts with fully unrolled specialisations, in three groups of
+ * similar compile cost so that one integrator's CPU code can be spread over
+ * translation units that compile in parallel. */
+#define SL_NBODIES_A(X, ...)                                                               \
     X(__VA_ARGS__, 2) X(__VA_ARGS__, 3) X(__VA_ARGS__, 4) X(__VA_ARGS__, 5)                \
-    X(__VA_ARGS__, 6) X(__VA_ARGS__, 7) X(__VA_ARGS__, 8) X(__VA_ARGS__, 9)                \
-    X(__VA_ARGS__, 10) X(__VA_ARGS__, 11) X(__VA_ARGS__, 12) X(__VA_ARGS__, 13)            \
-    X(__VA_ARGS__, 14) X(__VA_ARGS__, 15) X(__VA_ARGS__, 16)
+    X(__VA_ARGS__, 6) X(__VA_ARGS__, 7) X(__VA_ARGS__, 8) X(__VA_ARGS__, 9)
+#define SL_NBODIES_B(X, ...)                                                               \
+    X(__VA_ARGS__, 10) X(__VA_ARGS__, 11) X(__VA_ARGS__, 12) X(__VA_ARGS__, 13)
+#define SL_NBODIES_C(X, ...) X(__VA_ARGS__, 14) X(__VA_ARGS__, 15) X(__VA_ARGS__, 16)
+#define SL_NBODIES(X, ...)                                                                 \
+    SL_NBODIES_A(X, __VA_ARGS__) SL_NBODIES_B(X, __VA_ARGS__) SL_NBODIES_C(X, __VA_ARGS__)
 
 #if defined(__CUDACC__)
 
@@ -47,13 +52,12 @@ SL_EXTERN_C_END
 
 #else /* C: CPU loops and the kernel table */
 
-#define SL__INST_CPU(P, F, SUFFIX, NDECL, NVAL)                                            \
-    SL_LOOP_DEFINE(P, F, SUFFIX, NDECL, NVAL)                                              \
-    SL_CPU_DEFINE(P, F, SUFFIX)
-#define SL__INST_N(P, F, N) SL__INST_CPU(P, F, N, N, N)
-#define SL__INST_FORCE(P, NBODIES, F)                                                      \
-    NBODIES(SL__INST_N, P, F)                                                              \
-    SL__INST_CPU(P, F, any, SL_NBODY_MAX, a->n_body)
+/* Specialised N: the vectorised lane loop; runtime N: the scalar loop. */
+#define SL__INST_N(P, F, N) SL_LANES_DEFINE(P, F, N)
+#define SL__INST_FORCE(P, NBODIES, F) NBODIES(SL__INST_N, P, F)
+#define SL__INST_ANY(P, F)                                                                 \
+    SL_LOOP_DEFINE(P, F, any, SL_NBODY_MAX, a->n_body)                                     \
+    SL_CPU_DEFINE(P, F, any)
 
 #if SL_HAVE_CUDA
 #define SL__CUDA_DECL(P, F, SUFFIX) sl_status sl_run_##P##_##F##_##SUFFIX##_cuda(const sl_run_args *a);
@@ -62,16 +66,28 @@ SL_EXTERN_C_END
 #define SL__CUDA_DECL(P, F, SUFFIX)
 #define SL__CUDA_REF(P, F, SUFFIX) NULL
 #endif
-#define SL__DECL_N(P, F, N) SL__CUDA_DECL(P, F, N)
+#define SL__DECL_N(P, F, N)                                                                \
+    sl_status sl_run_##P##_##F##_##N##_cpu(const sl_run_args *a);                          \
+    SL__CUDA_DECL(P, F, N)
 #define SL__DECL_FORCE(P, NBODIES, F) NBODIES(SL__DECL_N, P, F) SL__CUDA_DECL(P, F, any)
 #define SL__ENTRY_N(P, F, N) {#F, N, sl_run_##P##_##F##_##N##_cpu, SL__CUDA_REF(P, F, N)},
 #define SL__ENTRY_FORCE(P, NBODIES, F)                                                     \
     NBODIES(SL__ENTRY_N, P, F){#F, 0, sl_run_##P##_##F##_any_cpu, SL__CUDA_REF(P, F, any)},
 
-#define SL_INTEGRATOR_INSTANTIATE(P, FORCES, NBODIES)                                      \
-    FORCES(SL__INST_FORCE, P, NBODIES)                                                     \
+/* The CPU loops for the body counts in NBODIES (one group per translation
+ * unit if the integrator wants parallel compilation). */
+#define SL_INTEGRATOR_INSTANTIATE_CPU(P, FORCES, NBODIES) FORCES(SL__INST_FORCE, P, NBODIES)
+
+/* The runtime-N fallbacks and the kernel table sl_kernels_<P> listing every
+ * specialisation in NBODIES (defined here or in sibling translation units). */
+#define SL_INTEGRATOR_TABLE(P, FORCES, NBODIES)                                            \
+    FORCES(SL__INST_ANY, P)                                                                \
     FORCES(SL__DECL_FORCE, P, NBODIES)                                                     \
     static const sl_kernel_entry sl_kernels_##P[] = {FORCES(SL__ENTRY_FORCE, P, NBODIES)};
+
+#define SL_INTEGRATOR_INSTANTIATE(P, FORCES, NBODIES)                                      \
+    SL_INTEGRATOR_INSTANTIATE_CPU(P, FORCES, NBODIES)                                      \
+    SL_INTEGRATOR_TABLE(P, FORCES, NBODIES)
 
 #endif
 

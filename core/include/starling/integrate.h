@@ -115,29 +115,32 @@ SL_HD SL_INLINE void sl_store_persist(const sl_run_args *a, int64_t s, int n, in
         a->persist[sl_persist_index(s, n, per_body, k)] = ps[k];
 }
 
-SL_HD SL_INLINE double sl_kinetic(int n, const double *v, const double *m)
+SL_HD SL_INLINE double sl_kinetic(int n, int S, const double *v, const double *m)
 {
     double k = 0.0;
     SL_UNROLL
-    for (int b = 0; b < n; b++)
-        k += 0.5 * m[b] * (v[3 * b] * v[3 * b] + v[3 * b + 1] * v[3 * b + 1] +
-                           v[3 * b + 2] * v[3 * b + 2]);
+    for (int b = 0; b < n; b++) {
+        double vx = v[S * (3 * b)], vy = v[S * (3 * b + 1)], vz = v[S * (3 * b + 2)];
+        k += 0.5 * m[S * b] * (vx * vx + vy * vy + vz * vz);
+    }
     return k;
 }
 
 /* Stop conditions that need only the state: non-finite values, ejection,
- * unbound bodies and close encounters. Body 0 is the central body. Returns
- * an sl_stop_reason, with the body (or pair i*256+j) in *detail. */
-SL_HD SL_INLINE int sl_monitor_stop(const sl_monitor_config *mc, int n, const double *x,
+ * unbound bodies and close encounters. Body 0 is the central body; arrays
+ * are strided by S (see forces/newton/newton.h). Returns an sl_stop_reason,
+ * with the body (or pair i*256+j) in *detail. */
+SL_HD SL_INLINE int sl_monitor_stop(const sl_monitor_config *mc, int n, int S, const double *x,
                                     const double *v, const double *m, int *detail)
 {
+#define SL_XS(b, c) x[S * (3 * (b) + (c))]
     if (mc->check_nonfinite) {
-        /* inf - inf and nan propagate, so one sum covers every component */
+        /* inf * 0 and nan * 0 are nan, so one sum covers every component */
         double sum = 0.0;
         SL_UNROLL
         for (int k = 0; k < 3 * n; k++)
-            sum += x[k] * 0.0 + v[k] * 0.0;
-        if (sum != 0.0 || sum != sum) {
+            sum += x[S * k] * 0.0 + v[S * k] * 0.0;
+        if (sum != 0.0) {
             *detail = -1;
             return SL_REASON_NONFINITE;
         }
@@ -145,15 +148,17 @@ SL_HD SL_INLINE int sl_monitor_stop(const sl_monitor_config *mc, int n, const do
     if (mc->eject_r > 0.0 || mc->unbound_r >= 0.0) {
         SL_UNROLL
         for (int b = 1; b < n; b++) {
-            double dx = x[3 * b] - x[0], dy = x[3 * b + 1] - x[1], dz = x[3 * b + 2] - x[2];
+            double dx = SL_XS(b, 0) - SL_XS(0, 0), dy = SL_XS(b, 1) - SL_XS(0, 1),
+                   dz = SL_XS(b, 2) - SL_XS(0, 2);
             double r2 = dx * dx + dy * dy + dz * dz;
             if (mc->eject_r > 0.0 && r2 > mc->eject_r * mc->eject_r) {
                 *detail = b;
                 return SL_REASON_EJECTION;
             }
             if (mc->unbound_r >= 0.0 && r2 > mc->unbound_r * mc->unbound_r) {
-                double ux = v[3 * b] - v[0], uy = v[3 * b + 1] - v[1], uz = v[3 * b + 2] - v[2];
-                double e = 0.5 * (ux * ux + uy * uy + uz * uz) - (m[0] + m[b]) / sqrt(r2);
+                double ux = v[S * (3 * b)] - v[0], uy = v[S * (3 * b + 1)] - v[S],
+                       uz = v[S * (3 * b + 2)] - v[2 * S];
+                double e = 0.5 * (ux * ux + uy * uy + uz * uz) - (m[0] + m[S * b]) / sqrt(r2);
                 if (e > 0.0) {
                     *detail = b;
                     return SL_REASON_UNBOUND;
@@ -166,15 +171,15 @@ SL_HD SL_INLINE int sl_monitor_stop(const sl_monitor_config *mc, int n, const do
         for (int i = 1; i < n; i++) {
             SL_UNROLL
             for (int j = i + 1; j < n; j++) {
-                double ri = sqrt((x[3 * i] - x[0]) * (x[3 * i] - x[0]) +
-                                 (x[3 * i + 1] - x[1]) * (x[3 * i + 1] - x[1]) +
-                                 (x[3 * i + 2] - x[2]) * (x[3 * i + 2] - x[2]));
-                double rj = sqrt((x[3 * j] - x[0]) * (x[3 * j] - x[0]) +
-                                 (x[3 * j + 1] - x[1]) * (x[3 * j + 1] - x[1]) +
-                                 (x[3 * j + 2] - x[2]) * (x[3 * j + 2] - x[2]));
-                double rh = cbrt((m[i] + m[j]) / (3.0 * m[0])) * 0.5 * (ri + rj);
-                double dx = x[3 * i] - x[3 * j], dy = x[3 * i + 1] - x[3 * j + 1],
-                       dz = x[3 * i + 2] - x[3 * j + 2];
+                double ri = sqrt((SL_XS(i, 0) - SL_XS(0, 0)) * (SL_XS(i, 0) - SL_XS(0, 0)) +
+                                 (SL_XS(i, 1) - SL_XS(0, 1)) * (SL_XS(i, 1) - SL_XS(0, 1)) +
+                                 (SL_XS(i, 2) - SL_XS(0, 2)) * (SL_XS(i, 2) - SL_XS(0, 2)));
+                double rj = sqrt((SL_XS(j, 0) - SL_XS(0, 0)) * (SL_XS(j, 0) - SL_XS(0, 0)) +
+                                 (SL_XS(j, 1) - SL_XS(0, 1)) * (SL_XS(j, 1) - SL_XS(0, 1)) +
+                                 (SL_XS(j, 2) - SL_XS(0, 2)) * (SL_XS(j, 2) - SL_XS(0, 2)));
+                double rh = cbrt((m[S * i] + m[S * j]) / (3.0 * m[0])) * 0.5 * (ri + rj);
+                double dx = SL_XS(i, 0) - SL_XS(j, 0), dy = SL_XS(i, 1) - SL_XS(j, 1),
+                       dz = SL_XS(i, 2) - SL_XS(j, 2);
                 double lim = mc->close_hill * rh;
                 if (dx * dx + dy * dy + dz * dz < lim * lim) {
                     *detail = i * 256 + j;
@@ -183,10 +188,11 @@ SL_HD SL_INLINE int sl_monitor_stop(const sl_monitor_config *mc, int n, const do
             }
         }
     }
+#undef SL_XS
     return SL_REASON_NONE;
 }
 
-SL_HD SL_INLINE void sl_log_record(const sl_run_args *a, int64_t s, int n, double t,
+SL_HD SL_INLINE void sl_log_record(const sl_run_args *a, int64_t s, int n, int S, double t,
                                    int64_t step, int event, const double *x, const double *v)
 {
     unsigned long long i = SL_ATOMIC_INC(&a->counters[SL_CNT_LOG]);
@@ -201,13 +207,13 @@ SL_HD SL_INLINE void sl_log_record(const sl_run_args *a, int64_t s, int n, doubl
     r[3] = (double)event;
     for (int b = 0; b < n; b++)
         for (int c = 0; c < 3; c++) {
-            r[SL_LOG_HEAD + 6 * b + c] = x[3 * b + c];
-            r[SL_LOG_HEAD + 6 * b + 3 + c] = v[3 * b + c];
+            r[SL_LOG_HEAD + 6 * b + c] = x[S * (3 * b + c)];
+            r[SL_LOG_HEAD + 6 * b + 3 + c] = v[S * (3 * b + c)];
         }
 }
 
 /* Periodic logging: every k steps and/or every dt of simulated time. */
-SL_HD SL_INLINE void sl_monitor_log(const sl_run_args *a, int64_t s, int n, double t,
+SL_HD SL_INLINE void sl_monitor_log(const sl_run_args *a, int64_t s, int n, int S, double t,
                                     int64_t step, double *next_log, const double *x,
                                     const double *v)
 {
@@ -218,7 +224,7 @@ SL_HD SL_INLINE void sl_monitor_log(const sl_run_args *a, int64_t s, int n, doub
             *next_log += a->mon.log_every_dt;
     }
     if (due)
-        sl_log_record(a, s, n, t, step, SL_LOG_PERIODIC, x, v);
+        sl_log_record(a, s, n, S, t, step, SL_LOG_PERIODIC, x, v);
 }
 
 SL_HD SL_INLINE void sl_finish_system(const sl_run_args *a, int64_t s, int n, double t,
@@ -234,14 +240,15 @@ SL_HD SL_INLINE void sl_finish_system(const sl_run_args *a, int64_t s, int n, do
         a->detail[s] = detail;
         a->stop_time[s] = t;
         if (a->mon.log_on_stop)
-            sl_log_record(a, s, n, t, step, SL_LOG_STOP, x, v);
+            sl_log_record(a, s, n, 1, t, step, SL_LOG_STOP, x, v);
     } else if (t < a->t_end) {
         SL_ATOMIC_INC(&a->counters[SL_CNT_UNFINISHED]);
     }
 }
 
-#define SL_FORCE_EVAL_1(F, n, x, v, m, fp, acc, jerk) sl_force_##F##_acc_jerk(n, x, v, m, fp, acc, jerk)
-#define SL_FORCE_EVAL_0(F, n, x, v, m, fp, acc, jerk) sl_force_##F##_acc(n, x, m, fp, acc)
+#define SL_FORCE_EVAL_1(F, n, S, x, v, m, fp, acc, jerk)                                   \
+    sl_force_##F##_acc_jerk(n, S, x, v, m, fp, acc, jerk)
+#define SL_FORCE_EVAL_0(F, n, S, x, v, m, fp, acc, jerk) sl_force_##F##_acc(n, S, x, m, fp, acc)
 #define SL_FORCE_EVAL(F, JERK, ...) SL_CAT(SL_FORCE_EVAL_, JERK)(F, __VA_ARGS__)
 
 /* The loop for one system. NDECL sizes the local arrays (a literal N, or
@@ -257,8 +264,8 @@ SL_HD SL_INLINE void sl_finish_system(const sl_run_args *a, int64_t s, int n, do
         double ps[SL_PROP_##P##_SCRATCH * (NDECL)];                                        \
         sl_load_system(a, s, n, x, v, m);                                                  \
         if (a->first_launch) {                                                             \
-            SL_FORCE_EVAL(F, SL_PROP_##P##_JERK, n, x, v, m, a->fp, ae, je);               \
-            sl_prop_##P##_begin(n, x, v, m, ps, ae, je, a->pp);                            \
+            SL_FORCE_EVAL(F, SL_PROP_##P##_JERK, n, 1, x, v, m, a->fp, ae, je);            \
+            sl_prop_##P##_begin(n, 1, x, v, m, ps, ae, je, a->pp);                            \
         } else {                                                                           \
             sl_load_persist(a, s, n, SL_PROP_##P##_PERSIST, ps);                           \
         }                                                                                  \
@@ -273,15 +280,15 @@ SL_HD SL_INLINE void sl_finish_system(const sl_run_args *a, int64_t s, int n, do
             double h = last ? rem : dt;                                                    \
             SL_UNROLL                                                                      \
             for (int st = 0; st < SL_PROP_##P##_NSTAGES; st++) {                           \
-                sl_prop_##P##_point(st, n, h, x, v, ps, xe, ve, a->pp);                    \
-                SL_FORCE_EVAL(F, SL_PROP_##P##_JERK, n, xe, ve, m, a->fp, ae, je);         \
-                sl_prop_##P##_apply(st, n, h, x, v, ps, ae, je, a->pp);                    \
+                sl_prop_##P##_point(st, n, 1, h, x, v, ps, xe, ve, a->pp);                    \
+                SL_FORCE_EVAL(F, SL_PROP_##P##_JERK, n, 1, xe, ve, m, a->fp, ae, je);      \
+                sl_prop_##P##_apply(st, n, 1, h, x, v, ps, ae, je, a->pp);                    \
             }                                                                              \
             t = last ? a->t_end : t + h;                                                   \
             step++;                                                                        \
-            why = sl_monitor_stop(&a->mon, n, x, v, m, &detail);                           \
+            why = sl_monitor_stop(&a->mon, n, 1, x, v, m, &detail);                           \
             if (!why && a->mon.energy_max > 0.0 && step % a->mon.check_every == 0) {       \
-                double e = sl_kinetic(n, v, m) + sl_force_##F##_potential(n, x, m, a->fp); \
+                double e = sl_kinetic(n, 1, v, m) + sl_force_##F##_potential(n, 1, x, m, a->fp); \
                 if (!(fabs(e / a->e0[s] - 1.0) <= a->mon.energy_max))                      \
                     why = SL_REASON_ENERGY;                                                \
             }                                                                              \
@@ -289,13 +296,221 @@ SL_HD SL_INLINE void sl_finish_system(const sl_run_args *a, int64_t s, int n, do
                 why = SL_REASON_STEP_CAP;                                                  \
             if (why)                                                                       \
                 break;                                                                     \
-            sl_monitor_log(a, s, n, t, step, &next_log, x, v);                             \
+            sl_monitor_log(a, s, n, 1, t, step, &next_log, x, v);                             \
         }                                                                                  \
         if (a->mon.log_every_dt > 0.0)                                                     \
             a->next_log[s] = next_log;                                                     \
         sl_store_persist(a, s, n, SL_PROP_##P##_PERSIST, ps);                              \
         sl_finish_system(a, s, n, t, step, why, detail, x, v);                             \
     }
+
+#if !defined(__CUDACC__)
+
+/* The CPU's lane loop. A chunk of SL_CHUNK systems is copied into local
+ * arrays laid out [component][lane] and stepped in lockstep, so that each
+ * `omp simd` loop over lanes runs the same SL_HD stage and force code as
+ * the GPU, vectorised across systems. Lanes that are stopped, or already
+ * at t_end, step with h = 0, which leaves a finite state bit-for-bit
+ * unchanged. Monitors other than the non-finite check run per lane, and
+ * only when configured. The function is cloned for AVX-512, AVX2 and
+ * baseline x86-64 and picked at load time; -ffp-contract=off keeps the
+ * clones' results identical. */
+typedef struct sl_lanes {
+    double t[SL_CHUNK], h[SL_CHUNK], next_log[SL_CHUNK];
+    int64_t step[SL_CHUNK];
+    int live[SL_CHUNK], was_live[SL_CHUNK], last[SL_CHUNK];
+    int lanes;
+} sl_lanes;
+
+static inline void sl_lanes_load(const sl_run_args *a, int64_t chunk, int n, int per_body,
+                                 double *x, double *v, double *m, double *ps, sl_lanes *L)
+{
+    const int W = SL_CHUNK;
+    const int64_t s0 = chunk * W;
+    L->lanes = a->n_sys - s0 < W ? (int)(a->n_sys - s0) : W;
+    const double *st = a->state + (size_t)chunk * (size_t)(n * SL_NFIELD) * W;
+    for (int b = 0; b < n; b++)
+        for (int c = 0; c < 3; c++)
+            for (int l = 0; l < W; l++) {
+                x[W * (3 * b + c) + l] = st[(b * SL_NFIELD + SL_X + c) * W + l];
+                v[W * (3 * b + c) + l] = st[(b * SL_NFIELD + SL_VX + c) * W + l];
+            }
+    for (int b = 0; b < n; b++)
+        for (int l = 0; l < W; l++)
+            m[W * b + l] = st[(b * SL_NFIELD + SL_M) * W + l];
+    if (!a->first_launch) {
+        const double *pp = a->persist + (size_t)chunk * (size_t)(n * per_body) * W;
+        for (int k = 0; k < per_body * n; k++)
+            for (int l = 0; l < W; l++)
+                ps[W * k + l] = pp[k * W + l];
+    }
+    for (int l = 0; l < W; l++) {
+        int in = l < L->lanes;
+        L->live[l] = L->was_live[l] = in && a->status[s0 + l] == SL_SYS_ACTIVE;
+        L->t[l] = in ? a->time[s0 + l] : a->t_end;
+        L->step[l] = in ? a->steps[s0 + l] : 0;
+        L->next_log[l] = in && a->mon.log_every_dt > 0.0 ? a->next_log[s0 + l] : 0.0;
+    }
+}
+
+static inline void sl_lanes_store(const sl_run_args *a, int64_t chunk, int n, int per_body,
+                                  const double *x, const double *v, const double *ps,
+                                  const sl_lanes *L)
+{
+    const int W = SL_CHUNK;
+    const int64_t s0 = chunk * W;
+    double *st = a->state + (size_t)chunk * (size_t)(n * SL_NFIELD) * W;
+    double *pp = a->persist + (size_t)chunk * (size_t)(n * per_body) * W;
+    for (int l = 0; l < L->lanes; l++) {
+        if (!L->was_live[l])
+            continue;
+        for (int b = 0; b < n; b++)
+            for (int c = 0; c < 3; c++) {
+                st[(b * SL_NFIELD + SL_X + c) * W + l] = x[W * (3 * b + c) + l];
+                st[(b * SL_NFIELD + SL_VX + c) * W + l] = v[W * (3 * b + c) + l];
+            }
+        for (int k = 0; k < per_body * n; k++)
+            pp[k * W + l] = ps[W * k + l];
+        a->time[s0 + l] = L->t[l];
+        a->steps[s0 + l] = L->step[l];
+        if (a->mon.log_every_dt > 0.0)
+            a->next_log[s0 + l] = L->next_log[l];
+        if (L->live[l] && L->t[l] < a->t_end)
+            SL_ATOMIC_INC(&a->counters[SL_CNT_UNFINISHED]);
+    }
+}
+
+/* Sets the step of every lane; returns how many lanes step. */
+static inline int sl_lanes_plan(const sl_run_args *a, sl_lanes *L)
+{
+    const double dt = a->pp[0];
+    int any = 0;
+    for (int l = 0; l < SL_CHUNK; l++) {
+        double rem = a->t_end - L->t[l];
+        int go = L->live[l] && L->t[l] < a->t_end;
+        L->last[l] = rem <= dt * (1.0 + 1e-12);
+        L->h[l] = go ? (L->last[l] ? rem : dt) : 0.0;
+        any += go;
+    }
+    return any;
+}
+
+static inline void sl_lanes_stop(const sl_run_args *a, int64_t s, sl_lanes *L, int l, int why,
+                                 int detail, int n, const double *x, const double *v)
+{
+    L->live[l] = 0;
+    a->status[s] = why == SL_REASON_NONFINITE ? SL_SYS_FAILED : SL_SYS_STOPPED;
+    a->reason[s] = why;
+    a->detail[s] = detail;
+    a->stop_time[s] = L->t[l];
+    if (a->mon.log_on_stop)
+        sl_log_record(a, s, n, SL_CHUNK, L->t[l], L->step[l], SL_LOG_STOP, x + l, v + l);
+}
+
+static inline int sl_lanes_need_scalar(const sl_run_args *a)
+{
+    const sl_monitor_config *mc = &a->mon;
+    return mc->eject_r > 0.0 || mc->unbound_r >= 0.0 || mc->close_hill > 0.0 ||
+           mc->energy_max > 0.0 || a->max_steps > 0 || mc->log_every_steps > 0 ||
+           mc->log_every_dt > 0.0;
+}
+
+/* One stage of every lane: the stage number is a literal, so the
+ * integrator's per-stage branches fold away and the lane loop is straight
+ * code the vectoriser accepts. Integrators have at most 8 stages. */
+#define SL__LANES_STAGE(P, F, N, ST)                                                       \
+    if ((ST) < SL_PROP_##P##_NSTAGES) {                                                    \
+        _Pragma("omp simd")                                                                \
+        for (int l = 0; l < W; l++) {                                                      \
+            sl_prop_##P##_point(ST, N, W, L.h[l], x + l, v + l, ps + l, xe + l, ve + l,    \
+                                a->pp);                                                    \
+            SL_FORCE_EVAL(F, SL_PROP_##P##_JERK, N, W, xe + l, ve + l, m + l, a->fp,       \
+                          ae + l, je + l);                                                 \
+            sl_prop_##P##_apply(ST, N, W, L.h[l], x + l, v + l, ps + l, ae + l, je + l,    \
+                                a->pp);                                                    \
+        }                                                                                  \
+    }
+
+#define SL_LANES_DEFINE(P, F, N)                                                           \
+    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))          \
+    static void sl_lanes_##P##_##F##_##N(const sl_run_args *a, int64_t chunk)              \
+    {                                                                                      \
+        enum { W = SL_CHUNK };                                                             \
+        _Alignas(64) double x[3 * (N) * W], v[3 * (N) * W], m[(N) * W];                    \
+        _Alignas(64) double xe[3 * (N) * W], ve[3 * (N) * W];                              \
+        _Alignas(64) double ae[3 * (N) * W], je[3 * (N) * W];                              \
+        _Alignas(64) double ps[SL_PROP_##P##_SCRATCH * (N) * W];                           \
+        sl_lanes L;                                                                        \
+        const int64_t s0 = chunk * W;                                                      \
+        sl_lanes_load(a, chunk, N, SL_PROP_##P##_PERSIST, x, v, m, ps, &L);                \
+        if (a->first_launch) {                                                             \
+            _Pragma("omp simd")                                                            \
+            for (int l = 0; l < W; l++) {                                                  \
+                SL_FORCE_EVAL(F, SL_PROP_##P##_JERK, N, W, x + l, v + l, m + l, a->fp,     \
+                              ae + l, je + l);                                             \
+                sl_prop_##P##_begin(N, W, x + l, v + l, m + l, ps + l, ae + l, je + l,     \
+                                    a->pp);                                                \
+            }                                                                              \
+        }                                                                                  \
+        const int scalar = sl_lanes_need_scalar(a);                                        \
+        for (int64_t k = 0; k < a->launch_steps && sl_lanes_plan(a, &L); k++) {            \
+            SL__LANES_STAGE(P, F, N, 0)                                                    \
+            SL__LANES_STAGE(P, F, N, 1)                                                    \
+            SL__LANES_STAGE(P, F, N, 2)                                                    \
+            SL__LANES_STAGE(P, F, N, 3)                                                    \
+            SL__LANES_STAGE(P, F, N, 4)                                                    \
+            SL__LANES_STAGE(P, F, N, 5)                                                    \
+            SL__LANES_STAGE(P, F, N, 6)                                                    \
+            SL__LANES_STAGE(P, F, N, 7)                                                    \
+            int bad = 0;                                                                   \
+            _Pragma("omp simd reduction(|:bad)")                                           \
+            for (int l = 0; l < W; l++) {                                                  \
+                double sum = 0.0;                                                          \
+                SL_UNROLL                                                                  \
+                for (int q = 0; q < 3 * (N); q++)                                          \
+                    sum += x[W * q + l] * 0.0 + v[W * q + l] * 0.0;                        \
+                bad |= (L.h[l] > 0.0) & (sum != 0.0);                                      \
+            }                                                                              \
+            for (int l = 0; l < W; l++)                                                    \
+                if (L.h[l] > 0.0) {                                                        \
+                    L.t[l] = L.last[l] ? a->t_end : L.t[l] + L.h[l];                       \
+                    L.step[l]++;                                                           \
+                }                                                                          \
+            if (!scalar && !(bad && a->mon.check_nonfinite))                               \
+                continue;                                                                  \
+            for (int l = 0; l < W; l++) {                                                  \
+                if (!(L.h[l] > 0.0))                                                       \
+                    continue;                                                              \
+                int detail = 0;                                                            \
+                int why = sl_monitor_stop(&a->mon, N, W, x + l, v + l, m + l, &detail);    \
+                if (!why && a->mon.energy_max > 0.0 && L.step[l] % a->mon.check_every == 0) { \
+                    double e = sl_kinetic(N, W, v + l, m + l) +                            \
+                               sl_force_##F##_potential(N, W, x + l, m + l, a->fp);        \
+                    if (!(fabs(e / a->e0[s0 + l] - 1.0) <= a->mon.energy_max))              \
+                        why = SL_REASON_ENERGY;                                            \
+                }                                                                          \
+                if (!why && a->max_steps > 0 && L.step[l] >= a->max_steps &&               \
+                    L.t[l] < a->t_end)                                                     \
+                    why = SL_REASON_STEP_CAP;                                              \
+                if (why)                                                                   \
+                    sl_lanes_stop(a, s0 + l, &L, l, why, detail, N, x, v);                 \
+                else                                                                       \
+                    sl_monitor_log(a, s0 + l, N, W, L.t[l], L.step[l], &L.next_log[l],     \
+                                   x + l, v + l);                                          \
+            }                                                                              \
+        }                                                                                  \
+        sl_lanes_store(a, chunk, N, SL_PROP_##P##_PERSIST, x, v, ps, &L);                  \
+    }                                                                                      \
+    sl_status sl_run_##P##_##F##_##N##_cpu(const sl_run_args *a)                           \
+    {                                                                                      \
+        const int64_t chunks = (a->n_sys + SL_CHUNK - 1) / SL_CHUNK;                       \
+        _Pragma("omp parallel for schedule(dynamic, 1)")                                   \
+        for (int64_t c = 0; c < chunks; c++)                                               \
+            sl_lanes_##P##_##F##_##N(a, c);                                                \
+        return SL_OK;                                                                      \
+    }
+
+#endif /* !__CUDACC__ */
 
 /* CPU loop over systems: OpenMP threads, dynamic so that systems that stop
  * early do not leave threads idle. */
