@@ -1,0 +1,79 @@
+/* The C half of the Lua module: "starling.core", preloaded by the starling
+ * executable and wrapped by the pure-Lua library in lua/starling/.
+ *
+ * Every error raised here is prefixed with the location of the user's
+ * config line (the first stack frame that is neither a C function nor part
+ * of starling's own Lua library), so that scripts see
+ * "run.lua:12: integrate: key 'dt' = -1: expected ...". Nothing here prints. */
+#ifndef STARLING_LUA_BINDING_H
+#define STARLING_LUA_BINDING_H
+
+#include <lauxlib.h>
+#include <lua.h>
+#include "starling/starling.h"
+
+#define SL_LUA_ENSEMBLE "starling.ensemble"
+#define SL_LUA_RESULT "starling.result"
+
+int luaopen_starling_core(lua_State *L);
+
+/* --- errors (binding.c) --- */
+
+/* Pushes "file:line: " of the user's frame, or "" when there is none. */
+void sl_lua_where(lua_State *L);
+/* Raises a message (printf-style) with the user's location prefixed. */
+int sl_lua_error(lua_State *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Describes the value at idx for a message: 3, 0.5, "abc", true, nil, a table. */
+void sl_lua_describe(lua_State *L, int idx, char *buf, size_t cap);
+/* " (a string)" for values that are not numbers or booleans, else "". */
+const char *sl_lua_type_note(lua_State *L, int idx);
+
+/* --- parameter tables (binding.c) --- */
+
+/* Checks the value at idx against the schema entry `key` of pv and stores
+ * it; raises "ctx: key 'k' = v: expected ..." otherwise. */
+void sl_lua_set_param(lua_State *L, const char *ctx, sl_param_values *pv, const char *key,
+                      int idx);
+
+/* Walks the table at tidx: a key listed in `extra` is left to the caller,
+ * one found in a schema of pvs[] (first match wins) is checked and stored,
+ * anything else raises naming the key, its value and the keys known. With
+ * allow_first, entry [1] is skipped (the name in {"eject", r = 50}). */
+void sl_lua_check_keys(lua_State *L, int tidx, const char *ctx, const char *const *extra,
+                       sl_param_values *const *pvs, size_t npv, int allow_first);
+
+/* The string at idx, else raises "fn: <what> = <value>: expected a string". */
+const char *sl_lua_check_str(lua_State *L, int idx, const char *fn, const char *what);
+
+/* Raises "ctx: " + sl_last_error() when st is not SL_OK. */
+void sl_lua_check(lua_State *L, sl_status st, const char *ctx);
+
+/* The registry this Lua state loaded at module open. */
+const sl_registry *sl_lua_registry(lua_State *L);
+/* Description and parameter schema of any kind of registry item. */
+void sl_lua_item_info(const sl_registry_item *it, const char **desc, const sl_param **params,
+                      size_t *n);
+
+/* --- ensembles (binding_ensemble.c) --- */
+
+typedef struct sl_lua_ensemble {
+    sl_ensemble *e;
+} sl_lua_ensemble;
+
+void sl_lua_open_ensemble(lua_State *L);
+sl_ensemble *sl_lua_to_ensemble(lua_State *L, int idx); /* NULL if not one */
+sl_ensemble *sl_lua_check_ensemble(lua_State *L, int idx);
+/* Pushes the metadata table of the ensemble at idx: {seed=, config=}. */
+void sl_lua_ensemble_meta(lua_State *L, int idx);
+/* A 1-based system index at idx, checked, as a 0-based one. */
+int64_t sl_lua_check_sys(lua_State *L, int idx, int64_t n_sys, const char *fn);
+/* Pushes the header lines of an output (a Lua list) from a meta table. */
+void sl_lua_push_header(lua_State *L, int meta_idx);
+/* Writes header lines (a Lua list at idx) as '#' comments. */
+void sl_lua_write_header(lua_State *L, int idx, FILE *f);
+
+/* --- runs (binding_run.c) --- */
+
+void sl_lua_open_run(lua_State *L);
+
+#endif

@@ -1,0 +1,743 @@
+/* starling.core.integrate and the result object.
+ *
+ * Everything in the config table is checked before anything is allocated
+ * outside Lua's control or any file is created; after that, nothing raises
+ * until sl_integrate has returned, so a Lua error never unwinds through the
+ * library. Errors from a progress function are caught and re-raised after
+ * the run. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "binding.h"
+#include "csv.h"
+
+static const sl_param run_params[] = {
+    {"t_end", SL_PARAM_NUMBER, 0, 0, 1e300, 1, "time to integrate to (absolute)"},
+    {"max_steps", SL_PARAM_INTEGER, 0, 0, 9e15, 0, "stop systems after this many steps (0: none)"},
+    {"steps_per_launch", SL_PARAM_INTEGER, 0, 0, 1e9, 0, "steps per kernel launch (0: auto)"},
+    {"seed", SL_PARAM_INTEGER, 0, 0, 9007199254740991.0, 0, "recorded in output headers"},
+};
+
+static const char *const run_keys[] = {"ensemble", "integrator", "force",    "backend",
+                                       "monitors", "log",        "progress", NULL};
+
+#define MONITORS_EXAMPLE "{ {\"eject\", r = 50}, \"close_encounter\" }"
+
+/* ---- the result userdata ---------------------------------------------------- */
+
+typedef struct sl_lua_result {
+    int64_t n_sys;
+    sl_run_result res; /* owns energy_error and angmom_error */
+    int32_t *status, *reason, *detail;
+    double *stop_time, *time;
+    int64_t *steps;
+    char backend[256];
+} sl_lua_result;
+
+static int r_gc(lua_State *L)
+{
+    sl_lua_result *r = lua_touserdata(L, 1);
+    sl_run_result_free(&r->res);
+    free(r->status), free(r->reason), free(r->detail);
+    free(r->stop_time), free(r->time), free(r->steps);
+    memset(r, 0, sizeof *r);
+    return 0;
+}
+
+/* Allocated before the run, so that taking over the run's arrays
+ * afterwards cannot fail. */
+static sl_lua_result *push_result(lua_State *L, int64_t n)
+{
+    sl_lua_result *r = lua_newuserdatauv(L, sizeof *r, 1);
+    memset(r, 0, sizeof *r);
+    luaL_setmetatable(L, SL_LUA_RESULT);
+    size_t ns = (size_t)n;
+    r->status = malloc(ns * sizeof *r->status);
+    r->reason = malloc(ns * sizeof *r->reason);
+    r->detail = malloc(ns * sizeof *r->detail);
+    r->stop_time = malloc(ns * sizeof *r->stop_time);
+    r->time = malloc(ns * sizeof *r->time);
+    r->steps = malloc(ns * sizeof *r->steps);
+    if (!r->status || !r->reason || !r->detail || !r->stop_time || !r->time || !r->steps)
+        sl_lua_error(L, "integrate: out of memory for the results of %lld systems", (long long)n);
+    r->n_sys = n;
+    return r;
+}
+
+static void take_results(sl_lua_result *r, const sl_ensemble *e, sl_run_result *res,
+                         const sl_backend *be)
+{
+    size_t ns = (size_t)e->n_sys;
+    r->res = *res;
+    memset(res, 0, sizeof *res);
+    memcpy(r->status, e->status, ns * sizeof *r->status);
+    memcpy(r->reason, e->reason, ns * sizeof *r->reason);
+    memcpy(r->detail, e->detail, ns * sizeof *r->detail);
+    memcpy(r->stop_time, e->stop_time, ns * sizeof *r->stop_time);
+    memcpy(r->time, e->time, ns * sizeof *r->time);
+    memcpy(r->steps, e->steps, ns * sizeof *r->steps);
+    snprintf(r->backend, sizeof r->backend, "%s", be->description);
+}
+
+static sl_lua_result *check_result(lua_State *L)
+{
+    sl_lua_result *r = luaL_testudata(L, 1, SL_LUA_RESULT);
+    if (!r) {
+        char got[96];
+        sl_lua_describe(L, 1, got, sizeof got);
+        sl_lua_error(L, "expected a result (call methods with ':'), got %s", got);
+    }
+    return r;
+}
+
+static int64_t result_sys(lua_State *L, sl_lua_result *r, const char *fn)
+{
+    return sl_lua_check_sys(L, 2, r->n_sys, fn);
+}
+
+static int r_status(lua_State *L)
+{
+    sl_lua_result *r = check_result(L);
+    lua_pushstring(L, sl_status_label(r->status[result_sys(L, r, "status")]));
+    return 1;
+}
+
+static int r_reason(lua_State *L)
+{
+    sl_lua_result *r = check_result(L);
+    int32_t why = r->reason[result_sys(L, r, "reason")];
+    if (why == SL_REASON_NONE)
+        lua_pushnil(L);
+    else
+        lua_pushstring(L, sl_reason_label(why));
+    return 1;
+}
+
+/* The body (1-based) a stop concerns, or the pair for a close encounter. */
+static int decode_detail(int32_t why, int32_t d, int *i, int *j)
+{
+    if (why == SL_REASON_EJECTION || why == SL_REASON_UNBOUND) {
+        *i = d + 1;
+        return 1;
+    }
+    if (why == SL_REASON_CLOSE_ENCOUNTER) {
+        *i = d / 256 + 1;
+        *j = d % 256 + 1;
+        return 2;
+    }
+    return 0;
+}
+
+static int r_detail(lua_State *L)
+{
+    sl_lua_result *r = check_result(L);
+    int64_t s = result_sys(L, r, "detail");
+    int i = 0, j = 0, n = decode_detail(r->reason[s], r->detail[s], &i, &j);
+    if (n == 0)
+        lua_pushnil(L);
+    if (n >= 1)
+        lua_pushinteger(L, i);
+    if (n == 2)
+        lua_pushinteger(L, j);
+    return n ? n : 1;
+}
+
+static int push_number_or_nil(lua_State *L, double v)
+{
+    if (isnan(v))
+        lua_pushnil(L);
+    else
+        lua_pushnumber(L, v);
+    return 1;
+}
+
+static int r_stop_time(lua_State *L)
+{
+    sl_lua_result *r = check_result(L);
+    return push_number_or_nil(L, r->stop_time[result_sys(L, r, "stop_time")]);
+}
+
+static int r_time(lua_State *L)
+{
+    sl_lua_result *r = check_result(L);
+    lua_pushnumber(L, r->time[result_sys(L, r, "time")]);
+    return 1;
+}
+
+static int r_steps(lua_State *L)
+{
+    sl_lua_result *r = check_result(L);
+    lua_pushinteger(L, r->steps[result_sys(L, r, "steps")]);
+    return 1;
+}
+
+static int r_energy_error(lua_State *L)
+{
+    sl_lua_result *r = check_result(L);
+    lua_pushnumber(L, r->res.energy_error[result_sys(L, r, "energy_error")]);
+    return 1;
+}
+
+static int r_angmom_error(lua_State *L)
+{
+    sl_lua_result *r = check_result(L);
+    lua_pushnumber(L, r->res.angmom_error[result_sys(L, r, "angmom_error")]);
+    return 1;
+}
+
+static int r_survivors(lua_State *L)
+{
+    sl_lua_result *r = check_result(L);
+    lua_Integer n = 0;
+    for (int64_t s = 0; s < r->n_sys; s++)
+        n += r->status[s] == SL_SYS_ACTIVE;
+    lua_pushinteger(L, n);
+    return 1;
+}
+
+static int r_size(lua_State *L)
+{
+    lua_pushinteger(L, check_result(L)->n_sys);
+    return 1;
+}
+
+static void write_result_rows(FILE *f, const sl_lua_result *r, const sl_ensemble *e)
+{
+    fputs("sys,status,reason,detail,stop_time,time,steps,energy_error,angmom_error", f);
+    int n_attr = e && e->n_sys == r->n_sys ? e->n_attr : 0;
+    for (int a = 0; a < n_attr; a++)
+        fprintf(f, ",%s", e->attr_name[a]);
+    fputc('\n', f);
+    for (int64_t s = 0; s < r->n_sys; s++) {
+        char detail[32] = "", stop[32] = "";
+        int i = 0, j = 0, n = decode_detail(r->reason[s], r->detail[s], &i, &j);
+        if (n == 1)
+            snprintf(detail, sizeof detail, "%d", i);
+        if (n == 2)
+            snprintf(detail, sizeof detail, "%d-%d", i, j);
+        if (!isnan(r->stop_time[s]))
+            snprintf(stop, sizeof stop, "%.17g", r->stop_time[s]);
+        fprintf(f, "%lld,%s,%s,%s,%s,%.17g,%lld,%.17g,%.17g", (long long)s + 1,
+                sl_status_label(r->status[s]), sl_reason_label(r->reason[s]), detail, stop,
+                r->time[s], (long long)r->steps[s], r->res.energy_error[s],
+                r->res.angmom_error[s]);
+        for (int a = 0; a < n_attr; a++)
+            fprintf(f, ",%.17g", e->attr[(size_t)a * (size_t)e->n_sys + (size_t)s]);
+        fputc('\n', f);
+    }
+}
+
+static int r_write_csv(lua_State *L)
+{
+    sl_lua_result *r = check_result(L);
+    const char *path = sl_lua_check_str(L, 2, "write_csv", "file name");
+    lua_getiuservalue(L, 1, 1);
+    int meta = lua_gettop(L);
+    lua_getfield(L, meta, "ensemble");
+    const sl_ensemble *e = sl_lua_to_ensemble(L, -1);
+    sl_lua_push_header(L, meta);
+    sl_afile af;
+    sl_lua_check(L, sl_afile_open(&af, path), "write_csv");
+    sl_lua_write_header(L, -1, af.f);
+    write_result_rows(af.f, r, e);
+    sl_lua_check(L, sl_afile_commit(&af), "write_csv");
+    return 0;
+}
+
+static int r_tostring(lua_State *L)
+{
+    sl_lua_result *r = check_result(L);
+    lua_pushfstring(L, "starling result: %I systems (%I active, %I stopped, %I failed) on %s",
+                    (LUAI_UACINT)r->n_sys, (LUAI_UACINT)r->res.n_active,
+                    (LUAI_UACINT)r->res.n_stopped, (LUAI_UACINT)r->res.n_failed, r->backend);
+    return 1;
+}
+
+static const char *const result_fields[] = {
+    "backend",  "kernel",   "wall_s",      "kernel_s", "launches", "system_steps", "n_active",
+    "n_stopped", "n_failed", "log_records", "ensemble", "log",      "seed",         "config", NULL};
+
+/* Fields first come from the methods table (upvalue 1); an unknown name is
+ * an error rather than nil, so that a typo does not read as "no value". */
+static int r_index(lua_State *L)
+{
+    sl_lua_result *r = check_result(L);
+    if (lua_type(L, 2) != LUA_TSTRING) {
+        char got[96];
+        sl_lua_describe(L, 2, got, sizeof got);
+        return sl_lua_error(L, "result: no field [%s]", got);
+    }
+    if (lua_getfield(L, lua_upvalueindex(1), lua_tostring(L, 2)) != LUA_TNIL)
+        return 1;
+    const char *k = lua_tostring(L, 2);
+    const sl_run_result *s = &r->res;
+    if (!strcmp(k, "backend")) lua_pushstring(L, r->backend);
+    else if (!strcmp(k, "kernel")) lua_pushstring(L, s->kernel);
+    else if (!strcmp(k, "wall_s")) lua_pushnumber(L, s->wall_s);
+    else if (!strcmp(k, "kernel_s")) lua_pushnumber(L, s->kernel_s);
+    else if (!strcmp(k, "launches")) lua_pushinteger(L, s->launches);
+    else if (!strcmp(k, "system_steps")) lua_pushnumber(L, s->system_steps);
+    else if (!strcmp(k, "n_active")) lua_pushinteger(L, s->n_active);
+    else if (!strcmp(k, "n_stopped")) lua_pushinteger(L, s->n_stopped);
+    else if (!strcmp(k, "n_failed")) lua_pushinteger(L, s->n_failed);
+    else if (!strcmp(k, "log_records")) lua_pushinteger(L, s->log_records);
+    else {
+        int i = 0;
+        while (result_fields[i] && strcmp(result_fields[i], k))
+            i++;
+        if (!result_fields[i])
+            return sl_lua_error(L, "result: no field or method '%s'", k);
+        lua_getiuservalue(L, 1, 1);
+        lua_getfield(L, -1, k); /* ensemble, log, seed, config: nil when absent */
+    }
+    return 1;
+}
+
+static void open_result(lua_State *L)
+{
+    static const luaL_Reg methods[] = {
+        {"status", r_status},       {"reason", r_reason},
+        {"detail", r_detail},       {"stop_time", r_stop_time},
+        {"time", r_time},           {"steps", r_steps},
+        {"energy_error", r_energy_error}, {"angmom_error", r_angmom_error},
+        {"survivors", r_survivors}, {"size", r_size},
+        {"write_csv", r_write_csv}, {NULL, NULL},
+    };
+    luaL_newmetatable(L, SL_LUA_RESULT);
+    luaL_newlib(L, methods);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -4, "result_methods");
+    lua_pushcclosure(L, r_index, 1);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, r_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, r_tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_pushcfunction(L, r_size);
+    lua_setfield(L, -2, "__len");
+    lua_pop(L, 1);
+}
+
+/* ---- reading the config ------------------------------------------------------- */
+
+/* integrator / force: "name" or {"name", key = value, ...}; leaves the
+ * value on the stack and returns the table. */
+static const void *read_plugin(lua_State *L, int cfg, const char *key, sl_kind kind,
+                               const char *def, int *spec_idx)
+{
+    int t = lua_getfield(L, cfg, key);
+    *spec_idx = lua_gettop(L);
+    const char *name = def;
+    if (t == LUA_TSTRING)
+        name = lua_tostring(L, -1);
+    else if (t == LUA_TTABLE && lua_rawgeti(L, -1, 1) == LUA_TSTRING) {
+        name = lua_tostring(L, -1);
+        lua_pop(L, 1); /* the table still holds the name */
+    } else if (t != LUA_TNIL) {
+        char got[96];
+        sl_lua_describe(L, *spec_idx, got, sizeof got);
+        sl_lua_error(L, "integrate: key '%s' = %s: expected a name such as \"%s\" or a table "
+                        "{\"%s\", key = value, ...}", key, got, def, def);
+    }
+    const void *table;
+    if (sl_registry_get(sl_lua_registry(L), kind, name, &table) != SL_OK)
+        sl_lua_error(L, "integrate: key '%s' = \"%s\": %s", key, name, sl_last_error());
+    return table;
+}
+
+static void check_plugin_table(lua_State *L, int spec_idx, const char *kind, const char *name,
+                               sl_param_values *pv)
+{
+    if (lua_type(L, spec_idx) != LUA_TTABLE)
+        return;
+    char ctx[128];
+    snprintf(ctx, sizeof ctx, "integrate: %s '%s'", kind, name);
+    sl_param_values *pvs[] = {pv};
+    sl_lua_check_keys(L, spec_idx, ctx, NULL, pvs, 1, 1);
+}
+
+static void check_monitor_list(lua_State *L, int list)
+{
+    lua_Integer n = (lua_Integer)lua_rawlen(L, list);
+    lua_pushnil(L);
+    while (lua_next(L, list)) {
+        if (!lua_isinteger(L, -2) || lua_tointeger(L, -2) < 1 || lua_tointeger(L, -2) > n) {
+            char k[96];
+            sl_lua_describe(L, -2, k, sizeof k);
+            sl_lua_error(L, "integrate: key 'monitors': unexpected entry [%s]: expected a list "
+                            "such as " MONITORS_EXAMPLE, k);
+        }
+        lua_pop(L, 1);
+    }
+}
+
+/* One entry of `monitors`, at the top of the stack; returns its table. */
+static const sl_monitor *read_monitor(lua_State *L, lua_Integer i, sl_monitor_config *mc)
+{
+    int item = lua_gettop(L);
+    const char *name = NULL;
+    if (lua_type(L, item) == LUA_TSTRING)
+        name = lua_tostring(L, item);
+    else if (lua_type(L, item) == LUA_TTABLE && lua_rawgeti(L, item, 1) == LUA_TSTRING) {
+        name = lua_tostring(L, -1);
+        lua_pop(L, 1);
+    }
+    char got[96], ctx[128];
+    sl_lua_describe(L, item, got, sizeof got);
+    if (!name)
+        sl_lua_error(L, "integrate: monitors[%lld] = %s: expected a monitor name or a table "
+                        "{\"name\", key = value, ...}", (long long)i, got);
+    const void *table;
+    if (sl_registry_get(sl_lua_registry(L), SL_KIND_MONITOR, name, &table) != SL_OK)
+        sl_lua_error(L, "integrate: monitors[%lld] = \"%s\": %s", (long long)i, name,
+                     sl_last_error());
+    const sl_monitor *m = table;
+    snprintf(ctx, sizeof ctx, "integrate: monitors[%lld] ('%s')", (long long)i, name);
+    sl_param_values pv;
+    sl_param_values *pvs[] = {&pv};
+    sl_lua_check(L, sl_params_init(&pv, m->params, m->n_params), ctx);
+    if (lua_type(L, item) == LUA_TTABLE)
+        sl_lua_check_keys(L, item, ctx, NULL, pvs, 1, 1);
+    sl_lua_check(L, sl_params_complete(&pv), ctx);
+    sl_lua_check(L, m->configure(&pv, mc), ctx);
+    return m;
+}
+
+/* Returns 1 when a "log" monitor was given. */
+static int read_monitors(lua_State *L, int cfg, sl_monitor_config *mc)
+{
+    int t = lua_getfield(L, cfg, "monitors");
+    int list = lua_gettop(L), has_log = 0;
+    if (t != LUA_TNIL && t != LUA_TTABLE) {
+        char got[96];
+        sl_lua_describe(L, list, got, sizeof got);
+        sl_lua_error(L, "integrate: key 'monitors' = %s: expected a list such as " MONITORS_EXAMPLE,
+                     got);
+    }
+    if (t == LUA_TNIL) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    check_monitor_list(L, list);
+    const sl_monitor *seen[64];
+    lua_Integer n = (lua_Integer)lua_rawlen(L, list);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, list, i);
+        const sl_monitor *m = read_monitor(L, i, mc);
+        for (lua_Integer k = 1; k < i && k <= 64; k++)
+            if (seen[k - 1] == m)
+                sl_lua_error(L, "integrate: monitors[%lld]: monitor '%s' is already given as "
+                                "monitors[%lld]", (long long)i, m->name, (long long)k);
+        if (i <= 64)
+            seen[i - 1] = m;
+        has_log |= strcmp(m->name, "log") == 0;
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return has_log;
+}
+
+static const char *read_string_key(lua_State *L, int cfg, const char *key, const char *want)
+{
+    int t = lua_getfield(L, cfg, key);
+    /* lua_tostring would turn a number into a string in place */
+    const char *s = t == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    if (t != LUA_TNIL && (!s || !*s)) {
+        char got[96];
+        sl_lua_describe(L, -1, got, sizeof got);
+        sl_lua_error(L, "integrate: key '%s' = %s: expected %s", key, got, want);
+    }
+    lua_pop(L, 1); /* cfg still holds the string */
+    return t == LUA_TNIL ? NULL : s;
+}
+
+static void check_progress(lua_State *L, int cfg)
+{
+    int t = lua_getfield(L, cfg, "progress");
+    if (t != LUA_TNIL && t != LUA_TBOOLEAN && t != LUA_TFUNCTION) {
+        char got[96];
+        sl_lua_describe(L, -1, got, sizeof got);
+        sl_lua_error(L, "integrate: key 'progress' = %s: expected true, false or "
+                        "function(fraction, launches, elapsed_s)", got);
+    }
+    lua_pop(L, 1);
+}
+
+#define BACKEND_WANT "\"auto\", \"cpu\", \"cuda\" or \"cuda:N\""
+
+static int backend_syntax_ok(const char *s)
+{
+    if (!strcmp(s, "auto") || !strcmp(s, "cpu") || !strcmp(s, "cuda"))
+        return 1;
+    if (strncmp(s, "cuda:", 5) != 0 || !s[5])
+        return 0;
+    for (s += 5; *s; s++)
+        if (*s < '0' || *s > '9')
+            return 0;
+    return 1;
+}
+
+static void open_backend(lua_State *L, int cfg, sl_backend *be)
+{
+    const char *spec = read_string_key(L, cfg, "backend", BACKEND_WANT);
+    if (!spec)
+        spec = "auto";
+    if (!backend_syntax_ok(spec))
+        sl_lua_error(L, "integrate: key 'backend' = \"%s\": expected " BACKEND_WANT, spec);
+    if (sl_backend_open(spec, be) != SL_OK) {
+        /* the core's message starts by naming the backend; we already do */
+        const char *msg = sl_last_error();
+        size_t n = strlen(spec);
+        if (!strncmp(msg, "backend '", 9) && !strncmp(msg + 9, spec, n) && !strncmp(msg + 9 + n, "': ", 3))
+            msg += 12 + n;
+        sl_lua_error(L, "integrate: key 'backend' = \"%s\": %s", spec, msg);
+    }
+}
+
+typedef struct run_plan {
+    sl_ensemble *e;
+    sl_run_config rc;
+    sl_backend be;
+    const char *log_path;
+    lua_Integer seed;
+    int has_seed;
+} run_plan;
+
+static void read_config(lua_State *L, int cfg, run_plan *p)
+{
+    lua_getfield(L, cfg, "ensemble");
+    p->e = sl_lua_to_ensemble(L, -1);
+    if (!p->e) {
+        char got[96];
+        sl_lua_describe(L, -1, got, sizeof got);
+        sl_lua_error(L, "integrate: key 'ensemble' = %s: expected an ensemble (from "
+                        "starling.ensemble or starling.read_ensemble)", got);
+    }
+    int ens = lua_gettop(L), prop_idx, force_idx;
+    sl_run_config *rc = &p->rc;
+    sl_run_config_init(rc);
+    rc->prop = read_plugin(L, cfg, "integrator", SL_KIND_PROPAGATOR, "hermite", &prop_idx);
+    rc->force = read_plugin(L, cfg, "force", SL_KIND_FORCE, "newton", &force_idx);
+    sl_param_values run, pp, fp;
+    sl_param_values *pvs[] = {&run, &pp, &fp};
+    sl_params_init(&run, run_params, sizeof run_params / sizeof run_params[0]);
+    sl_lua_check(L, sl_params_init(&pp, rc->prop->params, rc->prop->n_params), "integrate");
+    sl_lua_check(L, sl_params_init(&fp, rc->force->params, rc->force->n_params), "integrate");
+    sl_lua_check_keys(L, cfg, "integrate", run_keys, pvs, 3, 0);
+    check_plugin_table(L, prop_idx, "integrator", rc->prop->name, &pp);
+    check_plugin_table(L, force_idx, "force", rc->force->name, &fp);
+    char ctx[128];
+    sl_lua_check(L, sl_params_complete(&run), "integrate");
+    snprintf(ctx, sizeof ctx, "integrate: integrator '%s'", rc->prop->name);
+    sl_lua_check(L, sl_params_complete(&pp), ctx);
+    sl_lua_check(L, rc->prop->pack(&pp, rc->pp), ctx);
+    snprintf(ctx, sizeof ctx, "integrate: force '%s'", rc->force->name);
+    sl_lua_check(L, sl_params_complete(&fp), ctx);
+    sl_lua_check(L, rc->force->pack(&fp, rc->fp), ctx);
+    rc->t_end = sl_params_get(&run, "t_end");
+    rc->max_steps = (int64_t)sl_params_get(&run, "max_steps");
+    rc->steps_per_launch = (int64_t)sl_params_get(&run, "steps_per_launch");
+    p->has_seed = run.given[3];
+    p->seed = (lua_Integer)sl_params_get(&run, "seed");
+
+    int has_log_monitor = read_monitors(L, cfg, &rc->mon);
+    p->log_path = read_string_key(L, cfg, "log", "a CSV file name");
+    if (has_log_monitor && !p->log_path)
+        sl_lua_error(L, "integrate: monitor 'log' needs the key 'log' (a CSV file name) to "
+                        "write its snapshots to");
+    if (!has_log_monitor && p->log_path)
+        rc->mon.log_on_stop = 1; /* a log without a log monitor records the stops */
+    check_progress(L, cfg);
+    open_backend(L, cfg, &p->be);
+
+    /* sl_integrate checks these too, but only after the log file exists */
+    const sl_kernel_entry *k = sl_propagator_kernel(rc->prop, rc->force->name, p->e->n_body);
+    if (!k)
+        sl_lua_error(L, "integrate: integrator '%s' was not built for force '%s'", rc->prop->name,
+                     rc->force->name);
+    if (p->be.kind == SL_BACKEND_CUDA && !k->cuda)
+        sl_lua_error(L, "integrate: integrator '%s' with force '%s' has no CUDA kernel in this "
+                        "build", rc->prop->name, rc->force->name);
+    lua_settop(L, ens);
+}
+
+/* ---- running -------------------------------------------------------------------- */
+
+typedef struct progress_ctx {
+    lua_State *L;
+    int fn;     /* stack index of the progress function */
+    int err;    /* stack index of a slot for its error */
+    int failed;
+    double last; /* the fraction last reported */
+} progress_ctx;
+
+static int progress_cb(void *ud, double fraction, int64_t launches, double elapsed)
+{
+    progress_ctx *p = ud;
+    lua_State *L = p->L;
+    p->last = fraction;
+    if (!lua_checkstack(L, 8))
+        return 0;
+    lua_pushvalue(L, p->fn);
+    lua_pushnumber(L, fraction);
+    lua_pushinteger(L, launches);
+    lua_pushnumber(L, elapsed);
+    if (lua_pcall(L, 3, 1, 0) != LUA_OK) {
+        lua_replace(L, p->err);
+        p->failed = 1;
+        return 1;
+    }
+    int cancel = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return cancel;
+}
+
+static const char *event_label(double ev)
+{
+    switch ((int)ev) {
+    case SL_LOG_PERIODIC: return "periodic";
+    case SL_LOG_STOP: return "stop";
+    case SL_LOG_INITIAL: return "initial";
+    case SL_LOG_FINAL: return "final";
+    }
+    return "unknown";
+}
+
+static sl_status log_sink(void *ud, const double *rec, int64_t n, int rec_len)
+{
+    FILE *f = ud;
+    int nb = (rec_len - SL_LOG_HEAD) / 6;
+    for (int64_t i = 0; i < n; i++, rec += rec_len)
+        for (int b = 0; b < nb; b++) {
+            const double *s = rec + SL_LOG_HEAD + 6 * b;
+            fprintf(f, "%lld,%.17g,%lld,%s,%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n",
+                    (long long)rec[0] + 1, rec[1], (long long)rec[2], event_label(rec[3]), b + 1,
+                    s[0], s[1], s[2], s[3], s[4], s[5]);
+        }
+    if (ferror(f))
+        return sl_fail(SL_ERR_IO, "writing the log: %s", strerror(errno));
+    return SL_OK;
+}
+
+typedef struct sl_lua_logfile {
+    sl_afile af;
+} sl_lua_logfile;
+
+static int logfile_gc(lua_State *L)
+{
+    sl_lua_logfile *lf = lua_touserdata(L, 1);
+    sl_afile_abort(&lf->af); /* a no-op after commit */
+    return 0;
+}
+
+/* The log's temporary file, owned by a userdata so that it is removed
+ * whatever error ends the call. */
+static sl_lua_logfile *open_log(lua_State *L, const char *path, int header)
+{
+    sl_lua_logfile *lf = lua_newuserdatauv(L, sizeof *lf, 0);
+    memset(lf, 0, sizeof *lf);
+    lua_newtable(L);
+    lua_pushcfunction(L, logfile_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_setmetatable(L, -2);
+    if (sl_afile_open(&lf->af, path) != SL_OK)
+        sl_lua_error(L, "integrate: key 'log' = \"%s\": %s", path, sl_last_error());
+    sl_lua_write_header(L, header, lf->af.f);
+    fputs("sys,time,step,event,body,x,y,z,vx,vy,vz\n", lf->af.f);
+    return lf;
+}
+
+/* The result's metadata: its ensemble, the seed (given to integrate, else
+ * the ensemble's), the config text and the log's name. */
+static void push_result_meta(lua_State *L, int ens, int config_text, const run_plan *p)
+{
+    lua_createtable(L, 0, 4);
+    int meta = lua_gettop(L);
+    lua_pushvalue(L, ens);
+    lua_setfield(L, meta, "ensemble");
+    if (p->has_seed)
+        lua_pushinteger(L, p->seed);
+    else {
+        sl_lua_ensemble_meta(L, ens);
+        lua_getfield(L, -1, "seed");
+        lua_remove(L, -2);
+    }
+    lua_setfield(L, meta, "seed");
+    lua_pushvalue(L, config_text);
+    lua_setfield(L, meta, "config");
+    if (p->log_path) {
+        lua_pushstring(L, p->log_path);
+        lua_setfield(L, meta, "log");
+    }
+}
+
+/* Stack: 1 config, 2 config text (or nil), 3 progress function (or nil). */
+static int l_integrate(lua_State *L)
+{
+    lua_settop(L, 3);
+    if (lua_type(L, 1) != LUA_TTABLE) {
+        char got[96];
+        sl_lua_describe(L, 1, got, sizeof got);
+        return sl_lua_error(L, "integrate: expected a table {ensemble = ..., dt = ..., t_end = "
+                               "...}, got %s", got);
+    }
+    run_plan p;
+    memset(&p, 0, sizeof p);
+    read_config(L, 1, &p);
+    int ens = lua_gettop(L);
+
+    push_result_meta(L, ens, 2, &p);
+    int meta = lua_gettop(L);
+    sl_lua_push_header(L, meta);
+    int header = lua_gettop(L);
+
+    sl_lua_result *r = push_result(L, p.e->n_sys);
+    int res_idx = lua_gettop(L);
+    lua_pushvalue(L, meta);
+    lua_setiuservalue(L, res_idx, 1);
+    sl_lua_logfile *lf = p.log_path ? open_log(L, p.log_path, header) : NULL;
+    lua_pushnil(L); /* slot for a progress error */
+    progress_ctx pc = {L, 3, lua_gettop(L), 0, 0.0};
+    if (lua_type(L, 3) == LUA_TFUNCTION) {
+        p.rc.progress = progress_cb;
+        p.rc.progress_ud = &pc;
+    }
+    if (lf) {
+        p.rc.log_sink = log_sink;
+        p.rc.log_ud = lf->af.f;
+    }
+
+    sl_run_result res;
+    sl_status st = sl_integrate(&p.be, p.e, &p.rc, &res);
+
+    if (st != SL_OK) {
+        if (lf)
+            sl_afile_abort(&lf->af);
+        if (pc.failed) {
+            lua_pushvalue(L, pc.err);
+            return lua_error(L);
+        }
+        const char *msg = sl_last_error();
+        return sl_lua_error(L, "%s%s", strncmp(msg, "integrate:", 10) ? "integrate: " : "", msg);
+    }
+    take_results(r, p.e, &res, &p.be);
+    if (lf)
+        sl_lua_check(L, sl_afile_commit(&lf->af), "integrate: log");
+    if (p.rc.progress && pc.last < 1.0) /* so that a printer can finish its line */
+        progress_cb(&pc, 1.0, r->res.launches, r->res.wall_s);
+    if (pc.failed) {
+        lua_pushvalue(L, pc.err);
+        return lua_error(L);
+    }
+    lua_pushvalue(L, res_idx);
+    return 1;
+}
+
+void sl_lua_open_run(lua_State *L)
+{
+    open_result(L);
+    lua_pushcfunction(L, l_integrate);
+    lua_setfield(L, -2, "integrate");
+}

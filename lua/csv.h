@@ -1,0 +1,42 @@
+/* Files the Lua layer writes and reads. Plain C, no Lua: errors go through
+ * sl_fail like the rest of the library, and nothing here prints. */
+#ifndef STARLING_LUA_CSV_H
+#define STARLING_LUA_CSV_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "starling/ensemble.h"
+
+/* An output file that appears whole or not at all: it is written to a
+ * temporary file in the destination's folder (so the final rename stays on
+ * one file system and is atomic) and renamed over the destination on
+ * commit. abort removes the temporary file. */
+typedef struct sl_afile {
+    FILE *f;
+    char *path;
+    char *tmp;
+} sl_afile;
+
+sl_status sl_afile_open(sl_afile *af, const char *path);
+sl_status sl_afile_commit(sl_afile *af);
+void sl_afile_abort(sl_afile *af);
+
+/* "# <line>" per entry; newlines inside a line are flattened to spaces so
+ * that a header line can never turn into a data row. */
+void sl_csv_comment_lines(FILE *f, const char *const *lines, size_t n);
+
+/* Shortest decimal form that reads back as the same double. */
+void sl_fmt_num(char *buf, size_t cap, double v);
+
+#define SL_ENSEMBLE_CSV_HEADER "sys,body,m,x,y,z,vx,vy,vz"
+
+void sl_csv_write_ensemble(FILE *f, const sl_ensemble *e);
+
+/* Reads the format sl_csv_write_ensemble writes: the header above, one row
+ * per body, systems and bodies 1-based and in order, '#' comments and blank
+ * lines ignored. A comment "# seed = N" sets *seed and *has_seed. Errors
+ * name the file, the line, the column and the value. */
+sl_status sl_csv_read_ensemble(const char *path, sl_ensemble **out, int *has_seed,
+                               uint64_t *seed);
+
+#endif

@@ -1,0 +1,120 @@
+-- starling: the Lua face of the library (require "starling").
+--
+-- The checking and the work are done by the C module "starling.core", which
+-- the starling executable preloads. This file adds what is easier in Lua:
+-- recording each call's configuration (for the "# config:" line of every
+-- output), choosing the progress printer, and pointing error messages at
+-- the user's line rather than at this file.
+
+local core = require "starling.core"
+
+local M = {}
+
+-- Frames whose source starts with this folder are ours and are skipped when
+-- an error message looks for the user's config line.
+local here = debug.getinfo(1, "S").source
+core._set_libsource(here:match("^(@.*/)[^/]*$") or here)
+
+local function fail(msg)
+  error(core.where() .. msg, 0)
+end
+
+local function is_ensemble(v)
+  local mt = type(v) == "userdata" and getmetatable(v)
+  return mt and mt.__index == core.ensemble_methods or false
+end
+
+-- Shortest decimal form that reads back as the same number.
+local function number_text(x)
+  if math.type(x) == "integer" then return tostring(x) end
+  if x ~= x then return "nan" end
+  if x == math.huge then return "inf" end
+  if x == -math.huge then return "-inf" end
+  for prec = 15, 16 do
+    local s = string.format("%." .. prec .. "g", x)
+    if tonumber(s) == x then return s end
+  end
+  return string.format("%.17g", x)
+end
+
+local function is_identifier(k)
+  return type(k) == "string" and k:match("^[%a_][%w_]*$") ~= nil
+end
+
+-- One line of Lua-like text for a config value: keys sorted, so the same
+-- config always gives the same line.
+local function serialize(v, depth)
+  depth = depth or 0
+  local t = type(v)
+  if t == "number" then return number_text(v) end
+  if t == "string" then return (string.format("%q", v):gsub("\\\n", "\\n")) end
+  if t == "boolean" or t == "nil" then return tostring(v) end
+  if is_ensemble(v) then
+    return v:_meta().config or string.format("<ensemble %dx%d>", v:size(), v:bodies())
+  end
+  if t ~= "table" then return "<" .. t .. ">" end
+  if depth > 6 then return "{...}" end
+  local parts, n = {}, rawlen(v)
+  for i = 1, n do parts[#parts + 1] = serialize(rawget(v, i), depth + 1) end
+  local keys = {}
+  for k in next, v do
+    if not (math.type(k) == "integer" and k >= 1 and k <= n) then keys[#keys + 1] = k end
+  end
+  table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
+  for _, k in ipairs(keys) do
+    local key = is_identifier(k) and k or "[" .. serialize(k, depth + 1) .. "]"
+    parts[#parts + 1] = key .. "=" .. serialize(rawget(v, k), depth + 1)
+  end
+  return "{" .. table.concat(parts, ", ") .. "}"
+end
+
+--- Version of the library, e.g. "0.1.0".
+M.version = core.version
+
+--- CUDA support: { built = bool, archs = "90", devices = n }.
+M.cuda = { built = core.cuda_built, archs = core.cuda_archs, devices = core.cuda_devices() }
+
+--- The config text recorded in outputs, for any value.
+M.serialize = function(v) return serialize(v, 0) end
+
+--- Backends usable now: {"cpu", "cuda:0", ...}.
+function M.backends() return core.backends() end
+
+--- Loaded plugins: list of {kind, name, description, path, plugin, version, params}.
+function M.plugins() return core.plugins() end
+
+--- Plugins that could not be loaded, one message each.
+function M.problems() return core.problems() end
+
+--- A new ensemble: generated test systems {n = ..., planets = ..., ...} or
+--- explicit bodies {systems = {{ {m =, x = {}, v = {}}, ... }, ...}}.
+function M.ensemble(spec)
+  local e = core.ensemble(spec)
+  e:_meta().config = "ensemble" .. serialize(spec)
+  return e
+end
+
+--- An ensemble from a CSV file with the columns sys,body,m,x,y,z,vx,vy,vz.
+function M.read_ensemble(path)
+  local e = core.read_ensemble(path)
+  e:_meta().config = "read_ensemble(" .. serialize(path) .. ")"
+  return e
+end
+
+--- Integrates cfg.ensemble in place to cfg.t_end; returns a result.
+function M.integrate(cfg)
+  if type(cfg) ~= "table" then return core.integrate(cfg) end
+  local progress = cfg.progress
+  if progress == true then
+    progress = core.progress_printer -- installed by the starling executable
+  end
+  if type(progress) ~= "function" then progress = nil end
+  local r = core.integrate(cfg, "integrate" .. serialize(cfg), progress)
+  return r
+end
+
+--- Raises an error located at the caller's config line (for user libraries
+--- that want starling-style messages).
+M.error = fail
+
+return M
