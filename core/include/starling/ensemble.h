@@ -44,7 +44,7 @@ typedef struct sl_ensemble {
     int64_t *steps;   /* steps taken since creation */
     int32_t *status;  /* sl_sys_status */
     int32_t *reason;  /* sl_stop_reason */
-    int32_t *detail;  /* body index, or i*256+j for a pair */
+    int32_t *detail;  /* body index, i*256+j for a pair, -1 when no body is at fault */
     double *stop_time;/* time at which the system stopped, NAN while active */
     int n_attr;       /* user attributes: named double columns */
     char **attr_name;

@@ -273,7 +273,7 @@ SL_HD SL_INLINE void sl_finish_system(const sl_run_args *a, int64_t s, int n, do
         int64_t step = a->steps[s];                                                        \
         double next_log = a->mon.log_every_dt > 0.0 ? a->next_log[s] : 0.0;                \
         const double dt = a->pp[0];                                                        \
-        int why = SL_REASON_NONE, detail = 0;                                              \
+        int why = SL_REASON_NONE, detail = -1;                                             \
         for (int64_t k = 0; k < a->launch_steps && t < a->t_end; k++) {                    \
             double rem = a->t_end - t;                                                     \
             int last = rem <= dt * (1.0 + 1e-12);                                          \
@@ -481,7 +481,7 @@ static inline int sl_lanes_need_scalar(const sl_run_args *a)
             for (int l = 0; l < W; l++) {                                                  \
                 if (!(L.h[l] > 0.0))                                                       \
                     continue;                                                              \
-                int detail = 0;                                                            \
+                int detail = -1;                                                           \
                 int why = sl_monitor_stop(&a->mon, N, W, x + l, v + l, m + l, &detail);    \
                 if (!why && a->mon.energy_max > 0.0 && L.step[l] % a->mon.check_every == 0) { \
                     double e = sl_kinetic(N, W, v + l, m + l) +                            \
