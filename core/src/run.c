@@ -103,8 +103,8 @@ static int64_t plan_launch(const sl_ensemble *e, const sl_run_config *c, int64_t
 }
 
 typedef struct sl_bufs {
-    double *state, *persist, *time, *stop_time, *next_log, *e0, *log;
-    int64_t *steps;
+    double *state, *persist, *time, *stop_time, *next_log, *e0, *log, *t_start;
+    int64_t *steps, *step_start;
     int32_t *status, *reason, *detail;
     unsigned long long *counters;
 } sl_bufs;
@@ -124,6 +124,8 @@ static void free_bufs(const sl_backend *be, sl_bufs *b, const sl_ensemble *e)
         sl_dev_free(b->e0);
         sl_dev_free(b->log);
         sl_dev_free(b->counters);
+        sl_dev_free(b->t_start);
+        sl_dev_free(b->step_start);
     } else {
         /* The CPU backend works in the ensemble's own arrays. */
         (void)e;
@@ -132,6 +134,8 @@ static void free_bufs(const sl_backend *be, sl_bufs *b, const sl_ensemble *e)
         free(b->e0);
         free(b->log);
         free(b->counters);
+        free(b->t_start);
+        free(b->step_start);
     }
     memset(b, 0, sizeof *b);
 }
@@ -157,8 +161,13 @@ static sl_status alloc_bufs(const sl_backend *be, sl_ensemble *e, int persist_do
         b->e0 = malloc(ns * sizeof(double));
         b->log = malloc((nlog ? nlog : 1) * sizeof(double));
         b->counters = calloc(SL_NCOUNTERS, sizeof(unsigned long long));
-        if (!b->persist || !b->next_log || !b->e0 || !b->log || !b->counters)
+        b->t_start = malloc(ns * sizeof(double));
+        b->step_start = malloc(ns * sizeof(int64_t));
+        if (!b->persist || !b->next_log || !b->e0 || !b->log || !b->counters || !b->t_start ||
+            !b->step_start)
             return sl_fail(SL_ERR_NOMEM, "integrate: work buffers for %zu systems", ns);
+        memcpy(b->t_start, e->time, ns * sizeof(double));
+        memcpy(b->step_start, e->steps, ns * sizeof(int64_t));
         return SL_OK;
     }
     sl_status st;
@@ -174,7 +183,9 @@ static sl_status alloc_bufs(const sl_backend *be, sl_ensemble *e, int persist_do
         (st = sl_dev_alloc((void **)&b->e0, ns * sizeof(double), "initial energies")) ||
         (st = sl_dev_alloc((void **)&b->log, nlog * sizeof(double), "log buffer")) ||
         (st = sl_dev_alloc((void **)&b->counters, SL_NCOUNTERS * sizeof(unsigned long long),
-                           "counters")))
+                           "counters")) ||
+        (st = sl_dev_alloc((void **)&b->t_start, ns * sizeof(double), "start times")) ||
+        (st = sl_dev_alloc((void **)&b->step_start, ns * sizeof(int64_t), "start steps")))
         return st;
     if ((st = sl_dev_upload(b->state, e->state, nstate * sizeof(double), "uploading the ensemble")) ||
         (st = sl_dev_upload(b->time, e->time, ns * sizeof(double), "uploading times")) ||
@@ -182,7 +193,9 @@ static sl_status alloc_bufs(const sl_backend *be, sl_ensemble *e, int persist_do
         (st = sl_dev_upload(b->steps, e->steps, ns * sizeof(int64_t), "uploading steps")) ||
         (st = sl_dev_upload(b->status, e->status, ns * sizeof(int32_t), "uploading statuses")) ||
         (st = sl_dev_upload(b->reason, e->reason, ns * sizeof(int32_t), "uploading reasons")) ||
-        (st = sl_dev_upload(b->detail, e->detail, ns * sizeof(int32_t), "uploading details")))
+        (st = sl_dev_upload(b->detail, e->detail, ns * sizeof(int32_t), "uploading details")) ||
+        (st = sl_dev_upload(b->t_start, e->time, ns * sizeof(double), "uploading times")) ||
+        (st = sl_dev_upload(b->step_start, e->steps, ns * sizeof(int64_t), "uploading steps")))
         return st;
     return SL_OK;
 }
@@ -277,6 +290,8 @@ static sl_status run_launches(const sl_backend *be, sl_ensemble *e, const sl_run
     a.detail = b->detail;
     a.stop_time = b->stop_time;
     a.next_log = b->next_log;
+    a.t_start = b->t_start;
+    a.step_start = b->step_start;
     a.e0 = b->e0;
     a.log = b->log;
     a.counters = b->counters;
@@ -295,7 +310,7 @@ static sl_status run_launches(const sl_backend *be, sl_ensemble *e, const sl_run
         if (e->status[s] == SL_SYS_ACTIVE && e->time[s] < t_min)
             t_min = e->time[s];
     double span = isfinite(t_min) && c->t_end > t_min ? c->t_end - t_min : 0.0;
-    double need = ceil(span / c->pp[0] * (1.0 + 1e-12));
+    double need = (double)sl_steps_needed(0.0, span, c->pp[0]);
     int64_t expect = (int64_t)ceil(need / (double)launch_steps);
     int rec_len = SL_LOG_HEAD + 6 * e->n_body;
     double *host_log = NULL;

@@ -38,6 +38,8 @@ typedef struct sl_run_args {
     int64_t *steps;
     int32_t *status, *reason, *detail;
     double *stop_time;
+    const double *t_start;      /* per system time at the start of this run */
+    const int64_t *step_start;  /* per system step count at the start of this run */
     double *next_log;    /* per system, for log_every_dt */
     const double *e0;    /* per system initial energy, for energy_max */
     double *log;         /* log_cap records of SL_LOG_HEAD + 6 n_body doubles */
@@ -48,7 +50,7 @@ typedef struct sl_run_args {
     int first_launch;    /* 1: compute the integrator's start state */
     double t_end;
     int64_t launch_steps;
-    int64_t max_steps;   /* 0: no cap */
+    int64_t max_steps;   /* steps allowed in this run (0: no cap) */
     sl_monitor_config mon;
     double fp[SL_FORCE_PARAMS_MAX];
     double pp[SL_PROP_PARAMS_MAX];
@@ -192,6 +194,23 @@ SL_HD SL_INLINE int sl_monitor_stop(const sl_monitor_config *mc, int n, int S, c
     return SL_REASON_NONE;
 }
 
+/* Steps from t0 to t_end with step dt. Times are t0 + k dt, not a running
+ * sum, so rounding cannot add a sliver step; a last step within 1e-9 dt of
+ * a whole step is merged into it. */
+SL_HD SL_INLINE int64_t sl_steps_needed(double t0, double t_end, double dt)
+{
+    if (!(t_end > t0))
+        return 0;
+    double n = ceil((t_end - t0) / dt - 1e-9);
+    return n < 1.0 ? 1 : (int64_t)n;
+}
+
+/* The time after step j (1-based) of n. */
+SL_HD SL_INLINE double sl_step_time(double t0, double t_end, double dt, int64_t j, int64_t n)
+{
+    return j >= n ? t_end : t0 + (double)j * dt;
+}
+
 SL_HD SL_INLINE void sl_log_record(const sl_run_args *a, int64_t s, int n, int S, double t,
                                    int64_t step, int event, const double *x, const double *v)
 {
@@ -271,20 +290,23 @@ SL_HD SL_INLINE void sl_finish_system(const sl_run_args *a, int64_t s, int n, do
         }                                                                                  \
         double t = a->time[s];                                                             \
         int64_t step = a->steps[s];                                                        \
-        double next_log = a->mon.log_every_dt > 0.0 ? a->next_log[s] : 0.0;                \
+        const double t0 = a->t_start[s];                                                   \
+        const int64_t k0 = a->step_start[s];                                               \
         const double dt = a->pp[0];                                                        \
+        const int64_t n_need = sl_steps_needed(t0, a->t_end, dt);                          \
+        double next_log = a->mon.log_every_dt > 0.0 ? a->next_log[s] : 0.0;                \
         int why = SL_REASON_NONE, detail = -1;                                             \
-        for (int64_t k = 0; k < a->launch_steps && t < a->t_end; k++) {                    \
-            double rem = a->t_end - t;                                                     \
-            int last = rem <= dt * (1.0 + 1e-12);                                          \
-            double h = last ? rem : dt;                                                    \
+        for (int64_t k = 0; k < a->launch_steps && step - k0 < n_need; k++) {              \
+            const int64_t j = step - k0 + 1;                                               \
+            const double t_next = sl_step_time(t0, a->t_end, dt, j, n_need);               \
+            const double h = j < n_need ? dt : t_next - t;                                 \
             SL_UNROLL                                                                      \
             for (int st = 0; st < SL_PROP_##P##_NSTAGES; st++) {                           \
                 sl_prop_##P##_point(st, n, 1, h, x, v, ps, xe, ve, a->pp);                    \
                 SL_FORCE_EVAL(F, SL_PROP_##P##_JERK, n, 1, xe, ve, m, a->fp, ae, je);      \
                 sl_prop_##P##_apply(st, n, 1, h, x, v, ps, ae, je, a->pp);                    \
             }                                                                              \
-            t = last ? a->t_end : t + h;                                                   \
+            t = t_next;                                                                    \
             step++;                                                                        \
             why = sl_monitor_stop(&a->mon, n, 1, x, v, m, &detail);                           \
             if (!why && a->mon.energy_max > 0.0 && step % a->mon.check_every == 0) {       \
@@ -292,7 +314,7 @@ SL_HD SL_INLINE void sl_finish_system(const sl_run_args *a, int64_t s, int n, do
                 if (!(fabs(e / a->e0[s] - 1.0) <= a->mon.energy_max))                      \
                     why = SL_REASON_ENERGY;                                                \
             }                                                                              \
-            if (!why && a->max_steps > 0 && step >= a->max_steps && t < a->t_end)          \
+            if (!why && a->max_steps > 0 && step - k0 >= a->max_steps && t < a->t_end)     \
                 why = SL_REASON_STEP_CAP;                                                  \
             if (why)                                                                       \
                 break;                                                                     \
@@ -316,9 +338,9 @@ SL_HD SL_INLINE void sl_finish_system(const sl_run_args *a, int64_t s, int n, do
  * baseline x86-64 and picked at load time; -ffp-contract=off keeps the
  * clones' results identical. */
 typedef struct sl_lanes {
-    double t[SL_CHUNK], h[SL_CHUNK], next_log[SL_CHUNK];
-    int64_t step[SL_CHUNK];
-    int live[SL_CHUNK], was_live[SL_CHUNK], last[SL_CHUNK];
+    double t[SL_CHUNK], h[SL_CHUNK], t_next[SL_CHUNK], next_log[SL_CHUNK], t0[SL_CHUNK];
+    int64_t step[SL_CHUNK], k0[SL_CHUNK], n_need[SL_CHUNK];
+    int live[SL_CHUNK], was_live[SL_CHUNK];
     int lanes;
 } sl_lanes;
 
@@ -349,6 +371,9 @@ static inline void sl_lanes_load(const sl_run_args *a, int64_t chunk, int n, int
         L->live[l] = L->was_live[l] = in && a->status[s0 + l] == SL_SYS_ACTIVE;
         L->t[l] = in ? a->time[s0 + l] : a->t_end;
         L->step[l] = in ? a->steps[s0 + l] : 0;
+        L->t0[l] = in ? a->t_start[s0 + l] : a->t_end;
+        L->k0[l] = in ? a->step_start[s0 + l] : 0;
+        L->n_need[l] = sl_steps_needed(L->t0[l], a->t_end, a->pp[0]);
         L->next_log[l] = in && a->mon.log_every_dt > 0.0 ? a->next_log[s0 + l] : 0.0;
     }
 }
@@ -386,10 +411,10 @@ static inline int sl_lanes_plan(const sl_run_args *a, sl_lanes *L)
     const double dt = a->pp[0];
     int any = 0;
     for (int l = 0; l < SL_CHUNK; l++) {
-        double rem = a->t_end - L->t[l];
-        int go = L->live[l] && L->t[l] < a->t_end;
-        L->last[l] = rem <= dt * (1.0 + 1e-12);
-        L->h[l] = go ? (L->last[l] ? rem : dt) : 0.0;
+        const int64_t j = L->step[l] - L->k0[l] + 1;
+        int go = L->live[l] && j <= L->n_need[l];
+        L->t_next[l] = sl_step_time(L->t0[l], a->t_end, dt, j, L->n_need[l]);
+        L->h[l] = go ? (j < L->n_need[l] ? dt : L->t_next[l] - L->t[l]) : 0.0;
         any += go;
     }
     return any;
@@ -473,7 +498,7 @@ static inline int sl_lanes_need_scalar(const sl_run_args *a)
             }                                                                              \
             for (int l = 0; l < W; l++)                                                    \
                 if (L.h[l] > 0.0) {                                                        \
-                    L.t[l] = L.last[l] ? a->t_end : L.t[l] + L.h[l];                       \
+                    L.t[l] = L.t_next[l];                                                  \
                     L.step[l]++;                                                           \
                 }                                                                          \
             if (!scalar && !(bad && a->mon.check_nonfinite))                               \
@@ -489,7 +514,7 @@ static inline int sl_lanes_need_scalar(const sl_run_args *a)
                     if (!(fabs(e / a->e0[s0 + l] - 1.0) <= a->mon.energy_max))              \
                         why = SL_REASON_ENERGY;                                            \
                 }                                                                          \
-                if (!why && a->max_steps > 0 && L.step[l] >= a->max_steps &&               \
+                if (!why && a->max_steps > 0 && L.step[l] - L.k0[l] >= a->max_steps &&     \
                     L.t[l] < a->t_end)                                                     \
                     why = SL_REASON_STEP_CAP;                                              \
                 if (why)                                                                   \

@@ -1,0 +1,17 @@
+# GPU suites (label `gpu`): only with the CUDA backend built. They skip with
+# a message containing SL_GPU_SKIP when no device is usable (ctest then
+# reports them as skipped), and fail instead when SL_REQUIRE_GPU=1.
+if(SL_HAVE_CUDA)
+  sl_add_test(test_gpu_agreement SOURCES test_gpu_agreement.c LABELS gpu TIMEOUT 600)
+  add_dependencies(test_gpu_agreement hermite newton monitors)
+
+  sl_add_test(test_gpu_device SOURCES test_gpu_device.c LABELS gpu LIBS CUDA::cudart
+              TIMEOUT 300)
+  add_dependencies(test_gpu_device hermite newton monitors)
+
+  sl_add_test(test_gpu_rng SOURCES test_gpu_rng.c CUDA_SOURCES gpu_rng.cu LABELS gpu
+              LIBS CUDA::cudart TIMEOUT 300)
+
+  set_tests_properties(test_gpu_agreement test_gpu_device test_gpu_rng PROPERTIES
+    SKIP_REGULAR_EXPRESSION "SL_GPU_SKIP")
+endif()

@@ -1,0 +1,105 @@
+/* Deliberately broken (and one good) plugins for the registry suite. One
+ * source, one case per build: the case is chosen by a compile definition
+ *
+ *   SLT_CASE_GOOD        a valid plugin with monitor 'slt_good'
+ *   SLT_CASE_ABI_PLUGIN  sl_plugin.abi is wrong
+ *   SLT_CASE_ABI_TABLE   one table's abi is wrong
+ *   SLT_CASE_NO_ENTRY    no sl_plugin_entry symbol
+ *   SLT_CASE_NULL_ENTRY  sl_plugin_entry returns NULL
+ *   SLT_CASE_DUP         a valid plugin providing force 'newton' (built twice)
+ *   SLT_CASE_NAME_MISMATCH  the table is listed under another name
+ *   SLT_CASE_TWICE       the same monitor declared twice in one plugin
+ *   SLT_CASE_NO_TABLES   n_tables = 0
+ */
+#include "starling/force.h"
+#include "starling/monitor.h"
+#include "starling/plugin.h"
+
+#ifndef SLT_NAME
+#define SLT_NAME "slt_case"
+#endif
+
+static sl_status cfg(const sl_param_values *pv, sl_monitor_config *mc)
+{
+    (void)pv;
+    mc->eject_r = 42.0;
+    return SL_OK;
+}
+
+static const sl_monitor good_monitor __attribute__((unused)) = {
+    .abi = SL_ABI_VERSION,
+    .name = "slt_good",
+    .description = "test monitor",
+    .params = 0,
+    .n_params = 0,
+    .configure = cfg,
+};
+
+static const sl_monitor bad_abi_monitor __attribute__((unused)) = {
+    .abi = SL_ABI_VERSION + 7u,
+    .name = "slt_old",
+    .description = "test monitor built against another ABI",
+    .configure = cfg,
+};
+
+static double pot(int n, const double *x, const double *m, const double *fp)
+{
+    (void)n, (void)x, (void)m, (void)fp;
+    return 0.0;
+}
+
+static const sl_force dup_force __attribute__((unused)) = {
+    .abi = SL_ABI_VERSION,
+    .name = "newton",
+    .description = "a second force named newton",
+    .potential = pot,
+};
+
+#if defined(SLT_CASE_GOOD)
+static const sl_plugin_table tables[] = {{SL_KIND_MONITOR, "slt_good", &good_monitor}};
+#define SLT_ABI SL_ABI_VERSION
+#elif defined(SLT_CASE_ABI_PLUGIN)
+static const sl_plugin_table tables[] = {{SL_KIND_MONITOR, "slt_good", &good_monitor}};
+#define SLT_ABI (SL_ABI_VERSION + 1u)
+#elif defined(SLT_CASE_ABI_TABLE)
+static const sl_plugin_table tables[] = {{SL_KIND_MONITOR, "slt_good", &good_monitor},
+                                         {SL_KIND_MONITOR, "slt_old", &bad_abi_monitor}};
+#define SLT_ABI SL_ABI_VERSION
+#elif defined(SLT_CASE_DUP)
+static const sl_plugin_table tables[] = {{SL_KIND_FORCE, "newton", &dup_force}};
+#define SLT_ABI SL_ABI_VERSION
+#elif defined(SLT_CASE_NAME_MISMATCH)
+static const sl_plugin_table tables[] = {{SL_KIND_MONITOR, "slt_other", &good_monitor}};
+#define SLT_ABI SL_ABI_VERSION
+#elif defined(SLT_CASE_TWICE)
+static const sl_plugin_table tables[] = {{SL_KIND_MONITOR, "slt_good", &good_monitor},
+                                         {SL_KIND_MONITOR, "slt_good", &good_monitor}};
+#define SLT_ABI SL_ABI_VERSION
+#else
+static const sl_plugin_table tables[] = {{SL_KIND_MONITOR, "slt_good", &good_monitor}};
+#define SLT_ABI SL_ABI_VERSION
+#endif
+
+#if defined(SLT_CASE_NO_TABLES)
+#define SLT_NTABLES 0
+#else
+#define SLT_NTABLES (sizeof tables / sizeof tables[0])
+#endif
+
+static const sl_plugin plugin __attribute__((unused)) = {
+    .abi = SLT_ABI,
+    .name = SLT_NAME,
+    .version = "0.0",
+    .description = "registry test plugin",
+    .tables = tables,
+    .n_tables = SLT_NTABLES,
+};
+
+#if defined(SLT_CASE_NO_ENTRY)
+/* Exported, but under another name. */
+SL_PLUGIN_EXPORT const sl_plugin *sl_plugin_entry_v0(void) { return &plugin; }
+#elif defined(SLT_CASE_NULL_ENTRY)
+SL_PLUGIN_EXPORT const sl_plugin *sl_plugin_entry(void) { return 0; }
+#else
+SL_PLUGIN_EXPORT const sl_plugin *sl_plugin_entry(void) { return &plugin; }
+#endif

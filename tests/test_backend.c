@@ -1,0 +1,125 @@
+/* Backend selection: "cpu", "auto" (says which it picked), "cuda" on a
+ * build or machine without CUDA, and malformed specs. Runs in both the CPU
+ * and the CUDA build, with or without a device: each test checks the
+ * answer that fits the build and the machine. */
+#include "sl_test.h"
+
+Test(backend, cpu)
+{
+    sl_backend be;
+    memset(&be, 0xab, sizeof be);
+    SLT_OK(sl_backend_open("cpu", &be));
+    cr_assert_eq(be.kind, SL_BACKEND_CPU);
+    cr_assert(be.threads >= 1);
+    char want[64];
+    snprintf(want, sizeof want, "cpu (%d OpenMP thread", be.threads);
+    cr_assert(strncmp(be.description, want, strlen(want)) == 0, "description: %s", be.description);
+    cr_assert_eq(be.mem_bytes, 0);
+}
+
+Test(backend, auto_says_what_it_picked)
+{
+    sl_backend be;
+    SLT_OK(sl_backend_open("auto", &be));
+    sl_backend be2;
+    SLT_OK(sl_backend_open(NULL, &be2)); /* NULL means auto */
+    cr_assert_eq(be.kind, be2.kind);
+    cr_assert_str_eq(be.description, be2.description);
+    if (!SL_HAVE_CUDA) {
+        cr_assert_eq(sl_cuda_built(), 0);
+        cr_assert_eq(be.kind, SL_BACKEND_CPU);
+        cr_assert(strstr(be.description, "cpu (") == be.description, "%s", be.description);
+        cr_assert(strstr(be.description, "auto, starling was built without CUDA"), "%s",
+                  be.description);
+    } else if (sl_cuda_device_count() < 1) {
+        cr_assert_eq(sl_cuda_built(), 1);
+        cr_assert_eq(be.kind, SL_BACKEND_CPU);
+        cr_assert(strstr(be.description, "auto, no CUDA device found"), "%s", be.description);
+    } else {
+        cr_assert_eq(be.kind, SL_BACKEND_CUDA);
+        cr_assert(strstr(be.description, "cuda:0 (") == be.description, "%s", be.description);
+    }
+    cr_log_info("auto -> %s", be.description);
+}
+
+Test(backend, cuda_without_cuda)
+{
+    sl_backend be;
+    if (SL_HAVE_CUDA && sl_cuda_device_count() > 0) {
+        /* a device is here: asking for one that is not must fail clearly */
+        int n = sl_cuda_device_count();
+        char spec[32];
+        snprintf(spec, sizeof spec, "cuda:%d", n);
+        cr_assert_eq(sl_backend_open(spec, &be), SL_ERR_NODEVICE);
+        cr_assert(strstr(sl_last_error(), spec), "%s", sl_last_error());
+        return;
+    }
+    const char *specs[] = {"cuda", "cuda:0", "cuda:3"};
+    for (int i = 0; i < 3; i++) {
+        sl_clear_error();
+        sl_status st = sl_backend_open(specs[i], &be);
+        cr_assert_eq(st, SL_ERR_NODEVICE, "%s: %s", specs[i], sl_status_name(st));
+        cr_assert(strstr(sl_last_error(), specs[i]), "message does not repeat the spec: %s",
+                  sl_last_error());
+        if (!SL_HAVE_CUDA)
+            cr_assert(strstr(sl_last_error(), "built without CUDA"), "%s", sl_last_error());
+        else
+            cr_assert(strstr(sl_last_error(), "no CUDA device"), "%s", sl_last_error());
+    }
+    cr_assert_eq(sl_cuda_device_count(), 0);
+}
+
+Test(backend, bad_specs)
+{
+    const char *bad[] = {"", "gpu", "CPU", "cpu:0", "cuda:", "cuda:x", "cuda:-1", "cuda:1x",
+                         "cudax", "auto "};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sl_backend be;
+        sl_clear_error();
+        sl_status st = sl_backend_open(bad[i], &be);
+        cr_assert_eq(st, SL_ERR_ARG, "spec '%s': %s (%s)", bad[i], sl_status_name(st),
+                     sl_last_error());
+        char quoted[64];
+        snprintf(quoted, sizeof quoted, "backend '%s'", bad[i]);
+        cr_assert(strstr(sl_last_error(), quoted), "spec '%s': %s", bad[i], sl_last_error());
+        cr_assert(strstr(sl_last_error(), "expected"), "spec '%s': %s", bad[i], sl_last_error());
+    }
+}
+
+Test(backend, device_memory_helpers_without_cuda)
+{
+    if (SL_HAVE_CUDA)
+        cr_skip_test("built with CUDA: the helpers are exercised by the GPU suites");
+    void *p = (void *)1;
+    cr_assert_eq(sl_dev_alloc(&p, 64, "test buffer"), SL_ERR_NODEVICE);
+    cr_assert_null(p);
+    cr_assert(strstr(sl_last_error(), "test buffer"), "%s", sl_last_error());
+    char buf[8] = {0};
+    cr_assert_eq(sl_dev_upload(buf, buf, 8, "up"), SL_ERR_NODEVICE);
+    cr_assert_eq(sl_dev_download(buf, buf, 8, "down"), SL_ERR_NODEVICE);
+    cr_assert_eq(sl_dev_zero(buf, 8, "zero"), SL_ERR_NODEVICE);
+    cr_assert_eq(sl_dev_sync("sync"), SL_ERR_NODEVICE);
+    sl_dev_free(NULL);
+}
+
+/* A CUDA backend handle on a build without CUDA kernels is refused by
+ * sl_integrate rather than run on the CPU by mistake. */
+Test(backend, integrate_refuses_cuda_kind_without_kernels)
+{
+    if (SL_HAVE_CUDA)
+        cr_skip_test("built with CUDA: the kernels exist");
+    slt_plugins p;
+    slt_load(&p);
+    sl_ensemble *e;
+    SLT_OK(sl_ensemble_create(2, 3, &e));
+    sl_backend be;
+    SLT_OK(sl_backend_open("cpu", &be));
+    be.kind = SL_BACKEND_CUDA;
+    sl_run_config c;
+    slt_config(&p, &c, 0.01, 1.0);
+    sl_run_result res;
+    cr_assert_eq(sl_integrate(&be, e, &c, &res), SL_ERR_UNSUPPORTED);
+    cr_assert(strstr(sl_last_error(), "no CUDA kernel"), "%s", sl_last_error());
+    sl_ensemble_destroy(e);
+    slt_unload(&p);
+}

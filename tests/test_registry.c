@@ -1,0 +1,294 @@
+/* The plugin registry: broken plugins are refused with a message naming the
+ * file and what is wrong; a folder scan records them as problems and still
+ * loads the good ones; unknown names list what is available.
+ *
+ * The broken plugins are built from tests/plugins/test_plugin.c into
+ * SLT_BAD_DIR/<case>/ (and all together into SLT_BAD_DIR/mixed/). */
+#define _GNU_SOURCE
+#include <limits.h>
+
+#include "sl_test.h"
+
+#ifndef SLT_BAD_DIR
+#error "SLT_BAD_DIR must name the folder of the test plugins"
+#endif
+#ifndef SLT_PLUGIN_DIR
+#error "SLT_PLUGIN_DIR must name the folder of the real plugins"
+#endif
+
+static void case_path(char *buf, size_t cap, const char *dir, const char *file)
+{
+    snprintf(buf, cap, "%s/%s/%s", SLT_BAD_DIR, dir, file);
+}
+
+/* Loads one file into a fresh registry and checks the refusal. */
+static void expect_refused(const char *dir, const char *file, const char *phrase)
+{
+    char path[PATH_MAX];
+    case_path(path, sizeof path, dir, file);
+    sl_registry *r;
+    SLT_OK(sl_registry_create(&r));
+    sl_clear_error();
+    sl_status st = sl_registry_load_file(r, path);
+    cr_assert_eq(st, SL_ERR_PLUGIN, "%s: status %s (%s)", path, sl_status_name(st),
+                 sl_last_error());
+    const char *msg = sl_last_error();
+    cr_assert(strstr(msg, path), "message does not name the file %s: %s", path, msg);
+    cr_assert(strstr(msg, phrase), "message lacks \"%s\": %s", phrase, msg);
+    cr_assert_eq(sl_registry_count(r), 0, "a refused plugin left tables behind");
+    cr_assert_eq(sl_registry_problem_count(r), 0, "load_file reports through its status");
+    sl_registry_destroy(r);
+}
+
+Test(registry, good_test_plugin_loads)
+{
+    char path[PATH_MAX];
+    case_path(path, sizeof path, "good", "slt_good.so");
+    sl_registry *r;
+    SLT_OK(sl_registry_create(&r));
+    SLT_OK(sl_registry_load_file(r, path));
+    cr_assert_eq(sl_registry_count(r), 1);
+    const sl_registry_item *it = sl_registry_at(r, 0);
+    cr_assert_eq(it->kind, SL_KIND_MONITOR);
+    cr_assert_str_eq(it->name, "slt_good");
+    cr_assert_str_eq(it->path, path);
+    cr_assert_str_eq(it->plugin->name, "slt_good");
+    cr_assert_null(sl_registry_at(r, 1));
+    const sl_monitor *m = sl_registry_find(r, SL_KIND_MONITOR, "slt_good");
+    cr_assert_not_null(m);
+    cr_assert_eq((const void *)m, it->table);
+    sl_monitor_config mc;
+    sl_monitor_config_default(&mc);
+    SLT_OK(m->configure(NULL, &mc));
+    cr_assert_eq(mc.eject_r, 42.0, "the table really is the plugin's code");
+    cr_assert_null(sl_registry_find(r, SL_KIND_FORCE, "slt_good"), "kinds are separate");
+    /* the same file again is a no-op */
+    SLT_OK(sl_registry_load_file(r, path));
+    cr_assert_eq(sl_registry_count(r), 1);
+    sl_registry_destroy(r);
+}
+
+Test(registry, wrong_plugin_abi)
+{
+    expect_refused("abi_plugin", "abi_plugin.so", "ABI version");
+    char want[64];
+    snprintf(want, sizeof want, "ABI version %u, but this starling has ABI version %u",
+             SL_ABI_VERSION + 1u, SL_ABI_VERSION);
+    expect_refused("abi_plugin", "abi_plugin.so", want);
+}
+
+Test(registry, wrong_table_abi)
+{
+    char want[96];
+    snprintf(want, sizeof want, "monitor 'slt_old' has ABI version %u", SL_ABI_VERSION + 7u);
+    expect_refused("abi_table", "abi_table.so", want);
+}
+
+Test(registry, missing_entry_symbol)
+{
+    expect_refused("no_entry", "no_entry.so", "has no symbol sl_plugin_entry");
+}
+
+Test(registry, entry_returns_null)
+{
+    expect_refused("null_entry", "null_entry.so", "sl_plugin_entry returned NULL");
+}
+
+Test(registry, not_an_elf_file)
+{
+    expect_refused("notelf", "notelf.so", "cannot be loaded");
+}
+
+Test(registry, missing_file)
+{
+    expect_refused("nowhere", "absent.so", "cannot be loaded");
+}
+
+Test(registry, table_name_mismatch)
+{
+    expect_refused("name_mismatch", "name_mismatch.so", "table 'slt_other' is named 'slt_good'");
+}
+
+Test(registry, table_declared_twice)
+{
+    expect_refused("twice", "twice.so", "monitor 'slt_good' is declared twice");
+}
+
+Test(registry, no_tables)
+{
+    expect_refused("no_tables", "no_tables.so", "declares no name or no tables");
+}
+
+Test(registry, duplicate_name_in_two_plugins)
+{
+    char a[PATH_MAX], b[PATH_MAX];
+    case_path(a, sizeof a, "dup", "dup_a.so");
+    case_path(b, sizeof b, "dup", "dup_b.so");
+    sl_registry *r;
+    SLT_OK(sl_registry_create(&r));
+    SLT_OK(sl_registry_load_file(r, a));
+    sl_status st = sl_registry_load_file(r, b);
+    cr_assert_eq(st, SL_ERR_PLUGIN);
+    const char *msg = sl_last_error();
+    cr_assert(strstr(msg, b), "message does not name the refused file: %s", msg);
+    cr_assert(strstr(msg, "force 'newton' is already provided by"), "message: %s", msg);
+    cr_assert(strstr(msg, a), "message does not name the first provider: %s", msg);
+    cr_assert_eq(sl_registry_count(r), 1);
+    cr_assert_str_eq(sl_registry_at(r, 0)->path, a, "the first one loaded stays");
+    sl_registry_destroy(r);
+}
+
+/* The real newton plugin and a test plugin that also calls itself newton. */
+Test(registry, duplicate_of_a_real_plugin)
+{
+    char dir[PATH_MAX], real[PATH_MAX + 16], b[PATH_MAX];
+    cr_assert_not_null(realpath(SLT_PLUGIN_DIR, dir));
+    snprintf(real, sizeof real, "%s/newton.so", dir);
+    case_path(b, sizeof b, "dup", "dup_a.so");
+    sl_registry *r;
+    SLT_OK(sl_registry_create(&r));
+    SLT_OK(sl_registry_load_dir(r, SLT_PLUGIN_DIR));
+    cr_assert_eq(sl_registry_problem_count(r), 0, "problem: %s", sl_registry_problem(r, 0));
+    cr_assert_eq(sl_registry_load_file(r, b), SL_ERR_PLUGIN);
+    cr_assert(strstr(sl_last_error(), "already provided by") && strstr(sl_last_error(), real),
+              "message: %s", sl_last_error());
+    sl_registry_destroy(r);
+}
+
+/* A folder with every case: the good plugin and the first of the
+ * duplicates load, every other .so is a problem (in name order), other
+ * files are ignored, and the scan itself succeeds. */
+Test(registry, load_dir_records_problems_and_loads_good_plugins)
+{
+    char dir[PATH_MAX], canon[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/mixed", SLT_BAD_DIR);
+    cr_assert_not_null(realpath(dir, canon));
+    sl_registry *r;
+    SLT_OK(sl_registry_create(&r));
+    SLT_OK(sl_registry_load_dir(r, dir));
+    struct {
+        const char *file, *phrase;
+    } want[] = {
+        {"abi_plugin.so", "ABI version"},
+        {"abi_table.so", "'slt_old' has ABI version"},
+        {"dup_b.so", "force 'newton' is already provided by"},
+        {"name_mismatch.so", "is named 'slt_good' inside"},
+        {"no_entry.so", "has no symbol sl_plugin_entry"},
+        {"no_tables.so", "declares no name or no tables"},
+        {"notelf.so", "cannot be loaded"},
+        {"null_entry.so", "returned NULL"},
+        /* slt_good.so came first, so the clash with it is found first */
+        {"twice.so", "monitor 'slt_good' is already provided by"},
+    };
+    size_t nw = sizeof want / sizeof want[0];
+    for (size_t i = 0; i < sl_registry_problem_count(r); i++)
+        cr_log_info("problem %zu: %s", i, sl_registry_problem(r, i));
+    cr_assert_eq(sl_registry_problem_count(r), nw, "%zu problems, expected %zu",
+                 sl_registry_problem_count(r), nw);
+    for (size_t i = 0; i < nw; i++) {
+        const char *p = sl_registry_problem(r, i);
+        char path[PATH_MAX + 64];
+        snprintf(path, sizeof path, "%s/%s", canon, want[i].file);
+        cr_assert(strstr(p, path), "problem %zu does not name %s: %s", i, path, p);
+        cr_assert(strstr(p, want[i].phrase), "problem %zu lacks \"%s\": %s", i, want[i].phrase, p);
+    }
+    cr_assert_null(sl_registry_problem(r, nw));
+    /* loaded: dup_a (force newton) and slt_good (monitor) */
+    cr_assert_eq(sl_registry_count(r), 2);
+    cr_assert_not_null(sl_registry_find(r, SL_KIND_MONITOR, "slt_good"));
+    const sl_force *f = sl_registry_find(r, SL_KIND_FORCE, "newton");
+    cr_assert_not_null(f);
+    cr_assert_str_eq(f->description, "a second force named newton");
+    /* scanning the same folder again changes nothing */
+    SLT_OK(sl_registry_load_dir(r, dir));
+    cr_assert_eq(sl_registry_problem_count(r), nw);
+    cr_assert_eq(sl_registry_count(r), 2);
+    sl_registry_destroy(r);
+}
+
+Test(registry, absent_folder_is_not_an_error)
+{
+    sl_registry *r;
+    SLT_OK(sl_registry_create(&r));
+    SLT_OK(sl_registry_load_dir(r, SLT_BAD_DIR "/does-not-exist"));
+    cr_assert_eq(sl_registry_count(r), 0);
+    cr_assert_eq(sl_registry_problem_count(r), 0);
+    sl_registry_destroy(r);
+}
+
+Test(registry, unknown_name_lists_available)
+{
+    slt_plugins p;
+    slt_load(&p);
+    cr_assert_eq(sl_registry_problem_count(p.reg), 0, "problem: %s",
+                 sl_registry_problem(p.reg, 0));
+    const void *t = (const void *)1;
+    sl_status st = sl_registry_get(p.reg, SL_KIND_FORCE, "newtonian", &t);
+    cr_assert_eq(st, SL_ERR_ARG);
+    cr_assert_null(t);
+    cr_assert(strstr(sl_last_error(), "unknown force 'newtonian'"), "%s", sl_last_error());
+    cr_assert(strstr(sl_last_error(), "available: newton"), "%s", sl_last_error());
+    st = sl_registry_get(p.reg, SL_KIND_MONITOR, "ejection", &t);
+    cr_assert_eq(st, SL_ERR_ARG);
+    const char *names[] = {"log", "eject", "close_encounter", "nonfinite", "energy"};
+    for (int i = 0; i < 5; i++)
+        cr_assert(strstr(sl_last_error(), names[i]), "'%s' missing from: %s", names[i],
+                  sl_last_error());
+    cr_assert(!strstr(sl_last_error(), "hermite"), "other kinds listed: %s", sl_last_error());
+    st = sl_registry_get(p.reg, SL_KIND_PROPAGATOR, "leapfrog", &t);
+    cr_assert_eq(st, SL_ERR_ARG);
+    cr_assert(strstr(sl_last_error(), "unknown integrator 'leapfrog'; available: hermite"), "%s",
+              sl_last_error());
+    st = sl_registry_get(p.reg, SL_KIND_LIKELIHOOD, "nothing", &t);
+    cr_assert_eq(st, SL_ERR_ARG);
+    cr_assert(strstr(sl_last_error(), "unknown likelihood 'nothing'"), "%s", sl_last_error());
+    slt_unload(&p);
+
+    /* an empty registry says where to look */
+    sl_registry *r;
+    SLT_OK(sl_registry_create(&r));
+    cr_assert_eq(sl_registry_get(r, SL_KIND_FORCE, "newton", &t), SL_ERR_ARG);
+    cr_assert(strstr(sl_last_error(), "STARLING_PLUGIN_PATH"), "%s", sl_last_error());
+    sl_registry_destroy(r);
+}
+
+Test(registry, default_path_finds_build_plugins_and_env_path)
+{
+    /* Criterion forks per test, so the environment change stays here. */
+    char good[PATH_MAX];
+    snprintf(good, sizeof good, "%s/good", SLT_BAD_DIR);
+    setenv("STARLING_PLUGIN_PATH", good, 1);
+    sl_registry *r;
+    SLT_OK(sl_registry_create(&r));
+    SLT_OK(sl_registry_load_default(r));
+    cr_assert_eq(sl_registry_problem_count(r), 0, "problem: %s", sl_registry_problem(r, 0));
+    cr_assert_not_null(sl_registry_find(r, SL_KIND_MONITOR, "slt_good"));
+    cr_assert_not_null(sl_registry_find(r, SL_KIND_PROPAGATOR, "hermite"));
+    cr_assert_not_null(sl_registry_find(r, SL_KIND_FORCE, "newton"));
+    cr_assert_not_null(sl_registry_find(r, SL_KIND_MONITOR, "energy"));
+    /* the environment comes first on the path */
+    cr_assert_str_eq(sl_registry_at(r, 0)->name, "slt_good");
+    sl_registry_destroy(r);
+}
+
+/* Hermite lists a kernel per N in 2..16 plus the runtime-N fallback. */
+Test(registry, hermite_kernel_table)
+{
+    slt_plugins p;
+    slt_load(&p);
+    for (int n = 2; n <= 16; n++) {
+        const sl_kernel_entry *k = sl_propagator_kernel(p.hermite, "newton", n);
+        cr_assert_not_null(k);
+        cr_assert_eq(k->n_body, n);
+        cr_assert_not_null(k->cpu);
+        cr_assert_eq(k->cuda != NULL, SL_HAVE_CUDA != 0);
+    }
+    const sl_kernel_entry *any = sl_propagator_kernel(p.hermite, "newton", 17);
+    cr_assert_not_null(any);
+    cr_assert_eq(any->n_body, 0);
+    cr_assert_eq(sl_propagator_kernel(p.hermite, "newton", 64), any);
+    cr_assert_null(sl_propagator_kernel(p.hermite, "gr", 3));
+    cr_assert_eq(p.hermite->order, 4);
+    cr_assert_eq(p.hermite->abi, SL_ABI_VERSION);
+    slt_unload(&p);
+}
