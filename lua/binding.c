@@ -242,6 +242,11 @@ void sl_lua_item_info(const sl_registry_item *it, const char **desc, const sl_pa
         *desc = l->description, *params = l->options, *n = l->n_options;
         break;
     }
+    case SL_KIND_PERIODOGRAM: {
+        const sl_periodogram *g = it->table;
+        *desc = g->description, *params = g->options, *n = g->n_options;
+        break;
+    }
     }
     if (!*params)
         *n = 0;
@@ -376,5 +381,7 @@ int luaopen_starling_core(lua_State *L)
     lua_setfield(L, -2, "cuda_archs");
     sl_lua_open_ensemble(L);
     sl_lua_open_run(L);
+    sl_lua_open_lombscargle(L);
+    sl_lua_open_likelihood(L);
     return 1;
 }

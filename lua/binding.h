@@ -76,4 +76,12 @@ void sl_lua_write_header(lua_State *L, int idx, FILE *f);
 
 void sl_lua_open_run(lua_State *L);
 
+/* --- periodograms (binding_lombscargle.c) --- */
+
+void sl_lua_open_lombscargle(lua_State *L);
+
+/* --- likelihoods, kepler.solve, rv.read (binding_likelihood.c) --- */
+
+void sl_lua_open_likelihood(lua_State *L);
+
 #endif

@@ -19,6 +19,10 @@ static const char *const usage_text =
     "       starling FILE.lua [ARGS...]       the same\n"
     "       starling run -                    run a script read from stdin\n"
     "       starling plugins                  list plugins and their parameters\n"
+    "       starling ls [OPTIONS] FILE...     best Lomb-Scargle period of each light curve\n"
+    "           (t, y[, dy] columns; --batch: id, t, y[, dy]; a folder: one curve per file;\n"
+    "            FITS tables too; --backend=auto|cpu|cuda, --engine=auto|direct|fast,\n"
+    "            --fp32, --standard, --fap)\n"
     "       starling --version                version, CUDA support and devices\n"
     "       starling --help                   this text\n"
     "       starling                          interactive prompt (reads stdin)\n"
@@ -248,6 +252,7 @@ static int list_plugins(void)
     print_kind(r, SL_KIND_FORCE, "forces");
     print_kind(r, SL_KIND_MONITOR, "monitors");
     print_kind(r, SL_KIND_LIKELIHOOD, "likelihoods");
+    print_kind(r, SL_KIND_PERIODOGRAM, "periodograms");
     if (sl_registry_count(r) == 0)
         printf("no plugins found (is the plugin path right? see STARLING_PLUGIN_PATH)\n");
     fflush(stdout);
@@ -255,6 +260,81 @@ static int list_plugins(void)
         fprintf(stderr, "starling: warning: %s\n", sl_registry_problem(r, i));
     sl_registry_destroy(r);
     return 0;
+}
+
+/* `starling ls`: the best period of each light curve, with astropy's
+ * defaults (generalised periodogram, autofrequency 5/5). */
+static int ls_command(int argc, char **argv)
+{
+    sl_registry *r = NULL;
+    const void *t;
+    if (sl_registry_create(&r) || sl_registry_load_default(r) ||
+        sl_registry_get(r, SL_KIND_PERIODOGRAM, "lombscargle", &t)) {
+        fprintf(stderr, "starling: ls: %s\n", sl_last_error());
+        sl_registry_destroy(r);
+        return 1;
+    }
+    const sl_periodogram *ls = t;
+    sl_ls_options o;
+    sl_ls_options_default(&o);
+    const char *backend = "auto";
+    int batch = 0, files = 0, failed = 0;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--batch")) batch = 1;
+        else if (!strcmp(argv[i], "--fp32")) o.precision = SL_LS_FP32;
+        else if (!strcmp(argv[i], "--standard")) o.method = SL_LS_STANDARD;
+        else if (!strcmp(argv[i], "--fap")) o.fap = 1;
+        else if (!strncmp(argv[i], "--backend=", 10)) backend = argv[i] + 10;
+        else if (!strncmp(argv[i], "--engine=", 9)) {
+            if (ls->set_choice(&o, "engine", argv[i] + 9)) {
+                fprintf(stderr, "starling: ls: %s\n", sl_last_error());
+                sl_registry_destroy(r);
+                return 2;
+            }
+        }
+        else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "starling: ls: unknown option '%s'\n%s", argv[i], usage_text);
+            sl_registry_destroy(r);
+            return 2;
+        } else files++;
+    }
+    sl_backend be;
+    if (files == 0 || sl_backend_open(backend, &be)) {
+        fprintf(stderr, "starling: ls: %s\n", files ? sl_last_error() : "expected light-curve files");
+        sl_registry_destroy(r);
+        return 2;
+    }
+    printf("# %s\n%-32s %-18s %-18s %-12s%s\n", be.description, "object", "best_period",
+           "best_frequency", "power", o.fap ? " fap" : "");
+    for (int i = 0; i < argc; i++) {
+        if (argv[i][0] == '-' && argv[i][1])
+            continue;
+        sl_ls_set *set = NULL;
+        sl_ls_result res;
+        if (ls->read(argv[i], batch, &set) || ls->compute(&be, &set->data, &o, &res)) {
+            fflush(stdout);
+            fprintf(stderr, "starling: ls: %s\n", sl_last_error());
+            ls->set_free(set);
+            failed = 1;
+            continue;
+        }
+        for (int64_t k = 0; k < res.n_obj; k++) {
+            const char *name = batch || set->data.n_obj > 1 ? set->id[k] : argv[i];
+            if (res.flag[k])
+                printf("%-32s flagged: %s\n", name, sl_ls_flag_name(res.flag[k]));
+            else if (o.fap)
+                printf("%-32s %-18.10g %-18.10g %-12.6g %.3g\n", name, 1.0 / res.best_f[k],
+                       res.best_f[k], res.best_p[k], res.best_fap[k]);
+            else
+                printf("%-32s %-18.10g %-18.10g %.6g\n", name, 1.0 / res.best_f[k], res.best_f[k],
+                       res.best_p[k]);
+        }
+        ls->result_free(&res);
+        ls->set_free(set);
+    }
+    fflush(stdout);
+    sl_registry_destroy(r);
+    return failed;
 }
 
 /* ---- the prompt ---------------------------------------------------------------- */
@@ -371,6 +451,8 @@ int main(int argc, char **argv)
         return print_version();
     if (!strcmp(cmd, "plugins"))
         return list_plugins();
+    if (!strcmp(cmd, "ls"))
+        return ls_command(argc - 2, argv + 2);
     if (!strcmp(cmd, "run")) {
         if (argc < 3) {
             fprintf(stderr, "starling: run: expected a script file\n%s", usage_text);

@@ -12,6 +12,7 @@
 #include "starling/force.h"
 #include "starling/likelihood.h"
 #include "starling/monitor.h"
+#include "starling/periodogram.h"
 #include "starling/propagator.h"
 
 struct sl_registry {
@@ -33,6 +34,7 @@ const char *sl_kind_name(sl_kind k)
     case SL_KIND_FORCE: return "force";
     case SL_KIND_MONITOR: return "monitor";
     case SL_KIND_LIKELIHOOD: return "likelihood";
+    case SL_KIND_PERIODOGRAM: return "periodogram";
     }
     return "unknown";
 }
@@ -87,6 +89,7 @@ static const char *table_name(sl_kind kind, const void *t)
     case SL_KIND_FORCE: return ((const sl_force *)t)->name;
     case SL_KIND_MONITOR: return ((const sl_monitor *)t)->name;
     case SL_KIND_LIKELIHOOD: return ((const sl_likelihood *)t)->name;
+    case SL_KIND_PERIODOGRAM: return ((const sl_periodogram *)t)->name;
     }
     return NULL;
 }
@@ -104,7 +107,7 @@ static sl_status check_plugin(const sl_registry *r, const char *path, const sl_p
         return sl_fail(SL_ERR_PLUGIN, "plugin %s: declares no name or no tables", path);
     for (size_t i = 0; i < p->n_tables; i++) {
         const sl_plugin_table *t = &p->tables[i];
-        if (t->kind < SL_KIND_PROPAGATOR || t->kind > SL_KIND_LIKELIHOOD || !t->table || !t->name)
+        if (t->kind < SL_KIND_PROPAGATOR || t->kind > SL_KIND_PERIODOGRAM || !t->table || !t->name)
             return sl_fail(SL_ERR_PLUGIN, "plugin %s: table %zu has an unknown kind (%d) or no name",
                            path, i, (int)t->kind);
         if (table_abi(t->table) != SL_ABI_VERSION)

@@ -113,6 +113,40 @@ function M.integrate(cfg)
   return r
 end
 
+--- Lomb-Scargle periodogram(s): {file = | batch = | t =, y =, dy =, ...};
+--- returns {backend, engine, kernel_s, wall_s, n, [i] = {id, flag,
+--- best_frequency, best_period, best_power, fap, peaks, power, ...}}.
+function M.lombscargle(cfg)
+  return core.lombscargle(cfg)
+end
+
+--- A line plot (a periodogram) as a PNG: {path =, object = <lombscargle
+--- result with full = true> | x =, y =, title =, xlabel =, ylabel =,
+--- width =, height =, mark = <x of a dashed marker line>}.
+function M.plot_png(cfg)
+  return core.plot_png(cfg)
+end
+
+--- Kepler's equation: starling.kepler.solve(M, e) gives E with
+--- E - e sin E = M (0 <= e < 1) or F with e sinh F - F = M (e > 1);
+--- M and e are numbers or lists (a number pairs with every element).
+M.kepler = { solve = function(m, e) return core.kepler_solve(m, e) end }
+
+--- Radial-velocity data: starling.rv.read(path) gives {path, n, t, v, err,
+--- instrument = {name per point}, instruments = {names}}; a bad line is an
+--- error naming file:line.
+M.rv = { read = function(path) return core.rv_read(path) end }
+
+--- A likelihood plugin prepared on a data set, e.g.
+--- starling.likelihood("kepler_rv", {data = "rv.txt", planets = 2}); methods
+--- :params(), :eval(rows) -> loglik, chi2, :model(t, p[, instrument]), :info().
+function M.likelihood(name, cfg)
+  return core.likelihood(name, cfg)
+end
+
+--- Wall-clock seconds from a monotonic clock (os.clock is CPU time).
+function M.clock() return core.clock() end
+
 --- Raises an error located at the caller's config line (for user libraries
 --- that want starling-style messages).
 M.error = fail

@@ -24,6 +24,14 @@ typedef struct sl_likelihood {
     sl_status (*eval_batch)(void *ctx, const sl_backend *be, const double *params,
                             size_t n, double *out);
     void (*release)(void *ctx);
+    /* Added in ABI 2; either may be NULL.
+     * As eval_batch, and also chi^2 per model into chi2 (when not NULL). */
+    sl_status (*eval_batch_chi2)(void *ctx, const sl_backend *be, const double *params,
+                                 size_t n, double *loglik, double *chi2);
+    /* The model (e.g. predicted velocities) at n_t points x for one parameter
+     * vector, for plots; `series` selects a data subset's offset (-1: none). */
+    sl_status (*model)(void *ctx, const double *params, const double *x, size_t n_x,
+                       int series, double *out);
 } sl_likelihood;
 
 SL_EXTERN_C_END

@@ -16,13 +16,14 @@ typedef enum sl_kind {
     SL_KIND_PROPAGATOR = 1,
     SL_KIND_FORCE,
     SL_KIND_MONITOR,
-    SL_KIND_LIKELIHOOD
+    SL_KIND_LIKELIHOOD,
+    SL_KIND_PERIODOGRAM /* appended: values above keep their numbers */
 } sl_kind;
 
 typedef struct sl_plugin_table {
     sl_kind kind;
     const char *name;
-    const void *table; /* sl_propagator, sl_force, sl_monitor or sl_likelihood */
+    const void *table; /* sl_propagator, sl_force, sl_monitor, sl_likelihood or sl_periodogram */
 } sl_plugin_table;
 
 typedef struct sl_plugin {

@@ -8,6 +8,7 @@
 #include "starling/likelihood.h"
 #include "starling/monitor.h"
 #include "starling/params.h"
+#include "starling/periodogram.h"
 #include "starling/plugin.h"
 #include "starling/propagator.h"
 #include "starling/registry.h"

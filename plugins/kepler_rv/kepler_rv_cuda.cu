@@ -1,0 +1,274 @@
+/* kepler_rv on CUDA: one thread per model; the observations are staged in
+ * shared memory tile by tile (cooperative loads), one instrument at a time;
+ * each thread writes one ln L and one chi² back.
+ *
+ * Host side: models go in chunks through two streams, each with its own
+ * pinned staging buffers, so that copying chunk c+1 into pinned memory on
+ * the host overlaps the transfers and kernel of chunk c. The kernels are
+ * specialised (by macro, not templates) for 1..8 planets, where the planet
+ * loop unrolls and the orbits stay in registers; more planets use a
+ * runtime-count kernel. */
+#include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kepler_rv.h"
+
+#define KRV_TRY(call, what)                                                                \
+    do {                                                                                   \
+        cudaError_t err_ = (call);                                                         \
+        if (err_ != cudaSuccess)                                                           \
+            return sl_fail(SL_ERR_CUDA, "kepler_rv: %s: %s (%s)", (what),                  \
+                           cudaGetErrorString(err_), #call);                               \
+    } while (0)
+
+enum { KRV_BLOCK = 128, KRV_TILE = 512, KRV_CHUNK = 1 << 16, KRV_NSTREAM = 2 };
+
+typedef struct krv_args {
+    const double *params; /* n x n_par */
+    int64_t n;
+    int n_par, n_pl, basis, n_inst, trend;
+    double epoch;
+    const double *dt, *v, *var;
+    const float *vf, *varf;
+    int inst_start[SL_RV_MAX_INST + 1];
+    double *ll, *chi2;
+} krv_args;
+
+typedef struct krv_dev {
+    double *dt, *v, *var;
+    float *vf, *varf;
+    double *params[KRV_NSTREAM], *out[KRV_NSTREAM];  /* device, per stream */
+    double *hparams[KRV_NSTREAM], *hout[KRV_NSTREAM]; /* pinned host, per stream */
+    cudaStream_t stream[KRV_NSTREAM];
+    size_t n_par;
+    int device;
+} krv_dev;
+
+/* ---- kernels ----------------------------------------------------------------- */
+
+static __device__ __forceinline__ int krv_load(const krv_args &a, sl_krv_orbit *o,
+                                               double *gamma, double *jit2, double *dvdt,
+                                               double *curv, int64_t m, int n_pl)
+{
+    return sl_krv_unpack(a.params + m * a.n_par, n_pl, a.basis, a.n_inst, a.trend, a.epoch, o,
+                         gamma, jit2, dvdt, curv);
+}
+
+static __device__ __forceinline__ void krv_body_d(const krv_args &a, int n_pl)
+{
+    __shared__ double s_dt[KRV_TILE], s_v[KRV_TILE], s_var[KRV_TILE];
+    int64_t m = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    sl_krv_orbit o[SL_KRV_MAX_PL];
+    double gamma[SL_RV_MAX_INST], jit2[SL_RV_MAX_INST];
+    sl_krv_extra x;
+    int ok = m < a.n && krv_load(a, o, gamma, jit2, &x.dvdt, &x.curv, m, n_pl);
+    sl_krv_sums s = {0.0, 0.0};
+    for (int i = 0; i < a.n_inst; i++) {
+        x.gamma = gamma[i], x.jit2 = jit2[i];
+        for (int k0 = a.inst_start[i]; k0 < a.inst_start[i + 1]; k0 += KRV_TILE) {
+            int nk = min(KRV_TILE, a.inst_start[i + 1] - k0);
+            __syncthreads(); /* the previous tile is no longer read */
+            for (int k = threadIdx.x; k < nk; k += blockDim.x) {
+                s_dt[k] = a.dt[k0 + k], s_v[k] = a.v[k0 + k], s_var[k] = a.var[k0 + k];
+            }
+            __syncthreads();
+            if (ok)
+                for (int k = 0; k < nk; k++)
+                    sl_krv_obs_d(n_pl, o, &x, s_dt[k], s_v[k], s_var[k], &s);
+        }
+    }
+    if (m < a.n) {
+        a.ll[m] = ok ? -0.5 * (s.chi2 + s.lnw) : -INFINITY;
+        a.chi2[m] = ok ? s.chi2 : INFINITY;
+    }
+}
+
+static __device__ __forceinline__ void krv_body_f(const krv_args &a, int n_pl)
+{
+    __shared__ double s_dt[KRV_TILE];
+    __shared__ float s_v[KRV_TILE], s_var[KRV_TILE];
+    int64_t m = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    sl_krv_orbit o[SL_KRV_MAX_PL];
+    sl_krv_orbitf of[SL_KRV_MAX_PL];
+    double gamma[SL_RV_MAX_INST], jit2[SL_RV_MAX_INST];
+    sl_krv_extra x;
+    int ok = m < a.n && krv_load(a, o, gamma, jit2, &x.dvdt, &x.curv, m, n_pl);
+    for (int j = 0; j < n_pl; j++)
+        sl_krv_orbit_to_f(&o[j], &of[j]);
+    sl_krv_sumsf s = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int i = 0; i < a.n_inst; i++) {
+        x.gamma = gamma[i], x.jit2 = jit2[i];
+        for (int k0 = a.inst_start[i]; k0 < a.inst_start[i + 1]; k0 += KRV_TILE) {
+            int nk = min(KRV_TILE, a.inst_start[i + 1] - k0);
+            __syncthreads();
+            for (int k = threadIdx.x; k < nk; k += blockDim.x) {
+                s_dt[k] = a.dt[k0 + k], s_v[k] = a.vf[k0 + k], s_var[k] = a.varf[k0 + k];
+            }
+            __syncthreads();
+            if (ok)
+                for (int k = 0; k < nk; k++)
+                    sl_krv_obs_f(n_pl, of, &x, s_dt[k], s_v[k], s_var[k], &s);
+        }
+    }
+    if (m < a.n) {
+        a.ll[m] = ok ? -0.5 * ((double)s.chi2 + (double)s.lnw) : -INFINITY;
+        a.chi2[m] = ok ? (double)s.chi2 : INFINITY;
+    }
+}
+
+#define KRV_KERNELS(N)                                                                     \
+    __global__ void __launch_bounds__(KRV_BLOCK) krv_d_##N(krv_args a) { krv_body_d(a, N); } \
+    __global__ void __launch_bounds__(KRV_BLOCK) krv_f_##N(krv_args a) { krv_body_f(a, N); }
+KRV_KERNELS(1)
+KRV_KERNELS(2)
+KRV_KERNELS(3)
+KRV_KERNELS(4)
+KRV_KERNELS(5)
+KRV_KERNELS(6)
+KRV_KERNELS(7)
+KRV_KERNELS(8)
+__global__ void __launch_bounds__(KRV_BLOCK) krv_d_n(krv_args a) { krv_body_d(a, a.n_pl); }
+__global__ void __launch_bounds__(KRV_BLOCK) krv_f_n(krv_args a) { krv_body_f(a, a.n_pl); }
+
+typedef void (*krv_kernel)(krv_args);
+static const krv_kernel kernels_d[9] = {krv_d_n, krv_d_1, krv_d_2, krv_d_3, krv_d_4,
+                                        krv_d_5, krv_d_6, krv_d_7, krv_d_8};
+static const krv_kernel kernels_f[9] = {krv_f_n, krv_f_1, krv_f_2, krv_f_3, krv_f_4,
+                                        krv_f_5, krv_f_6, krv_f_7, krv_f_8};
+
+/* ---- host side -------------------------------------------------------------- */
+
+extern "C" void sl_krv_cuda_release(sl_krv_ctx *c)
+{
+    krv_dev *d = (krv_dev *)c->cuda;
+    if (!d)
+        return;
+    cudaFree(d->dt), cudaFree(d->v), cudaFree(d->var), cudaFree(d->vf), cudaFree(d->varf);
+    for (int s = 0; s < KRV_NSTREAM; s++) {
+        cudaFree(d->params[s]), cudaFree(d->out[s]);
+        cudaFreeHost(d->hparams[s]), cudaFreeHost(d->hout[s]);
+        if (d->stream[s])
+            cudaStreamDestroy(d->stream[s]);
+    }
+    free(d);
+    c->cuda = NULL;
+}
+
+static sl_status upload_obs(krv_dev *d, const sl_krv_ctx *c)
+{
+    size_t n = c->n_obs;
+    KRV_TRY(cudaMalloc((void **)&d->dt, n * sizeof(double)), "allocating observations");
+    KRV_TRY(cudaMalloc((void **)&d->v, n * sizeof(double)), "allocating observations");
+    KRV_TRY(cudaMalloc((void **)&d->var, n * sizeof(double)), "allocating observations");
+    KRV_TRY(cudaMalloc((void **)&d->vf, n * sizeof(float)), "allocating observations");
+    KRV_TRY(cudaMalloc((void **)&d->varf, n * sizeof(float)), "allocating observations");
+    KRV_TRY(cudaMemcpy(d->dt, c->dt, n * sizeof(double), cudaMemcpyHostToDevice), "uploading");
+    KRV_TRY(cudaMemcpy(d->v, c->v, n * sizeof(double), cudaMemcpyHostToDevice), "uploading");
+    KRV_TRY(cudaMemcpy(d->var, c->var, n * sizeof(double), cudaMemcpyHostToDevice), "uploading");
+    KRV_TRY(cudaMemcpy(d->vf, c->vf, n * sizeof(float), cudaMemcpyHostToDevice), "uploading");
+    KRV_TRY(cudaMemcpy(d->varf, c->varf, n * sizeof(float), cudaMemcpyHostToDevice), "uploading");
+    return SL_OK;
+}
+
+static sl_status alloc_streams(krv_dev *d, size_t n_par)
+{
+    d->n_par = n_par;
+    for (int s = 0; s < KRV_NSTREAM; s++) {
+        KRV_TRY(cudaStreamCreateWithFlags(&d->stream[s], cudaStreamNonBlocking), "stream");
+        KRV_TRY(cudaMalloc((void **)&d->params[s], KRV_CHUNK * n_par * sizeof(double)),
+                "allocating the parameter buffer");
+        KRV_TRY(cudaMalloc((void **)&d->out[s], 2 * KRV_CHUNK * sizeof(double)),
+                "allocating the output buffer");
+        KRV_TRY(cudaMallocHost((void **)&d->hparams[s], KRV_CHUNK * n_par * sizeof(double)),
+                "allocating pinned host memory");
+        KRV_TRY(cudaMallocHost((void **)&d->hout[s], 2 * KRV_CHUNK * sizeof(double)),
+                "allocating pinned host memory");
+    }
+    return SL_OK;
+}
+
+/* Device state on first use, on the current device. */
+static sl_status ensure_dev(sl_krv_ctx *c, krv_dev **out)
+{
+    if (c->cuda) {
+        *out = (krv_dev *)c->cuda;
+        return SL_OK;
+    }
+    krv_dev *d = (krv_dev *)calloc(1, sizeof *d);
+    if (!d)
+        return sl_fail(SL_ERR_NOMEM, "kepler_rv: out of memory");
+    c->cuda = d;
+    KRV_TRY(cudaGetDevice(&d->device), "selecting the device");
+    sl_status st = upload_obs(d, c);
+    if (st == SL_OK)
+        st = alloc_streams(d, c->n_par);
+    if (st != SL_OK) {
+        sl_krv_cuda_release(c);
+        return st;
+    }
+    *out = d;
+    return SL_OK;
+}
+
+static void fill_args(krv_args *a, const sl_krv_ctx *c, const krv_dev *d)
+{
+    memset(a, 0, sizeof *a);
+    a->n_par = (int)c->n_par, a->n_pl = c->n_pl, a->basis = c->basis;
+    a->n_inst = c->n_inst, a->trend = c->trend, a->epoch = c->epoch;
+    a->dt = d->dt, a->v = d->v, a->var = d->var, a->vf = d->vf, a->varf = d->varf;
+    for (int i = 0; i <= c->n_inst; i++)
+        a->inst_start[i] = (int)c->inst_start[i];
+}
+
+/* Copies the results of the chunk that last used stream s to the caller. */
+static sl_status drain(krv_dev *d, int s, size_t first, size_t cnt, double *ll, double *chi2)
+{
+    KRV_TRY(cudaStreamSynchronize(d->stream[s]), "running the kepler_rv kernel");
+    memcpy(ll + first, d->hout[s], cnt * sizeof(double));
+    if (chi2)
+        memcpy(chi2 + first, d->hout[s] + KRV_CHUNK, cnt * sizeof(double));
+    return SL_OK;
+}
+
+extern "C" sl_status sl_krv_cuda_eval(sl_krv_ctx *c, const double *params, size_t n,
+                                      double *ll, double *chi2)
+{
+    if (c->n_obs > 0x7fffffff)
+        return sl_fail(SL_ERR_UNSUPPORTED, "kepler_rv: %zu observations exceed the CUDA "
+                       "kernel's int indices", c->n_obs);
+    krv_dev *d;
+    sl_status st = ensure_dev(c, &d);
+    if (st != SL_OK)
+        return st;
+    krv_args a;
+    fill_args(&a, c, d);
+    krv_kernel k = (c->mixed ? kernels_f : kernels_d)[c->n_pl <= 8 ? c->n_pl : 0];
+    size_t pend_first[KRV_NSTREAM] = {0}, pend_cnt[KRV_NSTREAM] = {0};
+    for (size_t first = 0, ci = 0; first < n; first += KRV_CHUNK, ci++) {
+        int s = (int)(ci % KRV_NSTREAM);
+        size_t cnt = n - first < KRV_CHUNK ? n - first : KRV_CHUNK;
+        if (pend_cnt[s] && (st = drain(d, s, pend_first[s], pend_cnt[s], ll, chi2)) != SL_OK)
+            return st;
+        size_t bytes = cnt * c->n_par * sizeof(double);
+        memcpy(d->hparams[s], params + first * c->n_par, bytes);
+        KRV_TRY(cudaMemcpyAsync(d->params[s], d->hparams[s], bytes, cudaMemcpyHostToDevice,
+                                d->stream[s]), "uploading parameters");
+        a.params = d->params[s], a.n = (int64_t)cnt;
+        a.ll = d->out[s], a.chi2 = d->out[s] + KRV_CHUNK;
+        unsigned grid = (unsigned)((cnt + KRV_BLOCK - 1) / KRV_BLOCK);
+        k<<<grid, KRV_BLOCK, 0, d->stream[s]>>>(a);
+        KRV_TRY(cudaGetLastError(), "launching the kepler_rv kernel");
+        KRV_TRY(cudaMemcpyAsync(d->hout[s], d->out[s], cnt * sizeof(double),
+                                cudaMemcpyDeviceToHost, d->stream[s]), "downloading results");
+        if (chi2)
+            KRV_TRY(cudaMemcpyAsync(d->hout[s] + KRV_CHUNK, d->out[s] + KRV_CHUNK,
+                                    cnt * sizeof(double), cudaMemcpyDeviceToHost, d->stream[s]),
+                    "downloading results");
+        pend_first[s] = first, pend_cnt[s] = cnt;
+    }
+    for (int s = 0; s < KRV_NSTREAM; s++)
+        if (pend_cnt[s] && (st = drain(d, s, pend_first[s], pend_cnt[s], ll, chi2)) != SL_OK)
+            return st;
+    return SL_OK;
+}

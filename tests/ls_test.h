@@ -1,0 +1,85 @@
+/* Helpers for the Lomb-Scargle suites: the plugin's table from the
+ * registry, reading reference CSV files, and small synthetic light curves. */
+#ifndef SL_LS_TEST_H
+#define SL_LS_TEST_H
+
+#include "sl_test.h"
+#include "starling/periodogram.h"
+
+typedef struct slt_ls {
+    sl_registry *reg;
+    const sl_periodogram *ls;
+} slt_ls;
+
+static SLT_UNUSED void slt_ls_load(slt_ls *p)
+{
+    SLT_OK(sl_registry_create(&p->reg));
+    SLT_OK(sl_registry_load_default(p->reg));
+    const void *t;
+    SLT_OK(sl_registry_get(p->reg, SL_KIND_PERIODOGRAM, "lombscargle", &t));
+    p->ls = t;
+}
+
+static SLT_UNUSED void slt_ls_unload(slt_ls *p) { sl_registry_destroy(p->reg); }
+
+/* A numeric CSV file with one header line: columns into a malloc'd
+ * row-major table; returns the number of rows. Non-numeric first fields
+ * (ids) are skipped by `skip` leading columns. */
+static SLT_UNUSED int64_t slt_read_csv(const char *name, int skip, int ncol, double **out)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", SL_TEST_DATA_DIR, name);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "cannot open %s", path);
+    char line[8192];
+    cr_assert_not_null(fgets(line, sizeof line, f));
+    int64_t n = 0, cap = 1024;
+    double *v = malloc((size_t)cap * (size_t)ncol * sizeof *v);
+    while (fgets(line, sizeof line, f)) {
+        if (n == cap) {
+            cap *= 2;
+            v = realloc(v, (size_t)cap * (size_t)ncol * sizeof *v);
+        }
+        char *p = line;
+        for (int s = 0; s < skip; s++)
+            p = strchr(p, ',') + 1;
+        for (int c = 0; c < ncol; c++) {
+            char *end;
+            v[n * ncol + c] = strtod(p, &end);
+            cr_assert(end != p, "%s: row %lld column %d", path, (long long)n + 1, c + 1);
+            p = end + (*end == ',');
+        }
+        n++;
+    }
+    fclose(f);
+    *out = v;
+    return n;
+}
+
+/* Relative difference, with 0 vs 0 = 0. */
+static SLT_UNUSED double slt_rel(double a, double b)
+{
+    double s = fmax(fabs(a), fabs(b));
+    return s == 0 ? 0 : fabs(a - b) / s;
+}
+
+/* A synthetic light curve: n points over `span`, sinusoid of `period`,
+ * deterministic noise from a simple LCG (the values do not matter, only
+ * that CPU and GPU see the same ones). */
+static SLT_UNUSED void slt_ls_curve(int64_t n, double span, double period, uint64_t seed,
+                                    double *t, double *y, double *dy)
+{
+    uint64_t s = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    for (int64_t i = 0; i < n; i++) {
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        double u = (double)(s >> 11) / 9007199254740992.0;
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        double v = (double)(s >> 11) / 9007199254740992.0;
+        t[i] = span * ((double)i + 0.8 * u) / (double)n;
+        if (dy)
+            dy[i] = 0.1 + 0.2 * v;
+        y[i] = 3.0 + sin(2 * M_PI * t[i] / period) + 0.5 * (v - 0.5);
+    }
+}
+
+#endif

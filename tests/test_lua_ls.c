@@ -1,0 +1,137 @@
+/* The Lua face of issue 4, tested from outside (as tests/test_lua.c): the
+ * built executable runs small scripts using starling.lombscargle with
+ * objects = {...} and FITS columns = {...}, starling.plot_png, and bad
+ * inputs, whose messages must name the user's line and carry the
+ * "lombscargle: " context once. */
+#define _GNU_SOURCE
+#include "sl_test.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define STARLING SL_BUILD_DIR "/bin/starling"
+
+static char work[256];
+
+static void make_dir(void)
+{
+    snprintf(work, sizeof work, "/tmp/sl_test_lua_ls_XXXXXX");
+    cr_assert(mkdtemp(work), "mkdtemp failed");
+}
+
+static void remove_dir(void)
+{
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", work);
+    if (work[0] && system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", work);
+}
+
+TestSuite(lua_ls, .init = make_dir, .fini = remove_dir, .timeout = 120);
+
+/* Runs a script from stdin; returns the exit status, stdout+stderr in out. */
+static int run_script(const char *script, char *out, size_t cap)
+{
+    char path[400], cmd[1200];
+    snprintf(path, sizeof path, "%s/s.lua", work);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fputs(script, f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' s.lua 2>&1", work, STARLING);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = 0;
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+Test(lua_ls, objects_batch_and_flags)
+{
+    char out[4096];
+    int st = run_script(
+        "local s = require 'starling'\n"
+        "local t, y = {}, {}\n"
+        "for i = 1, 200 do t[i] = i * 0.37; y[i] = math.sin(2 * math.pi * t[i] / 3.1) end\n"
+        "local r = s.lombscargle{objects = {{t = t, y = y, id = 'a'}, {t = {1, 2}, y = {1, 2}}},\n"
+        "                        grid = 'explicit', f_min = 0.05, f_max = 1.2, n_f = 5000}\n"
+        "print(r.n, r[1].id, r[1].flag, r[2].id, r[2].flag)\n"
+        "print(string.format('period %.3f', r[1].best_period))\n",
+        out, sizeof out);
+    cr_assert_eq(st, 0, "%s", out);
+    cr_assert(strstr(out, "2\ta\tok\t2\tfewer than 3 points"), "%s", out);
+    cr_assert(strstr(out, "period 3.100"), "%s", out);
+}
+
+Test(lua_ls, errors_name_line_once)
+{
+    char out[4096];
+    int st = run_script("local s = require 'starling'\n"
+                        "print('start')\n"
+                        "s.lombscargle{t = {1, 2, 3}, y = {1, 2, 3}, grid = 'explicit', f_min = 2, "
+                        "f_max = 1, n_f = 3}\n"
+                        "print('not reached')\n",
+                        out, sizeof out);
+    cr_assert_eq(st, 1, "%s", out);
+    cr_assert(strstr(out, "s.lua:3: lombscargle: f_min = 2 >= f_max = 1"), "%s", out);
+    cr_assert_null(strstr(out, "lombscargle: lombscargle:"), "%s", out);
+    cr_assert_null(strstr(out, "not reached"), "%s", out);
+}
+
+Test(lua_ls, fits_columns_and_missing_file)
+{
+    char out[4096];
+    int st = run_script("local s = require 'starling'\n"
+                        "print('start')\n"
+                        "s.lombscargle{file = 'missing.fits', columns = {t = 'BTJD'}}\n",
+                        out, sizeof out);
+    cr_assert_eq(st, 1, "%s", out);
+    cr_assert(strstr(out, "s.lua:3: lombscargle: missing.fits: cannot be read"), "%s", out);
+    st = run_script("local s = require 'starling'\n"
+                    "print('start')\n"
+                    "s.lombscargle{file = 'x.fits', columns = {t = 3}}\n",
+                    out, sizeof out);
+    cr_assert_eq(st, 1, "%s", out);
+    cr_assert(strstr(out, "s.lua:3: lombscargle: t = 3"), "%s", out);
+}
+
+/* a PNG of the right size comes out; bad plot input is refused */
+Test(lua_ls, plot_png)
+{
+    char out[4096];
+    int st = run_script(
+        "local s = require 'starling'\n"
+        "local t, y = {}, {}\n"
+        "for i = 1, 100 do t[i] = i * 0.7 + 0.1 * math.sin(i); y[i] = math.cos(t[i]) end\n"
+        "local r = s.lombscargle{t = t, y = y, full = true}\n"
+        "s.plot_png{path = 'p.png', object = r[1], mark = r[1].best_frequency, width = 640,\n"
+        "           height = 360, title = 'test'}\n"
+        "print('ok')\n",
+        out, sizeof out);
+    cr_assert_eq(st, 0, "%s", out);
+    char path[400];
+    snprintf(path, sizeof path, "%s/p.png", work);
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "no PNG written");
+    unsigned char h[24];
+    cr_assert_eq(fread(h, 1, 24, f), 24);
+    fclose(f);
+    cr_assert(!memcmp(h, "\x89PNG\r\n\x1a\n", 8), "not a PNG");
+    unsigned w = (unsigned)h[16] << 24 | (unsigned)h[17] << 16 | (unsigned)h[18] << 8 | h[19];
+    unsigned hh = (unsigned)h[20] << 24 | (unsigned)h[21] << 16 | (unsigned)h[22] << 8 | h[23];
+    cr_assert_eq(w, 640);
+    cr_assert_eq(hh, 360);
+    st = run_script("local s = require 'starling'\n"
+                    "print('start')\n"
+                    "s.plot_png{path = 'q.png', x = {1, 2}, y = {1}}\n",
+                    out, sizeof out);
+    cr_assert_eq(st, 1, "%s", out);
+    cr_assert(strstr(out, "s.lua:3: plot_png: give object"), "%s", out);
+    st = run_script("local s = require 'starling'\n"
+                    "print('start')\n"
+                    "s.plot_png{path = 'q.png', x = {1, 2}, y = {1, 2}, colour = 'red'}\n",
+                    out, sizeof out);
+    cr_assert_eq(st, 1, "%s", out);
+    cr_assert(strstr(out, "unknown key 'colour'"), "%s", out);
+}

@@ -1,0 +1,378 @@
+/* The Lua face of issue 3, tested from outside as tests/test_lua.c does:
+ * starling.kepler.solve, starling.rv.read and
+ * starling.likelihood("kepler_rv", ...) run by the built executable on
+ * small scripts; results are checked against the C plugin called directly
+ * on the same inputs, and bad inputs against the promised messages (the
+ * user's line, the key or element, the value and what was expected). */
+#define _GNU_SOURCE
+#include "sl_test.h"
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define STARLING SL_BUILD_DIR "/bin/starling"
+#define RV_DATA SL_TEST_DATA_DIR "/rv_ref_data.txt"
+
+static char work[256];
+
+static void make_dir(void)
+{
+    snprintf(work, sizeof work, "/tmp/sl_test_lua_rv_XXXXXX");
+    cr_assert(mkdtemp(work), "mkdtemp failed");
+}
+
+static void remove_dir(void)
+{
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", work);
+    if (work[0] && system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", work);
+}
+
+TestSuite(lua_rv, .init = make_dir, .fini = remove_dir, .timeout = 120);
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    size_t got = fread(s, 1, (size_t)n, f);
+    s[got] = '\0';
+    fclose(f);
+    return s;
+}
+
+static void write_text(const char *name, const char *text)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/%s", work, name);
+    FILE *f = fopen(path, "w");
+    cr_assert(f, "cannot write %s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+typedef struct run_out {
+    int status;
+    char *out, *err;
+} run_out;
+
+/* Runs `starling run script.lua` (text given) in the work folder. */
+static run_out run_script(const char *text)
+{
+    write_text("script.lua", text);
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' run script.lua >out.txt 2>err.txt", work,
+             STARLING);
+    int st = system(cmd);
+    char po[400], pe[400];
+    snprintf(po, sizeof po, "%s/out.txt", work);
+    snprintf(pe, sizeof pe, "%s/err.txt", work);
+    run_out o = {WIFEXITED(st) ? WEXITSTATUS(st) : -1, slurp(po), slurp(pe)};
+    cr_assert(o.out && o.err, "no output captured");
+    return o;
+}
+
+static void free_out(run_out *o)
+{
+    free(o->out);
+    free(o->err);
+}
+
+/* Line 1 requires starling, line 2 defines D (the data path), line 3 is
+ * the bad call; the script must stop there with the promised message. */
+static void expect_bad(const char *line3, const char *const *needles)
+{
+    char script[2048];
+    snprintf(script, sizeof script,
+             "local starling = require \"starling\"\n"
+             "local D = \"" RV_DATA "\"\n"
+             "%s\n"
+             "print(\"not reached\")\n",
+             line3);
+    run_out o = run_script(script);
+    cr_expect_eq(o.status, 1, "exit status %d for: %s\nstderr: %s", o.status, line3, o.err);
+    cr_expect(strncmp(o.err, "starling: script.lua:3: ", 24) == 0,
+              "stderr should start with 'starling: script.lua:3: ':\n%s", o.err);
+    cr_expect(!strstr(o.out, "not reached"), "the script went on after the error");
+    for (; *needles; needles++)
+        cr_expect(strstr(o.err, *needles), "stderr lacks \"%s\":\n%s", *needles, o.err);
+    free_out(&o);
+}
+
+#define NEEDLES(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* ---- results agree with the C plugin ----------------------------------------- */
+
+typedef struct krv {
+    sl_registry *reg;
+    const sl_likelihood *l;
+    void *ctx;
+    size_t n_par;
+} krv;
+
+static void krv_open(krv *k, int planets, int mixed)
+{
+    memset(k, 0, sizeof *k);
+    SLT_OK(sl_registry_create(&k->reg));
+    SLT_OK(sl_registry_load_default(k->reg));
+    const void *t;
+    SLT_OK(sl_registry_get(k->reg, SL_KIND_LIKELIHOOD, "kepler_rv", &t));
+    k->l = t;
+    sl_param_values pv;
+    SLT_OK(sl_params_init(&pv, k->l->options, k->l->n_options));
+    SLT_OK(sl_params_set(&pv, "planets", planets));
+    SLT_OK(sl_params_set(&pv, "precision", mixed));
+    SLT_OK(k->l->prepare(&pv, RV_DATA, &k->ctx));
+    const char *const *names;
+    const double *lo, *hi;
+    SLT_OK(k->l->params(k->ctx, &k->n_par, &names, &lo, &hi));
+}
+
+static void krv_close(krv *k)
+{
+    k->l->release(k->ctx);
+    sl_registry_destroy(k->reg);
+}
+
+/* Three 2-planet models (P K e w M0 x2, gamma_APF gamma_HIRES jit_APF
+ * jit_HIRES), the last outside the domain (e2 = 1). */
+static const double models[3][14] = {
+    {12.3, 25.0, 0.2, 1.0, 2.0, 180.0, 8.0, 0.5, -2.0, 0.3, 1.0, -3.0, 2.0, 0.5},
+    {4.1, 3.0, 0.0, 0.0, 5.0, 900.0, 60.0, 0.9, 3.0, 6.0, -1.0, 0.0, 0.0, 4.0},
+    {12.3, 25.0, 0.2, 1.0, 2.0, 180.0, 8.0, 1.0, -2.0, 0.3, 1.0, -3.0, 2.0, 0.5},
+};
+
+static const char *rows_lua =
+    "local rows = {\n"
+    " {12.3, 25.0, 0.2, 1.0, 2.0, 180.0, 8.0, 0.5, -2.0, 0.3, 1.0, -3.0, 2.0, 0.5},\n"
+    " {4.1, 3.0, 0.0, 0.0, 5.0, 900.0, 60.0, 0.9, 3.0, 6.0, -1.0, 0.0, 0.0, 4.0},\n"
+    " {12.3, 25.0, 0.2, 1.0, 2.0, 180.0, 8.0, 1.0, -2.0, 0.3, 1.0, -3.0, 2.0, 0.5},\n"
+    "}\n";
+
+static void check_eval(const char *precision, int mixed)
+{
+    char script[4096];
+    snprintf(script, sizeof script,
+             "local starling = require \"starling\"\n%s"
+             "local L = starling.likelihood(\"kepler_rv\", {data = \"" RV_DATA "\", "
+             "planets = 2, precision = \"%s\", backend = \"cpu\"})\n"
+             "local ll, chi2 = L:eval(rows)\n"
+             "for i = 1, #rows do print(string.format(\"%%.17g %%.17g\", ll[i], chi2[i])) end\n"
+             "local one, c = L:eval(rows[1])\n"
+             "print(string.format(\"%%.17g %%.17g\", one, c))\n",
+             rows_lua, precision);
+    run_out o = run_script(script);
+    cr_assert_eq(o.status, 0, "script failed: %s", o.err);
+    krv k;
+    krv_open(&k, 2, mixed);
+    cr_assert_eq(k.n_par, 14);
+    double ll[3], chi2[3];
+    sl_backend be;
+    SLT_OK(sl_backend_open("cpu", &be));
+    SLT_OK(k.l->eval_batch_chi2(k.ctx, &be, &models[0][0], 3, ll, chi2));
+    const char *s = o.out;
+    for (int i = 0; i < 4; i++) {
+        double a, b;
+        int used;
+        cr_assert_eq(sscanf(s, "%lf %lf%n", &a, &b, &used), 2, "output: %s", o.out);
+        s += used;
+        int m = i < 3 ? i : 0;
+        /* the same code on the same inputs: the same bits */
+        cr_expect(a == ll[m] || (isinf(a) && isinf(ll[m])), "%s row %d: loglik %.17g vs C %.17g",
+                  precision, i + 1, a, ll[m]);
+        cr_expect(b == chi2[m] || (isinf(b) && isinf(chi2[m])), "%s row %d: chi2 %.17g vs C %.17g",
+                  precision, i + 1, b, chi2[m]);
+    }
+    cr_expect(isinf(ll[2]) && ll[2] < 0, "out-of-domain model: %g", ll[2]);
+    krv_close(&k);
+    free_out(&o);
+}
+
+Test(lua_rv, eval_matches_the_plugin_double) { check_eval("double", 0); }
+Test(lua_rv, eval_matches_the_plugin_mixed) { check_eval("mixed", 1); }
+
+Test(lua_rv, model_matches_the_plugin)
+{
+    char script[4096];
+    snprintf(script, sizeof script,
+             "local starling = require \"starling\"\n%s"
+             "local L = starling.likelihood(\"kepler_rv\", {data = starling.rv.read(\"" RV_DATA
+             "\"), planets = 2})\n"
+             "local t = {}\n"
+             "for i = 1, 50 do t[i] = 2458000 + 7.3 * i end\n"
+             "local v = L:model(t, rows[1])\n"
+             "local h = L:model(t, rows[1], \"HIRES\")\n"
+             "for i = 1, 50 do print(string.format(\"%%.17g %%.17g\", v[i], h[i])) end\n"
+             "print(string.format(\"%%.17g\", L:model(t[7], rows[2])))\n",
+             rows_lua);
+    run_out o = run_script(script);
+    cr_assert_eq(o.status, 0, "script failed: %s", o.err);
+    krv k;
+    krv_open(&k, 2, 0);
+    double t[50], v[50], h[50], one;
+    for (int i = 0; i < 50; i++)
+        t[i] = 2458000 + 7.3 * (i + 1);
+    SLT_OK(k.l->model(k.ctx, models[0], t, 50, -1, v));
+    SLT_OK(k.l->model(k.ctx, models[0], t, 50, 1, h)); /* HIRES is the 2nd instrument */
+    SLT_OK(k.l->model(k.ctx, models[1], &t[6], 1, -1, &one));
+    const char *s = o.out;
+    for (int i = 0; i < 50; i++) {
+        double a, b;
+        int used;
+        cr_assert_eq(sscanf(s, "%lf %lf%n", &a, &b, &used), 2, "output: %s", o.out);
+        s += used;
+        cr_expect_eq(a, v[i], "t = %.17g: %.17g vs C %.17g", t[i], a, v[i]);
+        cr_expect_eq(b, h[i], "t = %.17g (HIRES): %.17g vs C %.17g", t[i], b, h[i]);
+        cr_expect(fabs(b - a - models[0][11]) < 1e-9, "HIRES offset not added");
+    }
+    double a;
+    cr_assert_eq(sscanf(s, "%lf", &a), 1);
+    cr_expect_eq(a, one);
+    krv_close(&k);
+    free_out(&o);
+}
+
+Test(lua_rv, params_names_and_bounds)
+{
+    run_out o = run_script(
+        "local starling = require \"starling\"\n"
+        "local L = starling.likelihood(\"kepler_rv\", {data = \"" RV_DATA "\", planets = 1, "
+        "basis = \"tc\", trend = 1})\n"
+        "for _, p in ipairs(L:params()) do print(p.name, p.min, p.max) end\n"
+        "print(L:info().n_params, L:info().name)\n");
+    cr_assert_eq(o.status, 0, "script failed: %s", o.err);
+    const char *want = "lnP1\t-inf\tinf\nlnK1\t-inf\tinf\nsecosw1\t-1.0\t1.0\n"
+                       "sesinw1\t-1.0\t1.0\ntc1\t-inf\tinf\ngamma_APF\t-inf\tinf\n"
+                       "gamma_HIRES\t-inf\tinf\njit_APF\t0.0\tinf\njit_HIRES\t0.0\tinf\n"
+                       "dvdt\t-inf\tinf\n10\tkepler_rv\n";
+    cr_expect_str_eq(o.out, want);
+    free_out(&o);
+}
+
+Test(lua_rv, kepler_solve_scalar_and_lists)
+{
+    run_out o = run_script(
+        "local starling = require \"starling\"\n"
+        "local M, e = {}, {}\n"
+        "for i = 1, 200 do M[i] = (i - 100) * 0.07; e[i] = (i - 1) / 200 * 0.999 end\n"
+        "local E = starling.kepler.solve(M, e)\n"
+        "local worst = 0\n"
+        "for i = 1, 200 do\n"
+        "  worst = math.max(worst, math.abs(E[i] - e[i] * math.sin(E[i]) - M[i]))\n"
+        "end\n"
+        "local E1 = starling.kepler.solve(2.5, 0.3)\n"
+        "local F = starling.kepler.solve({-3, 3}, 1.7)\n"
+        "local E2 = starling.kepler.solve(1.0, {0.1, 0.5})\n"
+        "print(string.format(\"%.17g %.17g %.17g %.17g %.17g %.17g %d\", worst, E1,\n"
+        "  1.7 * math.sinh(F[2]) - F[2], F[1] + F[2], E2[1], E2[2], #E))\n");
+    cr_assert_eq(o.status, 0, "script failed: %s", o.err);
+    double worst, E1, fM, fsum, e21, e22;
+    int n;
+    cr_assert_eq(sscanf(o.out, "%lf %lf %lf %lf %lf %lf %d", &worst, &E1, &fM, &fsum, &e21,
+                        &e22, &n), 7, "%s", o.out);
+    cr_expect(worst <= 1e-13, "worst residual %.3g", worst);
+    cr_expect(fabs(E1 - 0.3 * sin(E1) - 2.5) <= 1e-14, "E1 %.17g", E1);
+    cr_expect(fabs(fM - 3.0) <= 1e-12, "hyperbolic residual %.3g", fM - 3.0);
+    cr_expect_eq(fsum, 0.0, "hyperbolic odd symmetry");
+    cr_expect(fabs(e21 - 0.1 * sin(e21) - 1.0) <= 1e-14 && fabs(e22 - 0.5 * sin(e22) - 1.0) <= 1e-14);
+    cr_expect_eq(n, 200);
+    free_out(&o);
+}
+
+Test(lua_rv, rv_read_returns_the_data)
+{
+    write_text("d.csv", "# comment\ntime,vel,err,tel\n1.5, 2, 0.5, A\n2.5, -1, 1, B\n");
+    run_out o = run_script(
+        "local starling = require \"starling\"\n"
+        "local d = starling.rv.read(\"d.csv\")\n"
+        "print(d.n, d.t[2], d.v[2], d.err[1], d.instrument[2], #d.instruments, d.path)\n");
+    cr_assert_eq(o.status, 0, "script failed: %s", o.err);
+    cr_expect_str_eq(o.out, "2\t2.5\t-1.0\t0.5\tB\t2\td.csv\n");
+    free_out(&o);
+}
+
+/* ---- bad input ------------------------------------------------------------------- */
+
+Test(lua_rv, rv_read_bad_file_names_file_and_line)
+{
+    write_text("bad.txt", "# header comment\n1 2 3\n2 4 0\n");
+    expect_bad("local d = starling.rv.read(\"bad.txt\")",
+               NEEDLES("rv.read: ", "bad.txt:3: error = 0: expected a number > 0"));
+    write_text("bad2.txt", "1 2 3\n2 x 3\n");
+    expect_bad("local L = starling.likelihood(\"kepler_rv\", {data = \"bad2.txt\"})",
+               NEEDLES("likelihood 'kepler_rv': ", "bad2.txt:2: column 2 (velocity) = \"x\""));
+    expect_bad("local d = starling.rv.read(42)", NEEDLES("rv.read: path = 42: expected a string"));
+}
+
+Test(lua_rv, likelihood_bad_options)
+{
+    expect_bad("local L = starling.likelihood(\"kepler_rv\", {data = D, planets = 0})",
+               NEEDLES("likelihood 'kepler_rv': key 'planets' = 0: expected an integer in [1, 16]"));
+    expect_bad("local L = starling.likelihood(\"kepler_rv\", {data = D, planets = 2.5})",
+               NEEDLES("key 'planets' = 2.5: expected an integer"));
+    expect_bad("local L = starling.likelihood(\"kepler_rv\", {data = D, planetz = 2})",
+               NEEDLES("likelihood 'kepler_rv': unknown key 'planetz' (= 2); known keys:",
+                       "planets", "backend", "precision"));
+    expect_bad("local L = starling.likelihood(\"kepler_rv\", {data = D, precision = \"single\"})",
+               NEEDLES("key 'precision' = \"single\": expected \"double\", \"mixed\""));
+    expect_bad("local L = starling.likelihood(\"kepler_rv\", {data = D, basis = 7})",
+               NEEDLES("key 'basis' = 7: expected an integer in [0, 2]"));
+    expect_bad("local L = starling.likelihood(\"kepler_rv\", {data = D, epoch = 0/0})",
+               NEEDLES("key 'epoch' = nan: expected a finite number"));
+    expect_bad("local L = starling.likelihood(\"kepler_rv\", {data = D, trend = \"yes\"})",
+               NEEDLES("key 'trend' = \"yes\" (a string): expected an integer"));
+    expect_bad("local L = starling.likelihood(\"kepler_rv\", {planets = 2})",
+               NEEDLES("key 'data' is required"));
+    expect_bad("local L = starling.likelihood(\"kepler_rv\", {data = {1, 2}})",
+               NEEDLES("key 'data' = a table: expected a file name or a data object"));
+    expect_bad("local L = starling.likelihood(\"kepler_rv\", {data = D, backend = \"gpu\"})",
+               NEEDLES("key 'backend' = \"gpu\": expected \"auto\", \"cpu\", \"cuda\""));
+    expect_bad("local L = starling.likelihood(\"kepler_rb\", {data = D})",
+               NEEDLES("likelihood: name = \"kepler_rb\"", "kepler_rv"));
+    expect_bad("local L = starling.likelihood(\"kepler_rv\", 5)",
+               NEEDLES("likelihood 'kepler_rv': options = 5: expected a table"));
+}
+
+Test(lua_rv, likelihood_bad_calls)
+{
+    const char *mk = "local L = starling.likelihood(\"kepler_rv\", {data = D}); ";
+    char line[512];
+    snprintf(line, sizeof line, "%sL:eval({{1, 2, 3}})", mk);
+    expect_bad(line, NEEDLES("eval: row 1 = a list of 3 values: expected a list of 9 numbers"));
+    snprintf(line, sizeof line, "%sL:eval({{10, 5, 0.1, 1, 1, 0, 0, 1, 1}, {10, 5, 0.1, 0/0, 1, "
+                                "0, 0, 1, 1}})", mk);
+    expect_bad(line, NEEDLES("eval: row 2, column 4 ('w1') = nan: expected a number"));
+    snprintf(line, sizeof line, "%sL:eval({10, 5, \"x\", 1, 1, 0, 0, 1, 1})", mk);
+    expect_bad(line, NEEDLES("eval: column 3 ('e1') = \"x\" (a string): expected a number"));
+    snprintf(line, sizeof line, "%sL:eval({})", mk);
+    expect_bad(line, NEEDLES("eval: rows is an empty list"));
+    snprintf(line, sizeof line, "%sL:model({1, 0/0}, {10, 5, 0.1, 1, 1, 0, 0, 1, 1})", mk);
+    expect_bad(line, NEEDLES("model: t[2] = nan: expected a finite number"));
+    snprintf(line, sizeof line, "%sL:model(1, {10, 5, 1.5, 1, 1, 0, 0, 1, 1})", mk);
+    expect_bad(line, NEEDLES("model: planet 1 (P1 = 10, K1 = 5, e1 = 1.5", "outside the domain"));
+    snprintf(line, sizeof line, "%sL:model(1, {10, 5, 0.5, 1, 1, 0, 0, 1, 1}, \"KECK\")", mk);
+    expect_bad(line, NEEDLES("model: instrument = \"KECK\": expected one of \"APF\", \"HIRES\""));
+    snprintf(line, sizeof line, "%sL.eval({})", mk);
+    expect_bad(line, NEEDLES("expected a likelihood (call methods with ':')"));
+}
+
+Test(lua_rv, kepler_solve_bad_input)
+{
+    expect_bad("local E = starling.kepler.solve(1, 1)",
+               NEEDLES("kepler.solve: e = 1: expected a number in [0, 1) (elliptic) or > 1"));
+    expect_bad("local E = starling.kepler.solve(1, -0.1)", NEEDLES("kepler.solve: e = -0.1"));
+    expect_bad("local E = starling.kepler.solve({1, 0/0}, 0.5)",
+               NEEDLES("kepler.solve: M[2] = nan: expected a finite number"));
+    expect_bad("local E = starling.kepler.solve(math.huge, 0.5)",
+               NEEDLES("kepler.solve: M = inf: expected a finite number"));
+    expect_bad("local E = starling.kepler.solve({1, 2}, {0.1, 0.2, 0.3})",
+               NEEDLES("M has 2 values and e 3"));
+    expect_bad("local E = starling.kepler.solve(\"1\", 0.5)",
+               NEEDLES("kepler.solve: M = \"1\" (a string): expected a finite number"));
+}
