@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "starling/version.h"
+#include "slt_files.h"
 
 #define STARLING SL_BUILD_DIR "/bin/starling"
 
@@ -29,46 +30,18 @@ static char base[256], work[300];
 
 static void make_dirs(void)
 {
-    snprintf(base, sizeof base, "/tmp/sl_test_lua_XXXXXX");
-    cr_assert(mkdtemp(base), "mkdtemp failed");
+    slt_tmpdir(base, sizeof base, "/tmp/sl_test_lua");
     snprintf(work, sizeof work, "%s/w", base);
     cr_assert(mkdir(work, 0755) == 0);
 }
 
-static void remove_dirs(void)
-{
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
-    if (base[0] && system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", base);
-}
+static void remove_dirs(void) { slt_rmtree(base); }
 
 TestSuite(lua, .init = make_dirs, .fini = remove_dirs, .timeout = 120);
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    size_t got = fread(s, 1, (size_t)n, f);
-    s[got] = '\0';
-    fclose(f);
-    return s;
-}
+static char *slurp(const char *path) { return slt_slurp(path); }
 
-static void write_text(const char *name, const char *text)
-{
-    char path[400];
-    snprintf(path, sizeof path, "%s/%s", work, name);
-    FILE *f = fopen(path, "w");
-    cr_assert(f, "cannot write %s", path);
-    fputs(text, f);
-    fclose(f);
-}
+static void write_text(const char *name, const char *text) { slt_write_text(work, name, text); }
 
 static int exists(const char *name)
 {

@@ -5,6 +5,7 @@
  * "lombscargle: " context once. */
 #define _GNU_SOURCE
 #include "sl_test.h"
+#include "slt_files.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,19 +14,9 @@
 
 static char work[256];
 
-static void make_dir(void)
-{
-    snprintf(work, sizeof work, "/tmp/sl_test_lua_ls_XXXXXX");
-    cr_assert(mkdtemp(work), "mkdtemp failed");
-}
+static void make_dir(void) { slt_tmpdir(work, sizeof work, "/tmp/sl_test_lua_ls"); }
 
-static void remove_dir(void)
-{
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", work);
-    if (work[0] && system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", work);
-}
+static void remove_dir(void) { slt_rmtree(work); }
 
 TestSuite(lua_ls, .init = make_dir, .fini = remove_dir, .timeout = 120);
 

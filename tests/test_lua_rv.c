@@ -6,6 +6,7 @@
  * user's line, the key or element, the value and what was expected). */
 #define _GNU_SOURCE
 #include "sl_test.h"
+#include "slt_files.h"
 
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -16,46 +17,15 @@
 
 static char work[256];
 
-static void make_dir(void)
-{
-    snprintf(work, sizeof work, "/tmp/sl_test_lua_rv_XXXXXX");
-    cr_assert(mkdtemp(work), "mkdtemp failed");
-}
+static void make_dir(void) { slt_tmpdir(work, sizeof work, "/tmp/sl_test_lua_rv"); }
 
-static void remove_dir(void)
-{
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", work);
-    if (work[0] && system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", work);
-}
+static void remove_dir(void) { slt_rmtree(work); }
 
 TestSuite(lua_rv, .init = make_dir, .fini = remove_dir, .timeout = 120);
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    size_t got = fread(s, 1, (size_t)n, f);
-    s[got] = '\0';
-    fclose(f);
-    return s;
-}
+static char *slurp(const char *path) { return slt_slurp(path); }
 
-static void write_text(const char *name, const char *text)
-{
-    char path[400];
-    snprintf(path, sizeof path, "%s/%s", work, name);
-    FILE *f = fopen(path, "w");
-    cr_assert(f, "cannot write %s", path);
-    fputs(text, f);
-    fclose(f);
-}
+static void write_text(const char *name, const char *text) { slt_write_text(work, name, text); }
 
 typedef struct run_out {
     int status;

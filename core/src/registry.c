@@ -226,7 +226,7 @@ sl_status sl_registry_load_dir(sl_registry *r, const char *dir)
      * file system's order. */
     qsort(names, n, sizeof *names, cmp_str);
     for (size_t i = 0; i < n; i++) {
-        char path[PATH_MAX];
+        char path[PATH_MAX + 256]; /* a folder and a file name of at most 255 */
         snprintf(path, sizeof path, "%s/%s", canon, names[i]);
         if (sl_registry_load_file(r, path) != SL_OK)
             push_str(&r->problems, &r->n_problems, sl_last_error());

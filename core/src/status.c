@@ -18,7 +18,7 @@ sl_status sl_fail(sl_status code, const char *fmt, ...)
 
 sl_status sl_fail_context(sl_status code, const char *fmt, ...)
 {
-    char prefix[SL_MSG_CAP / 2], old[SL_MSG_CAP / 2];
+    char prefix[SL_MSG_CAP / 2 - 2], old[SL_MSG_CAP / 2]; /* both fit with ": " */
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(prefix, sizeof prefix, fmt, ap);
