@@ -4,7 +4,9 @@
  * present, with the accuracy columns (max fractional chi² error vs CPU
  * double, over 30,720 models). Median of 5 timed calls after a warm-up.
  *
- * Usage: rv-bench [n_sys ...]   (default 122880 1048576) */
+ * Usage: rv-bench [--no-cpu] [n_sys ...]   (default 122880 1048576)
+ * --no-cpu skips the CPU backend's systems/s rows (its double precision
+ * takes ~20 s per call at 2^20 models on 16 cores). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -125,11 +127,15 @@ int main(int argc, char **argv)
         }
     }
     unlink(path);
+    int no_cpu = argc > 1 && !strcmp(argv[1], "--no-cpu");
+    argc -= no_cpu, argv += no_cpu;
     int nn = argc > 1 ? argc - 1 : 2;
     size_t sizes[8] = {122880, 1048576};
     for (int i = 1; i < argc && i <= 8; i++)
         sizes[i - 1] = (size_t)atol(argv[i]);
-    printf("\n| n_sys | precision | backend | systems/s | ms per call | max frac chi2 err vs CPU double (30,720) |\n|---|---|---|---|---|---|\n");
+    printf("\n| n_sys | precision | backend | GPU solver | systems/s (end to end) | systems/s "
+           "(kernel only) | ms per call | max frac chi2 err vs CPU double (30,720) |\n"
+           "|---|---|---|---|---|---|---|---|\n");
     for (int s = 0; s < nn && s < 8; s++) {
         size_t n = sizes[s];
         double *p = malloc(n * 22 * sizeof *p), *ll = malloc(n * sizeof *ll);
@@ -139,10 +145,14 @@ int main(int argc, char **argv)
             draw(&r, p + 22 * k);
         size_t na = n < 30720 ? n : 30720;
         l->eval_batch_chi2(ctx[0], &cpu, p, na, ll, ref);
-        for (int be = 0; be < 1 + have_gpu; be++)
+        /* CPU once; the GPU with each Kepler solver (SL_KRV_SOLVER) */
+        for (int run = no_cpu ? 1 : 0; run < 1 + 2 * have_gpu; run++)
             for (int m = 0; m < 2; m++) {
-                const sl_backend *b = be ? &gpu : &cpu;
-                double tt[5];
+                const sl_backend *b = run ? &gpu : &cpu;
+                const char *solver = run == 1 ? "markley" : run == 2 ? "danby" : "-";
+                if (run)
+                    setenv("SL_KRV_SOLVER", solver, 1);
+                double tt[5], tk[5];
                 if (l->eval_batch_chi2(ctx[m], b, p, n, ll, c2) != SL_OK) { /* warm-up */
                     fprintf(stderr, "rv-bench: %s\n", sl_last_error());
                     return 1;
@@ -154,12 +164,19 @@ int main(int argc, char **argv)
                     double t0 = now();
                     l->eval_batch_chi2(ctx[m], b, p, n, ll, c2);
                     tt[rep] = now() - t0;
+                    tk[rep] = l->last_kernel_s ? l->last_kernel_s(ctx[m]) : 0.0;
                 }
                 qsort(tt, 5, sizeof *tt, cmpd);
-                printf("| %zu | %s | %s | %.3g | %.2f | %.2g |\n", n, m ? "mixed" : "double",
-                       be ? "cuda" : "cpu", n / tt[2], 1e3 * tt[2], err);
+                qsort(tk, 5, sizeof *tk, cmpd);
+                char kern[32] = "-";
+                if (run && tk[2] > 0)
+                    snprintf(kern, sizeof kern, "%.3g", n / tk[2]);
+                printf("| %zu | %s | %s | %s | %.3g | %s | %.2f | %.2g |\n", n,
+                       m ? "mixed" : "double", run ? "cuda" : "cpu", solver, n / tt[2], kern,
+                       1e3 * tt[2], err);
                 fflush(stdout);
             }
+        unsetenv("SL_KRV_SOLVER");
         free(p), free(ll), free(c2), free(ref);
     }
     l->release(ctx[0]);

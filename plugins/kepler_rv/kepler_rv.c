@@ -226,6 +226,7 @@ static sl_status krv_eval_chi2(void *ctx, const sl_backend *be, const double *pa
         return SL_OK;
     if (!params || !loglik)
         return sl_fail(SL_ERR_ARG, "kepler_rv: eval: params and output must not be NULL");
+    c->kernel_s = 0.0;
     if (be && be->kind == SL_BACKEND_CUDA) {
 #if SL_HAVE_CUDA
         return sl_krv_cuda_eval(c, params, n, loglik, chi2);
@@ -278,6 +279,11 @@ static sl_status krv_model(void *ctx, const double *p, const double *t, size_t n
     return SL_OK;
 }
 
+static double krv_last_kernel_s(void *ctx)
+{
+    return ((const sl_krv_ctx *)ctx)->kernel_s;
+}
+
 /* ---- the plugin ---------------------------------------------------------------- */
 
 static const sl_likelihood kepler_rv_table = {
@@ -293,6 +299,7 @@ static const sl_likelihood kepler_rv_table = {
     .release = krv_release,
     .eval_batch_chi2 = krv_eval_chi2,
     .model = krv_model,
+    .last_kernel_s = krv_last_kernel_s,
 };
 
 static const sl_plugin_table tables[] = {

@@ -33,6 +33,7 @@ typedef struct sl_krv_ctx {
     const char **name_ptrs;
     double *lo, *hi;
     void *cuda; /* device buffers, owned by kepler_rv_cuda.cu */
+    double kernel_s; /* device time of the last evaluation's kernels (0 on the CPU) */
 } sl_krv_ctx;
 
 /* Reads one model's parameters: planets into o[], the rest into the

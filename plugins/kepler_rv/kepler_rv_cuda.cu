@@ -4,7 +4,8 @@
  *
  * Host side: models go in chunks through two streams, each with its own
  * pinned staging buffers, so that copying chunk c+1 into pinned memory on
- * the host overlaps the transfers and kernel of chunk c. The kernels are
+ * the host (with all cores: one core's memcpy was slower than PCIe)
+ * overlaps the transfers and kernel of chunk c. The kernels are
  * specialised (by macro, not templates) for 1..8 planets, where the planet
  * loop unrolls and the orbits stay in registers; more planets use a
  * runtime-count kernel. */
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "kepler_rv.h"
+#include "starling/copy.h"
 
 #define KRV_TRY(call, what)                                                                \
     do {                                                                                   \
@@ -23,6 +25,9 @@
     } while (0)
 
 enum { KRV_BLOCK = 128, KRV_TILE = 512, KRV_CHUNK = 1 << 16, KRV_NSTREAM = 2 };
+#ifndef SL_KRV_DEFAULT_GPU_SOLVER
+#define SL_KRV_DEFAULT_GPU_SOLVER SL_KRV_MARKLEY
+#endif
 
 typedef struct krv_args {
     const double *params; /* n x n_par */
@@ -41,6 +46,7 @@ typedef struct krv_dev {
     double *params[KRV_NSTREAM], *out[KRV_NSTREAM];  /* device, per stream */
     double *hparams[KRV_NSTREAM], *hout[KRV_NSTREAM]; /* pinned host, per stream */
     cudaStream_t stream[KRV_NSTREAM];
+    cudaEvent_t k0[KRV_NSTREAM], k1[KRV_NSTREAM]; /* around each stream's last kernel */
     size_t n_par;
     int device;
 } krv_dev;
@@ -55,7 +61,7 @@ static __device__ __forceinline__ int krv_load(const krv_args &a, sl_krv_orbit *
                          gamma, jit2, dvdt, curv);
 }
 
-static __device__ __forceinline__ void krv_body_d(const krv_args &a, int n_pl)
+static __device__ __forceinline__ void krv_body_d(const krv_args &a, int n_pl, int solver)
 {
     __shared__ double s_dt[KRV_TILE], s_v[KRV_TILE], s_var[KRV_TILE];
     int64_t m = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -75,7 +81,7 @@ static __device__ __forceinline__ void krv_body_d(const krv_args &a, int n_pl)
             __syncthreads();
             if (ok)
                 for (int k = 0; k < nk; k++)
-                    sl_krv_obs_d(n_pl, o, &x, s_dt[k], s_v[k], s_var[k], &s);
+                    sl_krv_obs_ds(n_pl, o, &x, s_dt[k], s_v[k], s_var[k], &s, solver);
         }
     }
     if (m < a.n) {
@@ -84,7 +90,7 @@ static __device__ __forceinline__ void krv_body_d(const krv_args &a, int n_pl)
     }
 }
 
-static __device__ __forceinline__ void krv_body_f(const krv_args &a, int n_pl)
+static __device__ __forceinline__ void krv_body_f(const krv_args &a, int n_pl, int solver)
 {
     __shared__ double s_dt[KRV_TILE];
     __shared__ float s_v[KRV_TILE], s_var[KRV_TILE];
@@ -108,7 +114,7 @@ static __device__ __forceinline__ void krv_body_f(const krv_args &a, int n_pl)
             __syncthreads();
             if (ok)
                 for (int k = 0; k < nk; k++)
-                    sl_krv_obs_f(n_pl, of, &x, s_dt[k], s_v[k], s_var[k], &s);
+                    sl_krv_obs_fs(n_pl, of, &x, s_dt[k], s_v[k], s_var[k], &s, solver);
         }
     }
     if (m < a.n) {
@@ -117,25 +123,37 @@ static __device__ __forceinline__ void krv_body_f(const krv_args &a, int n_pl)
     }
 }
 
-#define KRV_KERNELS(N)                                                                     \
-    __global__ void __launch_bounds__(KRV_BLOCK) krv_d_##N(krv_args a) { krv_body_d(a, N); } \
-    __global__ void __launch_bounds__(KRV_BLOCK) krv_f_##N(krv_args a) { krv_body_f(a, N); }
-KRV_KERNELS(1)
-KRV_KERNELS(2)
-KRV_KERNELS(3)
-KRV_KERNELS(4)
-KRV_KERNELS(5)
-KRV_KERNELS(6)
-KRV_KERNELS(7)
-KRV_KERNELS(8)
-__global__ void __launch_bounds__(KRV_BLOCK) krv_d_n(krv_args a) { krv_body_d(a, a.n_pl); }
-__global__ void __launch_bounds__(KRV_BLOCK) krv_f_n(krv_args a) { krv_body_f(a, a.n_pl); }
+/* Kernels per (precision, solver, n_pl = 1..8 or any): the name is
+ * krv_<d|f><m|d>_<N>. */
+#define KRV_KERNEL(P, SV, SOLVER, N, NPL)                                                  \
+    __global__ void __launch_bounds__(KRV_BLOCK) krv_##P##SV##_##N(krv_args a)             \
+    {                                                                                      \
+        krv_body_##P(a, NPL, SOLVER);                                                      \
+    }
+#define KRV_KERNELS(N, NPL)                                                                \
+    KRV_KERNEL(d, m, SL_KRV_MARKLEY, N, NPL)                                               \
+    KRV_KERNEL(d, d, SL_KRV_DANBY, N, NPL)                                                 \
+    KRV_KERNEL(f, m, SL_KRV_MARKLEY, N, NPL)                                               \
+    KRV_KERNEL(f, d, SL_KRV_DANBY, N, NPL)
+KRV_KERNELS(1, 1)
+KRV_KERNELS(2, 2)
+KRV_KERNELS(3, 3)
+KRV_KERNELS(4, 4)
+KRV_KERNELS(5, 5)
+KRV_KERNELS(6, 6)
+KRV_KERNELS(7, 7)
+KRV_KERNELS(8, 8)
+KRV_KERNELS(n, a.n_pl)
 
 typedef void (*krv_kernel)(krv_args);
-static const krv_kernel kernels_d[9] = {krv_d_n, krv_d_1, krv_d_2, krv_d_3, krv_d_4,
-                                        krv_d_5, krv_d_6, krv_d_7, krv_d_8};
-static const krv_kernel kernels_f[9] = {krv_f_n, krv_f_1, krv_f_2, krv_f_3, krv_f_4,
-                                        krv_f_5, krv_f_6, krv_f_7, krv_f_8};
+#define KRV_TABLE(P, SV)                                                                   \
+    {krv_##P##SV##_n, krv_##P##SV##_1, krv_##P##SV##_2, krv_##P##SV##_3, krv_##P##SV##_4,   \
+     krv_##P##SV##_5, krv_##P##SV##_6, krv_##P##SV##_7, krv_##P##SV##_8}
+/* [mixed][solver][n_pl, 0 = any] */
+static const krv_kernel krv_kernels[2][2][9] = {
+    {KRV_TABLE(d, m), KRV_TABLE(d, d)},
+    {KRV_TABLE(f, m), KRV_TABLE(f, d)},
+};
 
 /* ---- host side -------------------------------------------------------------- */
 
@@ -150,6 +168,10 @@ extern "C" void sl_krv_cuda_release(sl_krv_ctx *c)
         cudaFreeHost(d->hparams[s]), cudaFreeHost(d->hout[s]);
         if (d->stream[s])
             cudaStreamDestroy(d->stream[s]);
+        if (d->k0[s])
+            cudaEventDestroy(d->k0[s]);
+        if (d->k1[s])
+            cudaEventDestroy(d->k1[s]);
     }
     free(d);
     c->cuda = NULL;
@@ -176,6 +198,8 @@ static sl_status alloc_streams(krv_dev *d, size_t n_par)
     d->n_par = n_par;
     for (int s = 0; s < KRV_NSTREAM; s++) {
         KRV_TRY(cudaStreamCreateWithFlags(&d->stream[s], cudaStreamNonBlocking), "stream");
+        KRV_TRY(cudaEventCreate(&d->k0[s]), "creating an event");
+        KRV_TRY(cudaEventCreate(&d->k1[s]), "creating an event");
         KRV_TRY(cudaMalloc((void **)&d->params[s], KRV_CHUNK * n_par * sizeof(double)),
                 "allocating the parameter buffer");
         KRV_TRY(cudaMalloc((void **)&d->out[s], 2 * KRV_CHUNK * sizeof(double)),
@@ -221,14 +245,32 @@ static void fill_args(krv_args *a, const sl_krv_ctx *c, const krv_dev *d)
         a->inst_start[i] = (int)c->inst_start[i];
 }
 
-/* Copies the results of the chunk that last used stream s to the caller. */
-static sl_status drain(krv_dev *d, int s, size_t first, size_t cnt, double *ll, double *chi2)
+/* Copies the results of the chunk that last used stream s to the caller
+ * and adds its kernel's time to *kernel_s. */
+static sl_status drain(krv_dev *d, int s, size_t first, size_t cnt, double *ll, double *chi2,
+                       double *kernel_s)
 {
+    float ms = 0;
     KRV_TRY(cudaStreamSynchronize(d->stream[s]), "running the kepler_rv kernel");
+    KRV_TRY(cudaEventElapsedTime(&ms, d->k0[s], d->k1[s]), "timing the kernel");
+    *kernel_s += 1e-3 * (double)ms;
     memcpy(ll + first, d->hout[s], cnt * sizeof(double));
     if (chi2)
         memcpy(chi2 + first, d->hout[s] + KRV_CHUNK, cnt * sizeof(double));
     return SL_OK;
+}
+
+/* SL_KRV_SOLVER=danby|markley picks the kernels' Kepler solver (for
+ * benchmarks; the default is the faster one measured on the H100,
+ * docs/BENCHMARKS.md). */
+static int krv_solver(void)
+{
+    const char *v = getenv("SL_KRV_SOLVER");
+    if (v && !strcmp(v, "markley"))
+        return SL_KRV_MARKLEY;
+    if (v && !strcmp(v, "danby"))
+        return SL_KRV_DANBY;
+    return SL_KRV_DEFAULT_GPU_SOLVER;
 }
 
 extern "C" sl_status sl_krv_cuda_eval(sl_krv_ctx *c, const double *params, size_t n,
@@ -243,22 +285,26 @@ extern "C" sl_status sl_krv_cuda_eval(sl_krv_ctx *c, const double *params, size_
         return st;
     krv_args a;
     fill_args(&a, c, d);
-    krv_kernel k = (c->mixed ? kernels_f : kernels_d)[c->n_pl <= 8 ? c->n_pl : 0];
+    krv_kernel k = krv_kernels[c->mixed ? 1 : 0][krv_solver()][c->n_pl <= 8 ? c->n_pl : 0];
     size_t pend_first[KRV_NSTREAM] = {0}, pend_cnt[KRV_NSTREAM] = {0};
+    double kernel_s = 0.0;
     for (size_t first = 0, ci = 0; first < n; first += KRV_CHUNK, ci++) {
         int s = (int)(ci % KRV_NSTREAM);
         size_t cnt = n - first < KRV_CHUNK ? n - first : KRV_CHUNK;
-        if (pend_cnt[s] && (st = drain(d, s, pend_first[s], pend_cnt[s], ll, chi2)) != SL_OK)
+        if (pend_cnt[s] &&
+            (st = drain(d, s, pend_first[s], pend_cnt[s], ll, chi2, &kernel_s)) != SL_OK)
             return st;
         size_t bytes = cnt * c->n_par * sizeof(double);
-        memcpy(d->hparams[s], params + first * c->n_par, bytes);
+        sl_copy_parallel(d->hparams[s], params + first * c->n_par, bytes);
         KRV_TRY(cudaMemcpyAsync(d->params[s], d->hparams[s], bytes, cudaMemcpyHostToDevice,
                                 d->stream[s]), "uploading parameters");
         a.params = d->params[s], a.n = (int64_t)cnt;
         a.ll = d->out[s], a.chi2 = d->out[s] + KRV_CHUNK;
         unsigned grid = (unsigned)((cnt + KRV_BLOCK - 1) / KRV_BLOCK);
+        KRV_TRY(cudaEventRecord(d->k0[s], d->stream[s]), "recording an event");
         k<<<grid, KRV_BLOCK, 0, d->stream[s]>>>(a);
         KRV_TRY(cudaGetLastError(), "launching the kepler_rv kernel");
+        KRV_TRY(cudaEventRecord(d->k1[s], d->stream[s]), "recording an event");
         KRV_TRY(cudaMemcpyAsync(d->hout[s], d->out[s], cnt * sizeof(double),
                                 cudaMemcpyDeviceToHost, d->stream[s]), "downloading results");
         if (chi2)
@@ -268,7 +314,9 @@ extern "C" sl_status sl_krv_cuda_eval(sl_krv_ctx *c, const double *params, size_
         pend_first[s] = first, pend_cnt[s] = cnt;
     }
     for (int s = 0; s < KRV_NSTREAM; s++)
-        if (pend_cnt[s] && (st = drain(d, s, pend_first[s], pend_cnt[s], ll, chi2)) != SL_OK)
+        if (pend_cnt[s] &&
+            (st = drain(d, s, pend_first[s], pend_cnt[s], ll, chi2, &kernel_s)) != SL_OK)
             return st;
+    c->kernel_s = kernel_s;
     return SL_OK;
 }

@@ -6,7 +6,7 @@
  *   v = K [cos(ν + ω) + e cos ω]
  *     = (a cos E + b sin E) / (1 − e cos E),
  *   a = K (1 − e²) cos ω,  b = −K sqrt(1 − e²) sin ω,
- * which needs one Kepler solve and one sincos per planet and time.
+ * which needs one Kepler solve (returning sin E, cos E) per planet and time.
  *
  * Mean anomaly: M = 2π frac((t − epoch)/P + φ0), with φ0 = M0/(2π) or
  * (epoch − t_p)/P; the fractional phase is always taken in double (Ford
@@ -90,24 +90,43 @@ SL_HD SL_INLINE double sl_krv_phase(double inv_p, double ph0, double dt)
     return x - floor(x);
 }
 
-/* One planet's velocity at dt = t − epoch, double. */
-SL_HD SL_INLINE double sl_krv_v1(const sl_krv_orbit *o, double dt)
+/* Kepler solver of the velocity loops; the CUDA kernels are stamped for
+ * both (bench/rv_bench measures them), the CPU uses Markley's. */
+enum { SL_KRV_MARKLEY = 0, SL_KRV_DANBY = 1 };
+
+/* One planet's velocity at dt = t − epoch, double. The solver returns
+ * sin E and cos E with E, so one planet and time costs one solve. */
+SL_HD SL_INLINE double sl_krv_v1s(const sl_krv_orbit *o, double dt, int solver)
 {
-    double M = SL_KEPLER_TWO_PI * sl_krv_phase(o->inv_p, o->ph0, dt);
-    double E = sl_kepler_markley(M, o->e), s, c;
-    sl_sincos(E, &s, &c);
+    double M = SL_KEPLER_TWO_PI * sl_krv_phase(o->inv_p, o->ph0, dt), s, c;
+    if (solver == SL_KRV_DANBY)
+        sl_kepler_danby_sc(M, o->e, &s, &c);
+    else
+        sl_kepler_markley_sc(M, o->e, &s, &c);
     return (o->a * c + o->b * s) / (1.0 - o->e * c);
 }
 
-/* Mixed: the phase in double, M wrapped into [0, 2π) in float, the rest float. */
-SL_HD SL_INLINE float sl_krv_v1f(const sl_krv_orbitf *o, double dt)
+SL_HD SL_INLINE double sl_krv_v1(const sl_krv_orbit *o, double dt)
 {
-    float M = (float)SL_KEPLER_TWO_PI * (float)sl_krv_phase(o->inv_p, o->ph0, dt);
+    return sl_krv_v1s(o, dt, SL_KRV_MARKLEY);
+}
+
+/* Mixed: the phase in double, M wrapped into [0, 2π) in float, the rest float. */
+SL_HD SL_INLINE float sl_krv_v1fs(const sl_krv_orbitf *o, double dt, int solver)
+{
+    float M = (float)SL_KEPLER_TWO_PI * (float)sl_krv_phase(o->inv_p, o->ph0, dt), s, c;
     if (M >= (float)SL_KEPLER_TWO_PI)
         M -= (float)SL_KEPLER_TWO_PI;
-    float E = sl_kepler_markley_f(M, o->e), s, c;
-    sl_sincosf(E, &s, &c);
+    if (solver == SL_KRV_DANBY)
+        sl_kepler_danby_sc_f(M, o->e, &s, &c);
+    else
+        sl_kepler_markley_sc_f(M, o->e, &s, &c);
     return (o->a * c + o->b * s) / (1.0f - o->e * c);
+}
+
+SL_HD SL_INLINE float sl_krv_v1f(const sl_krv_orbitf *o, double dt)
+{
+    return sl_krv_v1fs(o, dt, SL_KRV_MARKLEY);
 }
 
 SL_HD SL_INLINE void sl_krv_orbit_to_f(const sl_krv_orbit *o, sl_krv_orbitf *f)
@@ -126,20 +145,30 @@ SL_HD SL_INLINE void sl_kahan_addf(float *s, float *c, float x)
 }
 
 /* Sum over planets, double (n_pl a literal after inlining in the kernels). */
-SL_HD SL_INLINE double sl_krv_vsum(int n_pl, const sl_krv_orbit *o, double dt)
+SL_HD SL_INLINE double sl_krv_vsums(int n_pl, const sl_krv_orbit *o, double dt, int solver)
 {
     double v = 0.0;
     for (int j = 0; j < n_pl; j++)
-        v += sl_krv_v1(&o[j], dt);
+        v += sl_krv_v1s(&o[j], dt, solver);
     return v;
+}
+
+SL_HD SL_INLINE double sl_krv_vsum(int n_pl, const sl_krv_orbit *o, double dt)
+{
+    return sl_krv_vsums(n_pl, o, dt, SL_KRV_MARKLEY);
+}
+
+SL_HD SL_INLINE float sl_krv_vsumfs(int n_pl, const sl_krv_orbitf *o, double dt, int solver)
+{
+    float s = 0.0f, c = 0.0f;
+    for (int j = 0; j < n_pl; j++)
+        sl_kahan_addf(&s, &c, sl_krv_v1fs(&o[j], dt, solver));
+    return s;
 }
 
 SL_HD SL_INLINE float sl_krv_vsumf(int n_pl, const sl_krv_orbitf *o, double dt)
 {
-    float s = 0.0f, c = 0.0f;
-    for (int j = 0; j < n_pl; j++)
-        sl_kahan_addf(&s, &c, sl_krv_v1f(&o[j], dt));
-    return s;
+    return sl_krv_vsumfs(n_pl, o, dt, SL_KRV_MARKLEY);
 }
 
 /* The model's parts that are not Keplerians, for one observation. */
@@ -153,28 +182,40 @@ typedef struct sl_krv_sums {
     double chi2, lnw;
 } sl_krv_sums;
 
-SL_HD SL_INLINE void sl_krv_obs_d(int n_pl, const sl_krv_orbit *o, const sl_krv_extra *x,
-                                  double dt, double v, double var, sl_krv_sums *acc)
+SL_HD SL_INLINE void sl_krv_obs_ds(int n_pl, const sl_krv_orbit *o, const sl_krv_extra *x,
+                                   double dt, double v, double var, sl_krv_sums *acc, int solver)
 {
-    double m = sl_krv_vsum(n_pl, o, dt) + x->gamma + dt * (x->dvdt + dt * x->curv);
+    double m = sl_krv_vsums(n_pl, o, dt, solver) + x->gamma + dt * (x->dvdt + dt * x->curv);
     double r = v - m, w = var + x->jit2;
     acc->chi2 += r * r / w;
     acc->lnw += log(SL_KEPLER_TWO_PI * w);
+}
+
+SL_HD SL_INLINE void sl_krv_obs_d(int n_pl, const sl_krv_orbit *o, const sl_krv_extra *x,
+                                  double dt, double v, double var, sl_krv_sums *acc)
+{
+    sl_krv_obs_ds(n_pl, o, x, dt, v, var, acc, SL_KRV_MARKLEY);
 }
 
 typedef struct sl_krv_sumsf {
     float chi2, c_chi2, lnw, c_lnw; /* Kahan sums and their compensations */
 } sl_krv_sumsf;
 
-SL_HD SL_INLINE void sl_krv_obs_f(int n_pl, const sl_krv_orbitf *o, const sl_krv_extra *x,
-                                  double dt, float v, float var, sl_krv_sumsf *acc)
+SL_HD SL_INLINE void sl_krv_obs_fs(int n_pl, const sl_krv_orbitf *o, const sl_krv_extra *x,
+                                   double dt, float v, float var, sl_krv_sumsf *acc, int solver)
 {
     float fdt = (float)dt;
-    float m = sl_krv_vsumf(n_pl, o, dt) + (float)x->gamma +
+    float m = sl_krv_vsumfs(n_pl, o, dt, solver) + (float)x->gamma +
               fdt * ((float)x->dvdt + fdt * (float)x->curv);
     float r = v - m, w = var + (float)x->jit2;
     sl_kahan_addf(&acc->chi2, &acc->c_chi2, r * r / w);
     sl_kahan_addf(&acc->lnw, &acc->c_lnw, logf((float)SL_KEPLER_TWO_PI * w));
+}
+
+SL_HD SL_INLINE void sl_krv_obs_f(int n_pl, const sl_krv_orbitf *o, const sl_krv_extra *x,
+                                  double dt, float v, float var, sl_krv_sumsf *acc)
+{
+    sl_krv_obs_fs(n_pl, o, x, dt, v, var, acc, SL_KRV_MARKLEY);
 }
 
 #endif

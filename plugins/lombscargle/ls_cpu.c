@@ -187,17 +187,3 @@ sl_status sl_ls_cpu_run(sl_ls_job *j)
     free(tl), free(tp), free(tk);
     return SL_OK;
 }
-
-void sl_ls_parallel_copy(void *dst, const void *src, size_t bytes)
-{
-    /* one pageable destination written by several cores: the first touch
-     * of new pages and the memory bandwidth of one core both limit a
-     * single memcpy (Gowanlock et al. 2021) */
-    enum { PIECE = 1 << 20 };
-    int64_t n = (int64_t)((bytes + PIECE - 1) / PIECE);
-#pragma omp parallel for schedule(static) if (n > 1)
-    for (int64_t i = 0; i < n; i++) {
-        size_t a = (size_t)i * PIECE, len = bytes - a < PIECE ? bytes - a : PIECE;
-        memcpy((char *)dst + a, (const char *)src + a, len);
-    }
-}

@@ -1,13 +1,13 @@
 /* CUDA backend of the Lomb-Scargle direct sum.
  *
- * Work is a list of tiles, each LS_TPB consecutive frequencies of one
- * object, one thread per frequency and one block per tile. So a batch is
+ * Work is a list of tiles, each LS_TILE consecutive frequencies of one
+ * object, LS_R frequencies per thread and one block per tile. So a batch is
  * spread over objects and frequencies at once: a batch with one huge object
  * and many tiny ones still fills the GPU, and a single long light curve is
  * simply many tiles of one object. A block stages its object's points
  * (relative time, weight, weight times centred value) through shared memory
- * in chunks, every thread sums over the chunk for its frequency (one
- * sincospi per point), and the block writes its powers (full output) and
+ * in chunks, every thread sums over the chunk for its frequencies (one
+ * sincospi per point for LS_R frequencies), and the block writes its powers (full output) and
  * its best (power, index). A second small kernel reduces each object's
  * tiles to the object's best, so best-only runs copy back n_obj numbers.
  *
@@ -21,11 +21,17 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ls_internal.h"
+#include "starling/copy.h"
 
 #define LS_TPB 256   /* threads (frequencies) per tile */
 #define LS_CHUNK 512 /* points staged in shared memory at a time */
+#ifndef LS_R
+#define LS_R 8       /* frequencies per thread (rotations between sincos) */
+#endif
+#define LS_TILE (LS_R * LS_TPB) /* frequencies per block */
 
 #define LS_TRY(call, what)                                                                 \
     do {                                                                                   \
@@ -68,7 +74,15 @@ __device__ static void ls_block_best(double p, long long k, double *bp, long lon
 }
 
 /* One kernel per precision, stamped from one body: REAL is the type of the
- * weights, trigonometry and sums; SINCOS2PI the matching sincos of 2 pi r. */
+ * weights, trigonometry and sums; SINCOS2PI the matching sincos of 2 pi r.
+ *
+ * A tile is LS_R * LS_TPB frequencies: thread x takes k0 + x + r LS_TPB for
+ * r = 0 .. LS_R-1, so each store is coalesced. Per point, the thread does
+ * one sincos at its first frequency and then LS_R-1 complex rotations by
+ * the phase step LS_TPB df t_j, whose cos/sin the block computes once per
+ * point while staging it (as the CPU loop does, ls_cpu.c): the trigonometry,
+ * which dominated, is spread over LS_R frequencies. The rotation adds about
+ * one rounding per step: ~1e-15 after 7 steps in FP64, ~5e-7 in FP32. */
 #define LS_KERNEL(NAME, REAL, SINCOS2PI)                                                   \
     __global__ void __launch_bounds__(LS_TPB)                                              \
     NAME(const sl_ls_obj *__restrict__ obj, const int *__restrict__ tile_obj,              \
@@ -78,47 +92,66 @@ __device__ static void ls_block_best(double p, long long k, double *bp, long lon
          double *__restrict__ tile_p, long long *__restrict__ tile_k)                      \
     {                                                                                      \
         __shared__ double s_t[LS_CHUNK];                                                   \
-        __shared__ REAL s_w[LS_CHUNK], s_wy[LS_CHUNK];                                     \
+        __shared__ REAL s_w[LS_CHUNK], s_wy[LS_CHUNK], s_cd[LS_CHUNK], s_sd[LS_CHUNK];     \
         const sl_ls_obj o = obj[tile_obj[blockIdx.x]];                                     \
         const long long k = tile_k0[blockIdx.x] + threadIdx.x;                             \
-        const int active = k < o.n_f;                                                      \
-        const double f = o.f0 + (double)k * o.df;                                          \
-        REAL C = 0, S = 0, YC = 0, YS = 0, CC = 0, SS = 0, CS = 0;                         \
+        const double f = o.f0 + (double)k * o.df, step = (double)LS_TPB * o.df;           \
+        REAL C[LS_R], S[LS_R], YC[LS_R], YS[LS_R], CC[LS_R], SS[LS_R], CS[LS_R];           \
+        _Pragma("unroll") for (int r = 0; r < LS_R; r++)                                   \
+            C[r] = S[r] = YC[r] = YS[r] = CC[r] = SS[r] = CS[r] = 0;                       \
         for (long long j0 = 0; j0 < o.n; j0 += LS_CHUNK) {                                 \
             int nj = o.n - j0 < LS_CHUNK ? (int)(o.n - j0) : LS_CHUNK;                     \
             __syncthreads();                                                               \
             for (int i = threadIdx.x; i < nj; i += LS_TPB) {                               \
-                s_t[i] = t[o.first + j0 + i];                                              \
+                double ti = t[o.first + j0 + i];                                           \
+                REAL sd, cd;                                                               \
+                SINCOS2PI((REAL)sl_ls_cycles(step, ti), &sd, &cd);                         \
+                s_t[i] = ti;                                                               \
                 s_w[i] = w[o.first + j0 + i];                                              \
                 s_wy[i] = wy[o.first + j0 + i];                                            \
+                s_cd[i] = cd;                                                              \
+                s_sd[i] = sd;                                                              \
             }                                                                              \
             __syncthreads();                                                               \
-            if (active)                                                                    \
-                for (int i = 0; i < nj; i++) {                                             \
-                    REAL s, c;                                                             \
-                    SINCOS2PI((REAL)sl_ls_cycles(f, s_t[i]), &s, &c);                      \
-                    REAL wc = s_w[i] * c, ws = s_w[i] * s;                                 \
-                    C += wc;                                                               \
-                    S += ws;                                                               \
-                    YC += s_wy[i] * c;                                                     \
-                    YS += s_wy[i] * s;                                                     \
-                    CC += wc * c;                                                          \
-                    SS += ws * s;                                                          \
-                    CS += wc * s;                                                          \
+            for (int i = 0; i < nj; i++) {                                                 \
+                REAL s, c;                                                                 \
+                SINCOS2PI((REAL)sl_ls_cycles(f, s_t[i]), &s, &c);                          \
+                const REAL wi = s_w[i], wyi = s_wy[i], cd = s_cd[i], sd = s_sd[i];         \
+                _Pragma("unroll") for (int r = 0; r < LS_R; r++) {                         \
+                    REAL wc = wi * c, ws = wi * s;                                         \
+                    C[r] += wc;                                                            \
+                    S[r] += ws;                                                            \
+                    YC[r] += wyi * c;                                                      \
+                    YS[r] += wyi * s;                                                      \
+                    CC[r] += wc * c;                                                       \
+                    SS[r] += ws * s;                                                       \
+                    CS[r] += wc * s;                                                       \
+                    if (r + 1 < LS_R) {                                                    \
+                        REAL cn = c * cd - s * sd;                                         \
+                        s = s * cd + c * sd;                                               \
+                        c = cn;                                                            \
+                    }                                                                      \
                 }                                                                          \
-        }                                                                                  \
-        double p = (double)NAN;                                                            \
-        if (active) {                                                                      \
-            sl_ls_sums m = {C, S, YC, YS, CC, SS, CS};                                     \
-            p = sl_ls_power(&m, &o, generalised, norm);                                    \
-            if (full) {                                                                    \
-                if (pow32)                                                                 \
-                    pow32[o.out + k] = (float)p;                                           \
-                else                                                                       \
-                    pow64[o.out + k] = p;                                                  \
             }                                                                              \
         }                                                                                  \
-        ls_block_best(p, active ? k : -1, &tile_p[blockIdx.x], &tile_k[blockIdx.x]);       \
+        double bp = (double)NAN;                                                           \
+        long long bk = -1;                                                                 \
+        _Pragma("unroll") for (int r = 0; r < LS_R; r++) {                                 \
+            const long long kr = k + (long long)r * LS_TPB;                                \
+            if (kr >= o.n_f)                                                               \
+                break;                                                                     \
+            sl_ls_sums m = {C[r], S[r], YC[r], YS[r], CC[r], SS[r], CS[r]};                \
+            double p = sl_ls_power(&m, &o, generalised, norm);                             \
+            if (full) {                                                                    \
+                if (pow32)                                                                 \
+                    pow32[o.out + kr] = (float)p;                                          \
+                else                                                                       \
+                    pow64[o.out + kr] = p;                                                 \
+            }                                                                              \
+            if (sl_ls_better(p, kr, bp, bk))                                               \
+                bp = p, bk = kr;                                                           \
+        }                                                                                  \
+        ls_block_best(bp, bk, &tile_p[blockIdx.x], &tile_k[blockIdx.x]);                   \
     }
 
 __device__ static void ls_sincos2pi_d(double r, double *s, double *c) { sincospi(2.0 * r, s, c); }
@@ -148,7 +181,7 @@ __global__ void ls_best_per_object(int n_obj, const long long *__restrict__ firs
 /* Full periodograms to pageable host memory, as in the seed: three
  * streams each copying 8 MiB chunks into its own pinned buffer, and while
  * the other streams' copies run, the host moves a finished chunk on into
- * the result with all cores (sl_ls_parallel_copy). A plain cudaMemcpy to
+ * the result with all cores (sl_copy_parallel). A plain cudaMemcpy to
  * pageable memory goes through the driver's own small staging buffer on
  * one core. The pinned buffers are made once and kept for the process
  * (pinning costs milliseconds per call otherwise); a lock keeps them to
@@ -187,7 +220,7 @@ static sl_status staged_download(void *dst, const void *src, size_t bytes)
         int b = (int)(c % LS_NSTREAM);
         if (busy[b]) {
             LS_TRY(cudaStreamSynchronize(ls_stream[b]), "copying periodograms (staged)");
-            sl_ls_parallel_copy((char *)dst + at[b], ls_pin[b], len[b]);
+            sl_copy_parallel((char *)dst + at[b], ls_pin[b], len[b]);
         }
         at[b] = off;
         len[b] = bytes - off < LS_STAGE ? bytes - off : LS_STAGE;
@@ -199,7 +232,7 @@ static sl_status staged_download(void *dst, const void *src, size_t bytes)
     for (int b = 0; b < LS_NSTREAM; b++)
         if (busy[b]) {
             LS_TRY(cudaStreamSynchronize(ls_stream[b]), "copying periodograms (staged)");
-            sl_ls_parallel_copy((char *)dst + at[b], ls_pin[b], len[b]);
+            sl_copy_parallel((char *)dst + at[b], ls_pin[b], len[b]);
         }
 done:
     pthread_mutex_unlock(&ls_stage_lock);
@@ -383,64 +416,144 @@ done:
     return st;
 }
 
-extern "C" sl_status sl_ls_cuda_run(sl_ls_job *j)
+/* ---- the direct sums' host side ---------------------------------------------
+ *
+ * Everything a call sends (objects, tile list, points) is packed into one
+ * pinned buffer and goes up in one copy; the best (power, index) per object
+ * comes back in another. Device and pinned buffers are kept between calls
+ * and only grow (cudaMalloc, cudaFree and pinning each cost a sizeable
+ * fraction of a small batch's time); above LS_KEEP_MAX they are released
+ * after the call instead, so one huge run does not hold memory for the
+ * process's life. One caller at a time (ls_ws_lock). */
+#define LS_KEEP_MAX ((size_t)1 << 30)
+
+typedef struct ls_ws {
+    void *dev, *pin;
+    size_t dev_cap, pin_cap;
+} ls_ws;
+
+static pthread_mutex_t ls_ws_lock = PTHREAD_MUTEX_INITIALIZER;
+static ls_ws ls_work;
+
+static sl_status ws_reserve(ls_ws *w, size_t dev_bytes, size_t pin_bytes)
+{
+    sl_status st = SL_OK;
+    if (dev_bytes > w->dev_cap) {
+        cudaFree(w->dev);
+        w->dev = NULL, w->dev_cap = 0;
+        LS_TRY(cudaMalloc(&w->dev, dev_bytes), "allocating the device work space");
+        w->dev_cap = dev_bytes;
+    }
+    if (pin_bytes > w->pin_cap) {
+        cudaFreeHost(w->pin);
+        w->pin = NULL, w->pin_cap = 0;
+        LS_TRY(cudaHostAlloc(&w->pin, pin_bytes, cudaHostAllocDefault),
+               "allocating pinned staging memory");
+        w->pin_cap = pin_bytes;
+    }
+done:
+    return st;
+}
+
+static void ws_trim(ls_ws *w)
+{
+    if (w->dev_cap > LS_KEEP_MAX)
+        cudaFree(w->dev), w->dev = NULL, w->dev_cap = 0;
+    if (w->pin_cap > LS_KEEP_MAX)
+        cudaFreeHost(w->pin), w->pin = NULL, w->pin_cap = 0;
+}
+
+/* Byte offsets of the packed arrays; the upload is [0, up), the download
+ * [down, end). */
+typedef struct ls_layout {
+    size_t obj, tobj, tk0, first, t, w, wy, up, tp, tk, bp, bk, down, end;
+} ls_layout;
+
+static size_t ls_align(size_t x) { return (x + 255) & ~(size_t)255; }
+
+static ls_layout ls_plan(long long n_obj, long long n_tiles, long long n_pts, size_t rsz)
+{
+    ls_layout L;
+    size_t at = 0;
+#define LS_PUT(field, bytes) (L.field = at, at = ls_align(at + (size_t)(bytes)))
+    LS_PUT(obj, n_obj * sizeof(sl_ls_obj));
+    LS_PUT(tobj, n_tiles * sizeof(int));
+    LS_PUT(tk0, n_tiles * sizeof(long long));
+    LS_PUT(first, (n_obj + 1) * sizeof(long long));
+    LS_PUT(t, n_pts * sizeof(double));
+    LS_PUT(w, n_pts * rsz);
+    LS_PUT(wy, n_pts * rsz);
+    L.up = at;
+    LS_PUT(tp, n_tiles * sizeof(double));
+    LS_PUT(tk, n_tiles * sizeof(long long));
+    L.down = at;
+    LS_PUT(bp, n_obj * sizeof(double));
+    LS_PUT(bk, n_obj * sizeof(long long));
+#undef LS_PUT
+    L.end = at;
+    return L;
+}
+
+/* Objects, tiles and points into the staging buffer (pinned). */
+static void ls_pack(const sl_ls_job *j, const ls_layout *L, char *h)
+{
+    const size_t rsz = j->fp32 ? sizeof(float) : sizeof(double);
+    int *tobj = (int *)(h + L->tobj);
+    long long *tk0 = (long long *)(h + L->tk0), *first = (long long *)(h + L->first), q = 0;
+    memcpy(h + L->obj, j->obj, (size_t)j->n_obj * sizeof(sl_ls_obj));
+    for (long long i = 0; i < j->n_obj; i++) {
+        first[i] = q;
+        for (long long k = 0; !j->obj[i].fast && k < j->obj[i].n_f; k += LS_TILE, q++)
+            tobj[q] = (int)i, tk0[q] = k;
+    }
+    first[j->n_obj] = q;
+    sl_copy_parallel(h + L->t, j->t, (size_t)j->n_pts * sizeof(double));
+    sl_copy_parallel(h + L->w, j->fp32 ? (const void *)j->wf : (const void *)j->w,
+                        (size_t)j->n_pts * rsz);
+    sl_copy_parallel(h + L->wy, j->fp32 ? (const void *)j->wyf : (const void *)j->wy,
+                        (size_t)j->n_pts * rsz);
+}
+
+/* The full periodograms: on the device for the caller, or down to it. */
+static sl_status ls_full_out(sl_ls_job *j, double *d_p64, float *d_p32)
+{
+    sl_status st = SL_OK;
+    size_t rsz = j->fp32 ? sizeof(float) : sizeof(double);
+    void *host = j->fp32 ? (void *)j->power32 : (void *)j->power64;
+    const void *dev = j->fp32 ? (const void *)d_p32 : (const void *)d_p64;
+    size_t bytes = (size_t)j->n_power * rsz;
+    if (j->transfer == SL_LS_TRANSFER_PLAIN)
+        LS_TRY(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost), "downloading periodograms");
+    else
+        st = staged_download(host, dev, bytes);
+done:
+    return st;
+}
+
+static sl_status ls_run_locked(sl_ls_job *j, ls_ws *ws)
 {
     sl_status st = SL_OK;
     const long long n_obj = j->n_obj;
     long long n_tiles = 0;
     for (long long i = 0; i < n_obj; i++)
-        if (!j->obj[i].fast) /* the fast engine's objects run on the host afterwards */
-            n_tiles += (j->obj[i].n_f + LS_TPB - 1) / LS_TPB;
+        if (!j->obj[i].fast) /* the fast engine's objects run afterwards (cuFFT) */
+            n_tiles += (j->obj[i].n_f + LS_TILE - 1) / LS_TILE;
     size_t rsz = j->fp32 ? sizeof(float) : sizeof(double);
-    size_t np = (size_t)(j->n_pts ? j->n_pts : 1);
-    int *h_tobj = NULL;
-    long long *h_tk0 = NULL, *h_first = NULL, *h_bk = NULL;
-    sl_ls_obj *d_obj = NULL;
-    int *d_tobj = NULL;
-    long long *d_tk0 = NULL, *d_first = NULL, *d_tk = NULL, *d_bk = NULL;
-    double *d_t = NULL, *d_tp = NULL, *d_bp = NULL, *d_p64 = NULL;
-    void *d_w = NULL, *d_wy = NULL;
+    ls_layout L = ls_plan(n_obj, n_tiles, j->n_pts, rsz);
+    double *d_p64 = NULL;
     float *d_p32 = NULL;
     cudaEvent_t e0 = NULL, e1 = NULL;
     float ms = 0;
+    char *dv, *hp;
 
-    if (n_tiles > 0x7fffffffLL) {
+    if (n_tiles > 0x7fffffffLL)
         return sl_fail(SL_ERR_ARG, "lombscargle: %lld frequency tiles exceed one CUDA launch",
                        n_tiles);
-    }
-    h_tobj = (int *)malloc((size_t)(n_tiles ? n_tiles : 1) * sizeof *h_tobj);
-    h_tk0 = (long long *)malloc((size_t)(n_tiles ? n_tiles : 1) * sizeof *h_tk0);
-    h_first = (long long *)malloc((size_t)(n_obj + 1) * sizeof *h_first);
-    h_bk = (long long *)malloc((size_t)n_obj * sizeof *h_bk);
-    if (!h_tobj || !h_tk0 || !h_first || !h_bk) {
-        st = sl_fail(SL_ERR_NOMEM, "lombscargle: %lld tiles", n_tiles);
-        goto done;
-    }
-    {
-        long long q = 0;
-        for (long long i = 0; i < n_obj; i++) {
-            h_first[i] = q;
-            for (long long k = 0; !j->obj[i].fast && k < j->obj[i].n_f; k += LS_TPB, q++)
-                h_tobj[q] = (int)i, h_tk0[q] = k;
-        }
-        h_first[n_obj] = q;
-    }
+    if ((st = ws_reserve(ws, L.end, L.end)))
+        return st;
+    dv = (char *)ws->dev, hp = (char *)ws->pin;
     LS_TRY(cudaEventCreate(&e0), "creating an event");
     LS_TRY(cudaEventCreate(&e1), "creating an event");
-    LS_TRY(cudaMalloc((void **)&d_obj, (size_t)n_obj * sizeof *d_obj), "device objects");
-    LS_TRY(cudaMalloc((void **)&d_tobj, (size_t)(n_tiles ? n_tiles : 1) * sizeof(int)), "tiles");
-    LS_TRY(cudaMalloc((void **)&d_tk0, (size_t)(n_tiles ? n_tiles : 1) * sizeof(long long)),
-           "tiles");
-    LS_TRY(cudaMalloc((void **)&d_first, (size_t)(n_obj + 1) * sizeof(long long)), "tiles");
-    LS_TRY(cudaMalloc((void **)&d_tp, (size_t)(n_tiles ? n_tiles : 1) * sizeof(double)),
-           "tile maxima");
-    LS_TRY(cudaMalloc((void **)&d_tk, (size_t)(n_tiles ? n_tiles : 1) * sizeof(long long)),
-           "tile maxima");
-    LS_TRY(cudaMalloc((void **)&d_bp, (size_t)n_obj * sizeof(double)), "best powers");
-    LS_TRY(cudaMalloc((void **)&d_bk, (size_t)n_obj * sizeof(long long)), "best powers");
-    LS_TRY(cudaMalloc((void **)&d_t, np * sizeof(double)), "times");
-    LS_TRY(cudaMalloc(&d_w, np * rsz), "weights");
-    LS_TRY(cudaMalloc(&d_wy, np * rsz), "weighted values");
     if (j->full) {
         size_t n = (size_t)(j->n_power ? j->n_power : 1);
         if (j->fp32)
@@ -448,78 +561,71 @@ extern "C" sl_status sl_ls_cuda_run(sl_ls_job *j)
         else
             LS_TRY(cudaMalloc((void **)&d_p64, n * sizeof(double)), "periodograms");
     }
-    LS_TRY(cudaMemcpy(d_obj, j->obj, (size_t)n_obj * sizeof *d_obj, cudaMemcpyHostToDevice),
-           "uploading objects");
-    LS_TRY(cudaMemcpy(d_tobj, h_tobj, (size_t)n_tiles * sizeof(int), cudaMemcpyHostToDevice),
-           "uploading tiles");
-    LS_TRY(cudaMemcpy(d_tk0, h_tk0, (size_t)n_tiles * sizeof(long long), cudaMemcpyHostToDevice),
-           "uploading tiles");
-    LS_TRY(cudaMemcpy(d_first, h_first, (size_t)(n_obj + 1) * sizeof(long long),
-                      cudaMemcpyHostToDevice), "uploading tiles");
-    LS_TRY(cudaMemcpy(d_t, j->t, (size_t)j->n_pts * sizeof(double), cudaMemcpyHostToDevice),
-           "uploading times");
-    LS_TRY(cudaMemcpy(d_w, j->fp32 ? (const void *)j->wf : (const void *)j->w,
-                      (size_t)j->n_pts * rsz, cudaMemcpyHostToDevice), "uploading weights");
-    LS_TRY(cudaMemcpy(d_wy, j->fp32 ? (const void *)j->wyf : (const void *)j->wy,
-                      (size_t)j->n_pts * rsz, cudaMemcpyHostToDevice), "uploading values");
+    ls_pack(j, &L, hp);
+    LS_TRY(cudaMemcpy(dv, hp, L.up, cudaMemcpyHostToDevice), "uploading the light curves");
     LS_TRY(cudaEventRecord(e0), "recording an event");
     if (n_tiles > 0) {
+#define LS_ARGS(REAL)                                                                      \
+    (const sl_ls_obj *)(dv + L.obj), (const int *)(dv + L.tobj),                           \
+        (const long long *)(dv + L.tk0), (const double *)(dv + L.t),                       \
+        (const REAL *)(dv + L.w), (const REAL *)(dv + L.wy), j->generalised, j->norm,      \
+        j->full, d_p64, d_p32, (double *)(dv + L.tp), (long long *)(dv + L.tk)
         if (j->fp32)
-            ls_sums_fp32<<<(unsigned)n_tiles, LS_TPB>>>(
-                d_obj, d_tobj, d_tk0, d_t, (const float *)d_w, (const float *)d_wy,
-                j->generalised, j->norm, j->full, d_p64, d_p32, d_tp, d_tk);
+            ls_sums_fp32<<<(unsigned)n_tiles, LS_TPB>>>(LS_ARGS(float));
         else
-            ls_sums_fp64<<<(unsigned)n_tiles, LS_TPB>>>(
-                d_obj, d_tobj, d_tk0, d_t, (const double *)d_w, (const double *)d_wy,
-                j->generalised, j->norm, j->full, d_p64, d_p32, d_tp, d_tk);
+            ls_sums_fp64<<<(unsigned)n_tiles, LS_TPB>>>(LS_ARGS(double));
+#undef LS_ARGS
         LS_TRY(cudaGetLastError(), "launching the periodogram kernel");
     }
-    ls_best_per_object<<<(unsigned)((n_obj + 127) / 128), 128>>>((int)n_obj, d_first, d_tp, d_tk,
-                                                                 d_bp, d_bk);
+    ls_best_per_object<<<(unsigned)((n_obj + 127) / 128), 128>>>(
+        (int)n_obj, (const long long *)(dv + L.first), (const double *)(dv + L.tp),
+        (const long long *)(dv + L.tk), (double *)(dv + L.bp), (long long *)(dv + L.bk));
     LS_TRY(cudaGetLastError(), "launching the best-frequency kernel");
     LS_TRY(cudaEventRecord(e1), "recording an event");
-    LS_TRY(cudaEventSynchronize(e1), "running the periodogram kernels");
+    LS_TRY(cudaMemcpy(hp + L.down, dv + L.down, L.end - L.down, cudaMemcpyDeviceToHost),
+           "downloading best powers");
     LS_TRY(cudaEventElapsedTime(&ms, e0, e1), "timing");
     j->kernel_s = 1e-3 * (double)ms;
-    LS_TRY(cudaMemcpy(j->best_p, d_bp, (size_t)n_obj * sizeof(double), cudaMemcpyDeviceToHost),
-           "downloading best powers");
-    LS_TRY(cudaMemcpy(h_bk, d_bk, (size_t)n_obj * sizeof(long long), cudaMemcpyDeviceToHost),
-           "downloading best frequencies");
+    memcpy(j->best_p, hp + L.bp, (size_t)n_obj * sizeof(double));
     for (long long i = 0; i < n_obj; i++)
-        j->best_k[i] = h_bk[i];
+        j->best_k[i] = ((const long long *)(hp + L.bk))[i];
     {
-        double tf = 0;
-        LS_TRY(cudaEventRecord(e0), "recording an event");
+        int any = 0;
         for (long long i = 0; i < n_obj; i++)
-            if (j->obj[i].fast && !j->obj[i].flag && (st = cuda_fast_object(j, i, d_p64, d_p32)))
-                goto done;
-        LS_TRY(cudaEventRecord(e1), "recording an event");
-        LS_TRY(cudaEventSynchronize(e1), "running the fast engine");
-        LS_TRY(cudaEventElapsedTime(&ms, e0, e1), "timing");
-        tf = 1e-3 * (double)ms;
-        j->kernel_s += tf;
+            any |= j->obj[i].fast && !j->obj[i].flag;
+        if (any) {
+            LS_TRY(cudaEventRecord(e0), "recording an event");
+            for (long long i = 0; i < n_obj; i++)
+                if (j->obj[i].fast && !j->obj[i].flag &&
+                    (st = cuda_fast_object(j, i, d_p64, d_p32)))
+                    goto done;
+            LS_TRY(cudaEventRecord(e1), "recording an event");
+            LS_TRY(cudaEventSynchronize(e1), "running the fast engine");
+            LS_TRY(cudaEventElapsedTime(&ms, e0, e1), "timing");
+            j->kernel_s += 1e-3 * (double)ms;
+        }
     }
     if (j->full && j->transfer == SL_LS_TRANSFER_DEVICE) {
         /* the caller keeps them (result.device_power) */
         j->device_power = j->fp32 ? (void *)d_p32 : (void *)d_p64;
         d_p32 = NULL, d_p64 = NULL;
-    } else if (j->full && j->n_power > 0) {
-        void *host = j->fp32 ? (void *)j->power32 : (void *)j->power64;
-        const void *dev = j->fp32 ? (const void *)d_p32 : (const void *)d_p64;
-        size_t bytes = (size_t)j->n_power * rsz;
-        if (j->transfer == SL_LS_TRANSFER_PLAIN)
-            LS_TRY(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost), "downloading periodograms");
-        else if ((st = staged_download(host, dev, bytes)))
-            goto done;
+    } else if (j->full && j->n_power > 0 && (st = ls_full_out(j, d_p64, d_p32))) {
+        goto done;
     }
 done:
-    cudaFree(d_obj), cudaFree(d_tobj), cudaFree(d_tk0), cudaFree(d_first), cudaFree(d_tp);
-    cudaFree(d_tk), cudaFree(d_bp), cudaFree(d_bk), cudaFree(d_t), cudaFree(d_w), cudaFree(d_wy);
     cudaFree(d_p64), cudaFree(d_p32);
     if (e0)
         cudaEventDestroy(e0);
     if (e1)
         cudaEventDestroy(e1);
-    free(h_tobj), free(h_tk0), free(h_first), free(h_bk);
+    return st;
+}
+
+extern "C" sl_status sl_ls_cuda_run(sl_ls_job *j)
+{
+    pthread_mutex_lock(&ls_ws_lock);
+    sl_status st = ls_run_locked(j, &ls_work);
+    ws_trim(&ls_work);
+    pthread_mutex_unlock(&ls_ws_lock);
     return st;
 }

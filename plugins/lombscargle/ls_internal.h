@@ -38,8 +38,6 @@ void sl_ls_cuda_free(void *device_ptr);
 sl_status sl_ls_fast_run(sl_ls_job *j);
 /* Its FFT length for n_f frequencies: a power of 2 >= oversampling n_f. */
 int64_t sl_ls_fast_size(int64_t n_f, double oversampling);
-/* memcpy split over the OpenMP threads (pinned staging -> pageable). */
-void sl_ls_parallel_copy(void *dst, const void *src, size_t bytes);
 
 /* Better of two candidates: higher power, then lower index; NaN never wins. */
 SL_HD SL_INLINE int sl_ls_better(double p, int64_t k, double bp, int64_t bk)

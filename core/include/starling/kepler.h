@@ -69,43 +69,67 @@ SL_HD SL_INLINE float sl_kepler_reduce_f(float M)
 
 /* The seed prints δ3 = −f/(f' + δ2(f'' + δ2² f''')/3)/2); Danby's form,
  * used here, is δ3 = −f/(f' + δ2 f''/2 + δ2² f'''/6). */
-SL_HD SL_INLINE double sl_kepler_danby(double M, double e)
+SL_HD SL_INLINE double sl_kepler_danby_sc(double M, double e, double *sE, double *cE)
 {
     double m = sl_kepler_reduce(M);
     double E = m + 0.85 * e * (m >= 0.0 ? 1.0 : -1.0); /* sign(sin m) on [−π, π] */
+    double s, c;
+    int done = 0;
     for (int i = 0; i < SL_KEPLER_MAXIT; i++) {
-        double s, c;
         sl_sincos(E, &s, &c);
         double f = E - e * s - m;
         /* 1e-15 is a few ulps of π: below it the residual is rounding */
-        if (fabs(f) < 1e-15)
+        if (fabs(f) < 1e-15) {
+            done = 1;
             break;
+        }
         double f1 = 1.0 - e * c, f2 = e * s, f3 = e * c;
         double d1 = -f / f1;
         double d2 = -f / (f1 + 0.5 * d1 * f2);
         double d3 = -f / (f1 + 0.5 * d2 * f2 + d2 * d2 * f3 * (1.0 / 6.0));
         E += d3;
     }
+    if (!done)
+        sl_sincos(E, &s, &c);
+    *sE = s, *cE = c;
     return E + (M - m);
 }
 
-SL_HD SL_INLINE float sl_kepler_danby_f(float M, float e)
+SL_HD SL_INLINE double sl_kepler_danby(double M, double e)
+{
+    double s, c;
+    return sl_kepler_danby_sc(M, e, &s, &c);
+}
+
+SL_HD SL_INLINE float sl_kepler_danby_sc_f(float M, float e, float *sE, float *cE)
 {
     float m = sl_kepler_reduce_f(M);
     float E = m + 0.85f * e * (m >= 0.0f ? 1.0f : -1.0f);
+    float s, c;
+    int done = 0;
     for (int i = 0; i < SL_KEPLER_MAXIT; i++) {
-        float s, c;
         sl_sincosf(E, &s, &c);
         float f = E - e * s - m;
-        if (fabsf(f) < 1e-6f) /* the seed's single-precision tolerance */
+        if (fabsf(f) < 1e-6f) { /* the seed's single-precision tolerance */
+            done = 1;
             break;
+        }
         float f1 = 1.0f - e * c, f2 = e * s, f3 = e * c;
         float d1 = -f / f1;
         float d2 = -f / (f1 + 0.5f * d1 * f2);
         float d3 = -f / (f1 + 0.5f * d2 * f2 + d2 * d2 * f3 * (1.0f / 6.0f));
         E += d3;
     }
+    if (!done)
+        sl_sincosf(E, &s, &c);
+    *sE = s, *cE = c;
     return E + (M - m);
+}
+
+SL_HD SL_INLINE float sl_kepler_danby_f(float M, float e)
+{
+    float s, c;
+    return sl_kepler_danby_sc_f(M, e, &s, &c);
 }
 
 /* ---- Markley's non-iterative solver ----------------------------------------- */
@@ -125,7 +149,11 @@ SL_HD SL_INLINE double sl_kepler_markley_start(double m, double e)
     return (2.0 * r * w / (w * w + w * q + q * q) + m) / d;
 }
 
-SL_HD SL_INLINE double sl_kepler_markley(double M, double e)
+/* The _sc forms also return sin E and cos E, which an RV model needs next:
+ * Danby's come from its last iteration's sincos; Markley's last (Newton)
+ * step δ is tiny, so sin and cos follow from the sincos before it by
+ * Taylor to second order (error ~δ³/6, below rounding for |δ| < 1e-5). */
+SL_HD SL_INLINE double sl_kepler_markley_sc(double M, double e, double *sE, double *cE)
 {
     double m = sl_kepler_reduce(M);
     double E = sl_kepler_markley_start(m, e);
@@ -141,8 +169,17 @@ SL_HD SL_INLINE double sl_kepler_markley(double M, double e)
     /* one Newton step: near e -> 1, M -> 0, f' is ~1e-3 and the fifth-order
      * step alone leaves residuals of ~1e-12 there */
     sl_sincos(E, &s, &c);
-    E -= (E - e * s - m) / (1.0 - e * c);
+    double d = -(E - e * s - m) / (1.0 - e * c), h = 0.5 * d * d;
+    E += d;
+    *sE = s + d * c - h * s;
+    *cE = c - d * s - h * c;
     return E + (M - m);
+}
+
+SL_HD SL_INLINE double sl_kepler_markley(double M, double e)
+{
+    double s, c;
+    return sl_kepler_markley_sc(M, e, &s, &c);
 }
 
 SL_HD SL_INLINE float sl_kepler_markley_start_f(float m, float e)
@@ -158,7 +195,9 @@ SL_HD SL_INLINE float sl_kepler_markley_start_f(float m, float e)
     return (2.0f * r * w / (w * w + w * q + q * q) + m) / d;
 }
 
-SL_HD SL_INLINE float sl_kepler_markley_f(float M, float e)
+/* Float: no Newton step; sin and cos at E + d5 by Taylor to second order
+ * (|d5| is ~1e-4 at worst, so the error is ~1e-13, far below float). */
+SL_HD SL_INLINE float sl_kepler_markley_sc_f(float M, float e, float *sE, float *cE)
 {
     float m = sl_kepler_reduce_f(M);
     float E = sl_kepler_markley_start_f(m, e);
@@ -169,7 +208,16 @@ SL_HD SL_INLINE float sl_kepler_markley_f(float M, float e)
     float d4 = -f0 / (f1 + 0.5f * d3 * f2 + d3 * d3 * f3 * (1.0f / 6.0f));
     float d5 = -f0 / (f1 + 0.5f * d4 * f2 + d4 * d4 * f3 * (1.0f / 6.0f) -
                       d4 * d4 * d4 * f2 * (1.0f / 24.0f));
+    float h = 0.5f * d5 * d5;
+    *sE = s + d5 * c - h * s;
+    *cE = c - d5 * s - h * c;
     return E + d5 + (M - m);
+}
+
+SL_HD SL_INLINE float sl_kepler_markley_f(float M, float e)
+{
+    float s, c;
+    return sl_kepler_markley_sc_f(M, e, &s, &c);
 }
 
 /* ---- hyperbolic: e sinh F − F = M, e > 1 ----------------------------------- */

@@ -32,6 +32,10 @@ typedef struct sl_likelihood {
      * vector, for plots; `series` selects a data subset's offset (-1: none). */
     sl_status (*model)(void *ctx, const double *params, const double *x, size_t n_x,
                        int series, double *out);
+    /* Added in ABI 3; may be NULL. Seconds the last eval spent in device
+     * kernels (0 after a CPU eval): with the call's wall time, it splits
+     * a GPU evaluation into compute and transfers. */
+    double (*last_kernel_s)(void *ctx);
 } sl_likelihood;
 
 SL_EXTERN_C_END
