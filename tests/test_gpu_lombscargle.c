@@ -66,13 +66,24 @@ Test(gpu_lombscargle, single_long_curve)
     sl_ls_options_default(&o);
     o.grid = SL_LS_GRID_EXPLICIT, o.f_min = 0.5, o.f_max = 24.0, o.n_f = 200000;
     o.full = 1;
-    for (int m = 0; m < 2; m++) {
-        o.method = m ? SL_LS_GENERALISED : SL_LS_STANDARD;
-        o.precision = SL_LS_FP64;
-        compare(&p, &d, &o, 1e-9, m ? "single gen fp64" : "single std fp64");
-        o.precision = SL_LS_FP32;
-        compare(&p, &d, &o, 1e-2, m ? "single gen fp32" : "single std fp32");
+    /* every kernel variant: 1, 2, 4, 8 frequencies per thread (rotations) */
+    const char *per[] = {"1", "2", "4", "8"};
+    for (int r = 0; r < 4; r++) {
+        setenv("SL_LS_FREQ_PER_THREAD", per[r], 1);
+        for (int m = 0; m < 2; m++) {
+            char what[64];
+            o.method = m ? SL_LS_GENERALISED : SL_LS_STANDARD;
+            o.precision = SL_LS_FP64;
+            snprintf(what, sizeof what, "single %s fp64, %s per thread", m ? "gen" : "std",
+                     per[r]);
+            compare(&p, &d, &o, 1e-9, what);
+            o.precision = SL_LS_FP32;
+            snprintf(what, sizeof what, "single %s fp32, %s per thread", m ? "gen" : "std",
+                     per[r]);
+            compare(&p, &d, &o, 1e-2, what);
+        }
     }
+    unsetenv("SL_LS_FREQ_PER_THREAD");
     slt_ls_unload(&p);
 }
 

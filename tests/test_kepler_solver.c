@@ -149,3 +149,35 @@ Test(kepler_solver, hyperbolic)
     }
     cr_log_info("hyperbolic: worst relative residual %.3g", worst);
 }
+
+/* The _sc forms' sin E and cos E (the RV model's input) against libm at
+ * the E they return, over the grid. The returned E is the reduced one
+ * plus 2πk, rounded, so the reference itself is uncertain by an ulp of 2π:
+ * the bound is two such ulps, 1.8e-15 (double) and 9.6e-7 (float).
+ * Markley's come from a Taylor step over its last correction (without
+ * it they would be off by that correction, up to ~1e-9 in double, ~1e-4
+ * in float), Danby's from its last sincos. */
+typedef double (*solver_dsc)(double, double, double *, double *);
+typedef float (*solver_fsc)(float, float, float *, float *);
+
+static void check_sc(solver_dsc fd, solver_fsc ff, const char *name)
+{
+    double wd = 0, wf = 0;
+    for (int i = 0; i < 1000; i += 3)
+        for (int j = 0; j < 2060; j += 3) {
+            double M = grid_m(j), e = grid_e(i), s, c;
+            double E = fd(M, e, &s, &c);
+            wd = fmax(wd, fmax(fabs(s - sin(E)), fabs(c - cos(E))));
+            float sf, cf, Ef = ff((float)M, (float)e, &sf, &cf);
+            wf = fmax(wf, fmax(fabs(sf - sin((double)Ef)), fabs(cf - cos((double)Ef))));
+        }
+    cr_log_info("%s: worst |sin, cos error| double %.3g, float %.3g", name, wd, wf);
+    cr_assert(wd <= 1.8e-15, "%s: double sin/cos off by %.3g", name, wd);
+    cr_assert(wf <= 9.6e-7, "%s: float sin/cos off by %.3g", name, wf);
+}
+
+Test(kepler_solver, danby_sincos) { check_sc(sl_kepler_danby_sc, sl_kepler_danby_sc_f, "danby"); }
+Test(kepler_solver, markley_sincos)
+{
+    check_sc(sl_kepler_markley_sc, sl_kepler_markley_sc_f, "markley");
+}

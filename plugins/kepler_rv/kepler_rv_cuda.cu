@@ -1,6 +1,6 @@
-/* kepler_rv on CUDA: one thread per model; the observations are staged in
- * shared memory tile by tile (cooperative loads), one instrument at a time;
- * each thread writes one ln L and one chi² back.
+/* kepler_rv on CUDA: KRV_TPM threads per model; the observations are
+ * staged in shared memory tile by tile (cooperative loads), one instrument
+ * at a time; each model's first thread writes one ln L and one chi² back.
  *
  * Host side: models go in chunks through two streams, each with its own
  * pinned staging buffers, so that copying chunk c+1 into pinned memory on
@@ -24,9 +24,15 @@
                            cudaGetErrorString(err_), #call);                               \
     } while (0)
 
-enum { KRV_BLOCK = 128, KRV_TILE = 512, KRV_CHUNK = 1 << 16, KRV_NSTREAM = 2 };
+/* KRV_TPM threads share a model's observations: one thread per model
+ * left the H100 a quarter full at the seed's 122,880 models (2,048
+ * resident threads on each of 132 SMs), so its throughput was latency-
+ * bound; 4 per model fill it. */
+enum { KRV_BLOCK = 128, KRV_TPM = 4, KRV_TILE = 512, KRV_CHUNK = 1 << 16, KRV_NSTREAM = 2 };
+/* Danby's iteration (with the seed's start) measured faster than
+ * Markley's solver in these kernels on the H100: docs/BENCHMARKS.md. */
 #ifndef SL_KRV_DEFAULT_GPU_SOLVER
-#define SL_KRV_DEFAULT_GPU_SOLVER SL_KRV_MARKLEY
+#define SL_KRV_DEFAULT_GPU_SOLVER SL_KRV_DANBY
 #endif
 
 typedef struct krv_args {
@@ -61,10 +67,27 @@ static __device__ __forceinline__ int krv_load(const krv_args &a, sl_krv_orbit *
                          gamma, jit2, dvdt, curv);
 }
 
+/* The KRV_TPM lanes of one model (adjacent in a warp) each sum every
+ * KRV_TPM-th observation; their partial sums are added here, in a fixed
+ * order, so results do not depend on timing. Every thread of the warp
+ * must arrive. */
+static __device__ __forceinline__ double krv_lanes_sum(double x)
+{
+#pragma unroll
+    for (int off = 1; off < KRV_TPM; off <<= 1)
+        x += __shfl_xor_sync(0xffffffffu, x, off);
+    return x;
+}
+
+/* Models of this thread's block and its lane among the model's KRV_TPM. */
+#define KRV_MODEL_INDEX                                                                    \
+    const int64_t m = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / KRV_TPM;          \
+    const int lane = (int)(threadIdx.x % KRV_TPM)
+
 static __device__ __forceinline__ void krv_body_d(const krv_args &a, int n_pl, int solver)
 {
     __shared__ double s_dt[KRV_TILE], s_v[KRV_TILE], s_var[KRV_TILE];
-    int64_t m = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    KRV_MODEL_INDEX;
     sl_krv_orbit o[SL_KRV_MAX_PL];
     double gamma[SL_RV_MAX_INST], jit2[SL_RV_MAX_INST];
     sl_krv_extra x;
@@ -80,21 +103,24 @@ static __device__ __forceinline__ void krv_body_d(const krv_args &a, int n_pl, i
             }
             __syncthreads();
             if (ok)
-                for (int k = 0; k < nk; k++)
+                for (int k = lane; k < nk; k += KRV_TPM)
                     sl_krv_obs_ds(n_pl, o, &x, s_dt[k], s_v[k], s_var[k], &s, solver);
         }
     }
-    if (m < a.n) {
-        a.ll[m] = ok ? -0.5 * (s.chi2 + s.lnw) : -INFINITY;
-        a.chi2[m] = ok ? s.chi2 : INFINITY;
+    double chi2 = krv_lanes_sum(s.chi2), lnw = krv_lanes_sum(s.lnw);
+    if (m < a.n && lane == 0) {
+        a.ll[m] = ok ? -0.5 * (chi2 + lnw) : -INFINITY;
+        a.chi2[m] = ok ? chi2 : INFINITY;
     }
 }
 
+/* Mixed: each lane keeps the seed's float Kahan sums; the lanes' sums
+ * (value minus compensation) are added in double. */
 static __device__ __forceinline__ void krv_body_f(const krv_args &a, int n_pl, int solver)
 {
     __shared__ double s_dt[KRV_TILE];
     __shared__ float s_v[KRV_TILE], s_var[KRV_TILE];
-    int64_t m = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    KRV_MODEL_INDEX;
     sl_krv_orbit o[SL_KRV_MAX_PL];
     sl_krv_orbitf of[SL_KRV_MAX_PL];
     double gamma[SL_RV_MAX_INST], jit2[SL_RV_MAX_INST];
@@ -113,13 +139,15 @@ static __device__ __forceinline__ void krv_body_f(const krv_args &a, int n_pl, i
             }
             __syncthreads();
             if (ok)
-                for (int k = 0; k < nk; k++)
+                for (int k = lane; k < nk; k += KRV_TPM)
                     sl_krv_obs_fs(n_pl, of, &x, s_dt[k], s_v[k], s_var[k], &s, solver);
         }
     }
-    if (m < a.n) {
-        a.ll[m] = ok ? -0.5 * ((double)s.chi2 + (double)s.lnw) : -INFINITY;
-        a.chi2[m] = ok ? (double)s.chi2 : INFINITY;
+    double chi2 = krv_lanes_sum((double)s.chi2 - (double)s.c_chi2);
+    double lnw = krv_lanes_sum((double)s.lnw - (double)s.c_lnw);
+    if (m < a.n && lane == 0) {
+        a.ll[m] = ok ? -0.5 * (chi2 + lnw) : -INFINITY;
+        a.chi2[m] = ok ? chi2 : INFINITY;
     }
 }
 
@@ -300,7 +328,7 @@ extern "C" sl_status sl_krv_cuda_eval(sl_krv_ctx *c, const double *params, size_
                                 d->stream[s]), "uploading parameters");
         a.params = d->params[s], a.n = (int64_t)cnt;
         a.ll = d->out[s], a.chi2 = d->out[s] + KRV_CHUNK;
-        unsigned grid = (unsigned)((cnt + KRV_BLOCK - 1) / KRV_BLOCK);
+        unsigned grid = (unsigned)((cnt * KRV_TPM + KRV_BLOCK - 1) / KRV_BLOCK);
         KRV_TRY(cudaEventRecord(d->k0[s], d->stream[s]), "recording an event");
         k<<<grid, KRV_BLOCK, 0, d->stream[s]>>>(a);
         KRV_TRY(cudaGetLastError(), "launching the kepler_rv kernel");

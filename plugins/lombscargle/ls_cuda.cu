@@ -1,7 +1,8 @@
 /* CUDA backend of the Lomb-Scargle direct sum.
  *
- * Work is a list of tiles, each LS_TILE consecutive frequencies of one
- * object, LS_R frequencies per thread and one block per tile. So a batch is
+ * Work is a list of tiles, each LS_R * LS_TPB consecutive frequencies of
+ * one object, LS_R frequencies per thread (1..8, ls_pick_r) and one block
+ * per tile. So a batch is
  * spread over objects and frequencies at once: a batch with one huge object
  * and many tiny ones still fills the GPU, and a single long light curve is
  * simply many tiles of one object. A block stages its object's points
@@ -28,10 +29,6 @@
 
 #define LS_TPB 256   /* threads (frequencies) per tile */
 #define LS_CHUNK 512 /* points staged in shared memory at a time */
-#ifndef LS_R
-#define LS_R 8       /* frequencies per thread (rotations between sincos) */
-#endif
-#define LS_TILE (LS_R * LS_TPB) /* frequencies per block */
 
 #define LS_TRY(call, what)                                                                 \
     do {                                                                                   \
@@ -83,7 +80,7 @@ __device__ static void ls_block_best(double p, long long k, double *bp, long lon
  * point while staging it (as the CPU loop does, ls_cpu.c): the trigonometry,
  * which dominated, is spread over LS_R frequencies. The rotation adds about
  * one rounding per step: ~1e-15 after 7 steps in FP64, ~5e-7 in FP32. */
-#define LS_KERNEL(NAME, REAL, SINCOS2PI)                                                   \
+#define LS_KERNEL(NAME, REAL, SINCOS2PI, LS_R)                                                 \
     __global__ void __launch_bounds__(LS_TPB)                                              \
     NAME(const sl_ls_obj *__restrict__ obj, const int *__restrict__ tile_obj,              \
          const long long *__restrict__ tile_k0, const double *__restrict__ t,              \
@@ -157,8 +154,25 @@ __device__ static void ls_block_best(double p, long long k, double *bp, long lon
 __device__ static void ls_sincos2pi_d(double r, double *s, double *c) { sincospi(2.0 * r, s, c); }
 __device__ static void ls_sincos2pi_f(float r, float *s, float *c) { sincospif(2.0f * r, s, c); }
 
-LS_KERNEL(ls_sums_fp64, double, ls_sincos2pi_d)
-LS_KERNEL(ls_sums_fp32, float, ls_sincos2pi_f)
+LS_KERNEL(ls_sums_fp64_r1, double, ls_sincos2pi_d, 1)
+LS_KERNEL(ls_sums_fp64_r2, double, ls_sincos2pi_d, 2)
+LS_KERNEL(ls_sums_fp64_r4, double, ls_sincos2pi_d, 4)
+LS_KERNEL(ls_sums_fp64_r8, double, ls_sincos2pi_d, 8)
+LS_KERNEL(ls_sums_fp32_r1, float, ls_sincos2pi_f, 1)
+LS_KERNEL(ls_sums_fp32_r2, float, ls_sincos2pi_f, 2)
+LS_KERNEL(ls_sums_fp32_r4, float, ls_sincos2pi_f, 4)
+LS_KERNEL(ls_sums_fp32_r8, float, ls_sincos2pi_f, 8)
+
+typedef void (*ls_sums_fp64_fn)(const sl_ls_obj *, const int *, const long long *,
+                                const double *, const double *, const double *, int, int, int,
+                                double *, float *, double *, long long *);
+typedef void (*ls_sums_fp32_fn)(const sl_ls_obj *, const int *, const long long *,
+                                const double *, const float *, const float *, int, int, int,
+                                double *, float *, double *, long long *);
+static const ls_sums_fp64_fn ls_fp64[4] = {ls_sums_fp64_r1, ls_sums_fp64_r2, ls_sums_fp64_r4,
+                                           ls_sums_fp64_r8};
+static const ls_sums_fp32_fn ls_fp32[4] = {ls_sums_fp32_r1, ls_sums_fp32_r2, ls_sums_fp32_r4,
+                                           ls_sums_fp32_r8};
 
 /* Each object's best over its tiles (contiguous, in frequency order). */
 __global__ void ls_best_per_object(int n_obj, const long long *__restrict__ first_tile,
@@ -495,7 +509,7 @@ static ls_layout ls_plan(long long n_obj, long long n_tiles, long long n_pts, si
 }
 
 /* Objects, tiles and points into the staging buffer (pinned). */
-static void ls_pack(const sl_ls_job *j, const ls_layout *L, char *h)
+static void ls_pack(const sl_ls_job *j, const ls_layout *L, long long tile, char *h)
 {
     const size_t rsz = j->fp32 ? sizeof(float) : sizeof(double);
     int *tobj = (int *)(h + L->tobj);
@@ -503,7 +517,7 @@ static void ls_pack(const sl_ls_job *j, const ls_layout *L, char *h)
     memcpy(h + L->obj, j->obj, (size_t)j->n_obj * sizeof(sl_ls_obj));
     for (long long i = 0; i < j->n_obj; i++) {
         first[i] = q;
-        for (long long k = 0; !j->obj[i].fast && k < j->obj[i].n_f; k += LS_TILE, q++)
+        for (long long k = 0; !j->obj[i].fast && k < j->obj[i].n_f; k += tile, q++)
             tobj[q] = (int)i, tk0[q] = k;
     }
     first[j->n_obj] = q;
@@ -530,14 +544,45 @@ done:
     return st;
 }
 
+static long long ls_count_tiles(const sl_ls_job *j, long long tile)
+{
+    long long n = 0;
+    for (long long i = 0; i < j->n_obj; i++)
+        if (!j->obj[i].fast) /* the fast engine's objects run afterwards (cuFFT) */
+            n += (j->obj[i].n_f + tile - 1) / tile;
+    return n;
+}
+
+/* Frequencies per thread, as log2: the most (fewest sincos) that still
+ * gives two blocks per SM; a short grid (one object, 10^4 frequencies)
+ * would otherwise run on a few SMs. SL_LS_FREQ_PER_THREAD = 1, 2, 4 or 8
+ * forces it (the GPU tests run every variant). */
+static int ls_pick_r(const sl_ls_job *j)
+{
+    const char *force = getenv("SL_LS_FREQ_PER_THREAD");
+    if (force && (!strcmp(force, "1") || !strcmp(force, "2") || !strcmp(force, "4") ||
+                  !strcmp(force, "8")))
+        return force[0] == '1' ? 0 : force[0] == '2' ? 1 : force[0] == '4' ? 2 : 3;
+    static int n_sm;
+    if (!n_sm) {
+        int dev = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&n_sm, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+            n_sm = 132;
+    }
+    int lr = 3;
+    while (lr > 0 && ls_count_tiles(j, (long long)LS_TPB << lr) < 2LL * n_sm)
+        lr--;
+    return lr;
+}
+
 static sl_status ls_run_locked(sl_ls_job *j, ls_ws *ws)
 {
     sl_status st = SL_OK;
     const long long n_obj = j->n_obj;
-    long long n_tiles = 0;
-    for (long long i = 0; i < n_obj; i++)
-        if (!j->obj[i].fast) /* the fast engine's objects run afterwards (cuFFT) */
-            n_tiles += (j->obj[i].n_f + LS_TILE - 1) / LS_TILE;
+    const int lr = ls_pick_r(j);
+    const long long tile = (long long)LS_TPB << lr;
+    long long n_tiles = ls_count_tiles(j, tile);
     size_t rsz = j->fp32 ? sizeof(float) : sizeof(double);
     ls_layout L = ls_plan(n_obj, n_tiles, j->n_pts, rsz);
     double *d_p64 = NULL;
@@ -561,7 +606,7 @@ static sl_status ls_run_locked(sl_ls_job *j, ls_ws *ws)
         else
             LS_TRY(cudaMalloc((void **)&d_p64, n * sizeof(double)), "periodograms");
     }
-    ls_pack(j, &L, hp);
+    ls_pack(j, &L, tile, hp);
     LS_TRY(cudaMemcpy(dv, hp, L.up, cudaMemcpyHostToDevice), "uploading the light curves");
     LS_TRY(cudaEventRecord(e0), "recording an event");
     if (n_tiles > 0) {
@@ -571,9 +616,9 @@ static sl_status ls_run_locked(sl_ls_job *j, ls_ws *ws)
         (const REAL *)(dv + L.w), (const REAL *)(dv + L.wy), j->generalised, j->norm,      \
         j->full, d_p64, d_p32, (double *)(dv + L.tp), (long long *)(dv + L.tk)
         if (j->fp32)
-            ls_sums_fp32<<<(unsigned)n_tiles, LS_TPB>>>(LS_ARGS(float));
+            ls_fp32[lr]<<<(unsigned)n_tiles, LS_TPB>>>(LS_ARGS(float));
         else
-            ls_sums_fp64<<<(unsigned)n_tiles, LS_TPB>>>(LS_ARGS(double));
+            ls_fp64[lr]<<<(unsigned)n_tiles, LS_TPB>>>(LS_ARGS(double));
 #undef LS_ARGS
         LS_TRY(cudaGetLastError(), "launching the periodogram kernel");
     }
