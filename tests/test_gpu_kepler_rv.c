@@ -7,7 +7,13 @@
  * phase t/P carries ~1e-10 cycles of such rounding, which the first GPU run
  * measured as up to 5.7e-12 relative on chi^2 (an earlier 1e-12 bound was
  * a guess made before that measurement). Mixed: within the mixed mode's own bound
- * against double (2e-4 on chi²), and 1e-5 against the CPU's mixed. */
+ * against double (2e-4 on chi²) with either GPU solver, and 1e-5 against
+ * the CPU's mixed when the GPU runs the CPU's solver (Markley). Danby's
+ * float iteration stops at the seed's |f| < 1e-6, so its E differs from
+ * Markley's by up to ~1e-6 / f', which near periastron of e ~ 0.99 orbits
+ * reaches 1e-5 of chi² (measured 1.1e-5 on model 3828 here, H100): that is
+ * a difference between two solvers, bounded by the mode's 2e-4 against
+ * double, not GPU-vs-CPU disagreement. */
 #include "sl_test.h"
 
 #include <unistd.h>
@@ -30,7 +36,16 @@ static void write_data(void)
     fclose(f);
 }
 
+static void run_solver(int mixed, int basis, int n_pl, size_t n, const char *solver);
+
+/* Each case with both GPU Kepler solvers (SL_KRV_SOLVER). */
 static void run(int mixed, int basis, int n_pl, size_t n)
+{
+    run_solver(mixed, basis, n_pl, n, "markley");
+    run_solver(mixed, basis, n_pl, n, "danby");
+}
+
+static void run_solver(int mixed, int basis, int n_pl, size_t n, const char *solver)
 {
     SLT_REQUIRE_GPU();
     write_data();
@@ -82,6 +97,8 @@ static void run(int mixed, int basis, int n_pl, size_t n)
     SLT_OK(sl_backend_open("cpu", &cpu));
     SLT_OK(sl_backend_open("cuda", &gpu));
     void *ctx = mixed ? cm : cd;
+    setenv("SL_KRV_SOLVER", solver, 1);
+    int same_solver = !strcmp(solver, "markley"); /* the CPU's */
     SLT_OK(l->eval_batch_chi2(ctx, &cpu, p, n, ll[0], c2[0]));
     SLT_OK(l->eval_batch_chi2(ctx, &gpu, p, n, ll[1], c2[1]));
     SLT_OK(l->eval_batch_chi2(cd, &cpu, p, n, ll[2], c2[2]));
@@ -94,19 +111,21 @@ static void run(int mixed, int basis, int n_pl, size_t n)
         }
         double fr = fabs(c2[1][s] - c2[0][s]) / c2[0][s];
         double fl = fabs(ll[1][s] - ll[0][s]) / fabs(ll[0][s]);
-        double tol = mixed ? 1e-5 : 1e-9;
-        cr_assert(fr <= tol && fl <= tol, "model %zu: chi2 gpu %.17g cpu %.17g; ll %.17g %.17g",
-                  s, c2[1][s], c2[0][s], ll[1][s], ll[0][s]);
+        double tol = mixed ? (same_solver ? 1e-5 : 2e-4) : 1e-9;
+        cr_assert(fr <= tol && fl <= tol,
+                  "%s: model %zu: chi2 gpu %.17g cpu %.17g (cpu double %.17g); ll %.17g %.17g",
+                  solver, s, c2[1][s], c2[0][s], c2[2][s], ll[1][s], ll[0][s]);
         cr_assert_eq(ll[3][s], ll[1][s]);
         worst = fmax(worst, fmax(fr, fl));
         worst_d = fmax(worst_d, fabs(c2[1][s] - c2[2][s]) / c2[2][s]);
     }
     if (mixed)
-        cr_assert(worst_d <= 2e-4, "GPU mixed vs CPU double: %.3g", worst_d);
-    cr_log_info("mixed %d basis %d n_pl %d n %zu: GPU vs CPU worst rel %.3g; vs CPU double %.3g",
-                mixed, basis, n_pl, n, worst, worst_d);
-    fprintf(stderr, "gpu_kepler_rv: mixed %d basis %d n_pl %d n %zu: GPU vs CPU worst rel %.3g; "
-            "vs CPU double %.3g\n", mixed, basis, n_pl, n, worst, worst_d);
+        cr_assert(worst_d <= 2e-4, "%s: GPU mixed vs CPU double: %.3g", solver, worst_d);
+    unsetenv("SL_KRV_SOLVER");
+    cr_log_info("%s: mixed %d basis %d n_pl %d n %zu: GPU vs CPU worst rel %.3g; vs CPU double "
+                "%.3g", solver, mixed, basis, n_pl, n, worst, worst_d);
+    fprintf(stderr, "gpu_kepler_rv: %s: mixed %d basis %d n_pl %d n %zu: GPU vs CPU worst rel "
+            "%.3g; vs CPU double %.3g\n", solver, mixed, basis, n_pl, n, worst, worst_d);
     for (int i = 0; i < 4; i++)
         free(ll[i]), free(c2[i]);
     free(p);

@@ -229,6 +229,7 @@ static sl_status prepare(const sl_ls_data *d, const sl_ls_options *o, prep *p, s
     j->t = p->t, j->w = p->w, j->wy = p->wy, j->wf = p->wf, j->wyf = p->wyf;
 
     double t_span_max = 0.0;
+#pragma omp parallel for schedule(dynamic, 16) reduction(max : t_span_max) if (n_obj > 64)
     for (int64_t i = 0; i < n_obj; i++) {
         sl_ls_obj *ob = &j->obj[i];
         int64_t a = d->offset[i], n = d->offset[i + 1] - a;
@@ -519,6 +520,7 @@ static sl_status ls_compute(const sl_backend *be, const sl_ls_data *d, const sl_
     p.cuda = cuda;
     if ((st = prepare(d, o, &p, r)))
         goto fail;
+    r->prep_s = sl_ls_now() - t0;
     if (d->n_obj == 1 && r->flag[0]) {
         char at[64] = "";
         if (r->flag_at[0] >= 0)
