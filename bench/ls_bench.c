@@ -2,7 +2,7 @@
  * log-normal N_t around 300, N_f = 28,608 on [1.005, 150.796) rad/d) and a
  * single object (N_t = 3,554, N_f = 10^4 ...), on the CPU backend (OpenMP,
  * all cores) and the CUDA backend in the same run. Times are medians of 5
- * after one warm-up; "kernel" is the time in the sums (CUDA events on the
+ * after two warm-ups; "kernel" is the time in the sums (CUDA events on the
  * GPU), "end to end" the whole compute call (preparation, copies, results).
  *
  *   ls-bench [--quick] [--no-cpu] [--dump FILE]
@@ -53,13 +53,14 @@ static int cmpd(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Medians of 5 calls after one warm-up (each column its own median). */
+/* Medians of 5 calls after two warm-ups (each column its own median; the
+ * first calls of a process pay for pinned buffers and waking threads). */
 static int timed(const sl_periodogram *ls, const sl_backend *be, const sl_ls_data *d,
                  const sl_ls_options *o, run_t *out)
 {
     double k[5], w[5], p[5];
     sl_ls_result r;
-    for (int rep = -1; rep < 5; rep++) {
+    for (int rep = -2; rep < 5; rep++) {
         if (ls->compute(be, d, o, &r)) {
             fprintf(stderr, "ls-bench: %s\n", sl_last_error());
             return 1;

@@ -10,7 +10,7 @@
  *                         f_min =, f_max =, n_f =, samples_per_peak =, ...,
  *                         top_k =, full =, fap = }
  *
- * returns { backend =, engine =, kernel_s =, wall_s =, n =, [i] = object }
+ * returns { backend =, engine =, kernel_s =, wall_s =, prep_s =, n =, [i] = object }
  * with object = { id =, flag =, best_frequency =, best_period =,
  * best_power =, fap =, f0 =, df =, n_f =, peaks = {{frequency =, power =,
  * fap =}, ...}, power = {...} (full only) }. Every key and value is checked
@@ -367,6 +367,7 @@ static int l_lombscargle(lua_State *L)
     lua_setfield(L, -2, "engine");
     set_num(L, "kernel_s", g->res.kernel_s);
     set_num(L, "wall_s", g->res.wall_s);
+    set_num(L, "prep_s", g->res.prep_s);
     lua_pushinteger(L, d.n_obj);
     lua_setfield(L, -2, "n");
     lua_pushinteger(L, g->res.n_fast);

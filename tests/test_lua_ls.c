@@ -48,11 +48,13 @@ Test(lua_ls, objects_batch_and_flags)
         "local r = s.lombscargle{objects = {{t = t, y = y, id = 'a'}, {t = {1, 2}, y = {1, 2}}},\n"
         "                        grid = 'explicit', f_min = 0.05, f_max = 1.2, n_f = 5000}\n"
         "print(r.n, r[1].id, r[1].flag, r[2].id, r[2].flag)\n"
-        "print(string.format('period %.3f', r[1].best_period))\n",
+        "print(string.format('period %.3f', r[1].best_period))\n"
+        "print('times', r.prep_s >= 0 and r.prep_s <= r.wall_s, r.kernel_s <= r.wall_s)\n",
         out, sizeof out);
     cr_assert_eq(st, 0, "%s", out);
     cr_assert(strstr(out, "2\ta\tok\t2\tfewer than 3 points"), "%s", out);
     cr_assert(strstr(out, "period 3.100"), "%s", out);
+    cr_assert(strstr(out, "times\ttrue\ttrue"), "%s", out);
 }
 
 Test(lua_ls, errors_name_line_once)
