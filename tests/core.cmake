@@ -57,3 +57,6 @@ sl_add_test(test_ensemble SOURCES test_ensemble.c TIMEOUT 60)
 
 sl_add_test(test_backend SOURCES test_backend.c TIMEOUT 60)
 add_dependencies(test_backend ${SL_TEST_PLUGINS})
+
+# Vectorisable sincos, cbrt, log and floor (core/include/starling/vmath.h).
+sl_add_test(test_vmath SOURCES test_vmath.c TIMEOUT 120)

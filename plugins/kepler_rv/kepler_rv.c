@@ -1,6 +1,7 @@
 /* kepler_rv: chi² and Gaussian log-likelihood of many multi-planet
  * Keplerian RV models against one data set (Ford 2009), double or mixed
- * precision, on the CPU (OpenMP over models) or CUDA (kepler_rv_cuda.cu).
+ * precision, on the CPU (OpenMP over blocks of 16 models, vectorised over
+ * the models of a block: krv_lanes.h) or CUDA (kepler_rv_cuda.cu).
  *
  * Per model: ln L = −½ Σ_k [ r_k²/(σ_k² + s_i²) + ln 2π(σ_k² + s_i²) ],
  * r_k = v_k − model(t_k), s_i the jitter of observation k's instrument.
@@ -8,6 +9,7 @@
  * not finite) gets ln L = −inf and chi² = +inf rather than an error, so a
  * sampler can propose freely. */
 #include "kepler_rv.h"
+#include "krv_lanes.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -171,50 +173,150 @@ static sl_status krv_prepare(const sl_param_values *opt, const char *data_path, 
 
 /* ---- CPU evaluation -------------------------------------------------------- */
 
-static void eval_one(const sl_krv_ctx *c, const double *p, double *ll, double *chi2)
+/* Models are evaluated in blocks of LANES, one model per SIMD lane: each
+ * observation's lane loop runs the same branch-free code for every model
+ * (krv_lanes.h), so it vectorises over models. A lane's arithmetic never
+ * looks at its neighbours, so a model's result does not depend on the
+ * block it falls in, on the batch size or on the thread count. */
+
+enum { LANES = SL_KRV_LANES };
+
+/* A block of models in structure-of-arrays form; the float copies are the
+ * mixed mode's (the phase terms inv_p and ph0 stay double there). */
+typedef struct krv_block {
+    int ok[LANES]; /* 0: outside the domain */
+    double inv_p[SL_KRV_MAX_PL][LANES], ph0[SL_KRV_MAX_PL][LANES];
+    double e[SL_KRV_MAX_PL][LANES], a[SL_KRV_MAX_PL][LANES], b[SL_KRV_MAX_PL][LANES];
+    double gamma[SL_RV_MAX_INST][LANES], jit2[SL_RV_MAX_INST][LANES];
+    double dvdt[LANES], curv[LANES];
+    float ef[SL_KRV_MAX_PL][LANES], af[SL_KRV_MAX_PL][LANES], bf[SL_KRV_MAX_PL][LANES];
+    float gammaf[SL_RV_MAX_INST][LANES], jit2f[SL_RV_MAX_INST][LANES];
+    float dvdtf[LANES], curvf[LANES];
+} krv_block;
+
+/* Lane l holds p (NULL for a tail lane). A lane that is out of the domain
+ * or unused gets a model with K = 0, e = 0 and no jitter: finite all the
+ * way through, and its result is thrown away. */
+static void load_lane(const sl_krv_ctx *c, const double *p, int l, krv_block *B)
 {
     sl_krv_orbit o[SL_KRV_MAX_PL];
-    double gamma[SL_RV_MAX_INST], jit2[SL_RV_MAX_INST];
-    sl_krv_extra x;
-    if (!sl_krv_unpack(p, c->n_pl, c->basis, c->n_inst, c->trend, c->epoch, o, gamma, jit2,
-                       &x.dvdt, &x.curv)) {
-        *ll = -INFINITY, *chi2 = INFINITY;
-        return;
+    double gamma[SL_RV_MAX_INST], jit2[SL_RV_MAX_INST], dvdt = 0, curv = 0;
+    B->ok[l] = p && sl_krv_unpack(p, c->n_pl, c->basis, c->n_inst, c->trend, c->epoch, o,
+                                  gamma, jit2, &dvdt, &curv);
+    if (!B->ok[l]) {
+        memset(o, 0, sizeof o);
+        memset(gamma, 0, sizeof gamma);
+        memset(jit2, 0, sizeof jit2);
+        dvdt = curv = 0;
     }
-    if (!c->mixed) {
-        sl_krv_sums s = {0, 0};
-        for (int i = 0; i < c->n_inst; i++) {
-            x.gamma = gamma[i], x.jit2 = jit2[i];
-            for (size_t k = c->inst_start[i]; k < c->inst_start[i + 1]; k++)
-                sl_krv_obs_d(c->n_pl, o, &x, c->dt[k], c->v[k], c->var[k], &s);
-        }
-        *chi2 = s.chi2;
-        *ll = -0.5 * (s.chi2 + s.lnw);
-        return;
+    for (int j = 0; j < c->n_pl; j++) {
+        sl_krv_orbitf of;
+        sl_krv_orbit_to_f(&o[j], &of);
+        B->inv_p[j][l] = o[j].inv_p, B->ph0[j][l] = o[j].ph0;
+        B->e[j][l] = o[j].e, B->a[j][l] = o[j].a, B->b[j][l] = o[j].b;
+        B->ef[j][l] = of.e, B->af[j][l] = of.a, B->bf[j][l] = of.b;
     }
-    sl_krv_orbitf of[SL_KRV_MAX_PL];
-    for (int j = 0; j < c->n_pl; j++)
-        sl_krv_orbit_to_f(&o[j], &of[j]);
-    sl_krv_sumsf s = {0, 0, 0, 0};
     for (int i = 0; i < c->n_inst; i++) {
-        x.gamma = gamma[i], x.jit2 = jit2[i];
-        for (size_t k = c->inst_start[i]; k < c->inst_start[i + 1]; k++)
-            sl_krv_obs_f(c->n_pl, of, &x, c->dt[k], c->vf[k], c->varf[k], &s);
+        B->gamma[i][l] = gamma[i], B->jit2[i][l] = jit2[i];
+        B->gammaf[i][l] = (float)gamma[i], B->jit2f[i][l] = (float)jit2[i];
     }
-    *chi2 = (double)s.chi2;
-    *ll = -0.5 * ((double)s.chi2 + (double)s.lnw);
+    B->dvdt[l] = dvdt, B->curv[l] = curv;
+    B->dvdtf[l] = (float)dvdt, B->curvf[l] = (float)curv;
+}
+
+static void store_block(const krv_block *B, int n, const double *x2, const double *lw,
+                        double *ll, double *chi2)
+{
+    for (int l = 0; l < n; l++) {
+        ll[l] = B->ok[l] ? -0.5 * (x2[l] + lw[l]) : -INFINITY;
+        if (chi2)
+            chi2[l] = B->ok[l] ? x2[l] : INFINITY;
+    }
+}
+
+/* Double: sl_krv_obs_d for every lane, term for term. Cloned per ISA level
+ * like the integrators' lane loops (integrate.h); no libm call is left in
+ * the lane loops, so the clones give the same bits. */
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+static void eval_block_d(const sl_krv_ctx *c, const krv_block *B, int n, double *ll,
+                         double *chi2)
+{
+    double x2[LANES] = {0}, lw[LANES] = {0}, vs[LANES];
+    for (int i = 0; i < c->n_inst; i++)
+        for (size_t k = c->inst_start[i]; k < c->inst_start[i + 1]; k++) {
+            const double dt = c->dt[k], v = c->v[k], var = c->var[k];
+            for (int l = 0; l < LANES; l++)
+                vs[l] = 0.0;
+            for (int j = 0; j < c->n_pl; j++) {
+#pragma omp simd
+                for (int l = 0; l < LANES; l++)
+                    vs[l] += sl_krv_v1_lane(B->inv_p[j][l], B->ph0[j][l], B->e[j][l],
+                                            B->a[j][l], B->b[j][l], dt);
+            }
+#pragma omp simd
+            for (int l = 0; l < LANES; l++) {
+                double m = vs[l] + B->gamma[i][l] + dt * (B->dvdt[l] + dt * B->curv[l]);
+                double r = v - m, w = var + B->jit2[i][l];
+                x2[l] += r * r / w;
+                lw[l] += sl_vlog(SL_KEPLER_TWO_PI * w);
+            }
+        }
+    store_block(B, n, x2, lw, ll, chi2);
+}
+
+/* Mixed: sl_krv_obs_f for every lane, with its Kahan sums over planets
+ * and over observations. */
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+static void eval_block_f(const sl_krv_ctx *c, const krv_block *B, int n, double *ll,
+                         double *chi2)
+{
+    float x2[LANES] = {0}, cx2[LANES] = {0}, lw[LANES] = {0}, clw[LANES] = {0};
+    float vs[LANES], vc[LANES];
+    const float two_pi = (float)SL_KEPLER_TWO_PI;
+    for (int i = 0; i < c->n_inst; i++)
+        for (size_t k = c->inst_start[i]; k < c->inst_start[i + 1]; k++) {
+            const double dt = c->dt[k];
+            const float fdt = (float)dt, v = c->vf[k], var = c->varf[k];
+            for (int l = 0; l < LANES; l++)
+                vs[l] = vc[l] = 0.0f;
+            for (int j = 0; j < c->n_pl; j++) {
+#pragma omp simd
+                for (int l = 0; l < LANES; l++)
+                    sl_kahan_addf(&vs[l], &vc[l],
+                                  sl_krv_v1f_lane(B->inv_p[j][l], B->ph0[j][l], B->ef[j][l],
+                                                  B->af[j][l], B->bf[j][l], dt));
+            }
+#pragma omp simd
+            for (int l = 0; l < LANES; l++) {
+                float m = vs[l] + B->gammaf[i][l] + fdt * (B->dvdtf[l] + fdt * B->curvf[l]);
+                float r = v - m, w = var + B->jit2f[i][l];
+                sl_kahan_addf(&x2[l], &cx2[l], r * r / w);
+                sl_kahan_addf(&lw[l], &clw[l], sl_vlogf(two_pi * w));
+            }
+        }
+    double x2d[LANES], lwd[LANES];
+    for (int l = 0; l < LANES; l++)
+        x2d[l] = (double)x2[l], lwd[l] = (double)lw[l];
+    store_block(B, n, x2d, lwd, ll, chi2);
 }
 
 static void eval_cpu(const sl_krv_ctx *c, const double *params, size_t n, double *ll,
                      double *chi2)
 {
-    long long nn = (long long)n;
-#pragma omp parallel for schedule(dynamic, 256)
-    for (long long m = 0; m < nn; m++) {
-        double x2;
-        eval_one(c, params + (size_t)m * c->n_par, &ll[m], &x2);
-        if (chi2)
-            chi2[m] = x2;
+    long long n_blocks = (long long)((n + LANES - 1) / LANES);
+    /* one block per grab: a block is tens of microseconds of work, and a
+     * sampler's few hundred walkers are then still spread over every core */
+#pragma omp parallel for schedule(dynamic, 1)
+    for (long long blk = 0; blk < n_blocks; blk++) {
+        size_t m0 = (size_t)blk * LANES;
+        int nb = n - m0 < LANES ? (int)(n - m0) : LANES;
+        krv_block B;
+        for (int l = 0; l < LANES; l++)
+            load_lane(c, l < nb ? params + (m0 + (size_t)l) * c->n_par : NULL, l, &B);
+        if (c->mixed)
+            eval_block_f(c, &B, nb, ll + m0, chi2 ? chi2 + m0 : NULL);
+        else
+            eval_block_d(c, &B, nb, ll + m0, chi2 ? chi2 + m0 : NULL);
     }
 }
 
