@@ -18,6 +18,7 @@ trap 'rm -rf "$batch" "$py"' EXIT
 times=$(awk -F'|' '$4 ~ /best period/ && $2 !~ /direct|fast/ {
           gsub(/ /, "", $2); gsub(/ /, "", $3); gsub(/ /, "", $7);
           printf "%s-%s=%s ", $2, $3, $7 }' "$out/ls-bench.log")
-python3 -m pip install -q --no-index --no-deps --target "$py" "$wheels"/*.whl
-PYTHONPATH="$py" python3 "$(dirname "$0")/../tests/reference/ls_bench_ref.py" "$batch" $times |
+# Python with the host's own libraries, not the ones carried for starling
+env -u LD_LIBRARY_PATH python3 -m pip install -q --no-index --no-deps --target "$py" "$wheels"/*.whl
+env -u LD_LIBRARY_PATH PYTHONPATH="$py" python3 "$(dirname "$0")/../tests/reference/ls_bench_ref.py" "$batch" $times |
     tee "$out/ls-ref.log"
