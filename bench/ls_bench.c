@@ -44,7 +44,7 @@ static void make_object(int64_t n, double *t, double *y, double *dy)
 }
 
 typedef struct run_t {
-    double kernel, wall, prep, best_f0;
+    double kernel, wall, prep, xfer, best_f0;
 } run_t;
 
 static int cmpd(const void *a, const void *b)
@@ -58,7 +58,7 @@ static int cmpd(const void *a, const void *b)
 static int timed(const sl_periodogram *ls, const sl_backend *be, const sl_ls_data *d,
                  const sl_ls_options *o, run_t *out)
 {
-    double k[5], w[5], p[5];
+    double k[5], w[5], p[5], x[5];
     sl_ls_result r;
     for (int rep = -2; rep < 5; rep++) {
         if (ls->compute(be, d, o, &r)) {
@@ -66,14 +66,15 @@ static int timed(const sl_periodogram *ls, const sl_backend *be, const sl_ls_dat
             return 1;
         }
         if (rep >= 0)
-            k[rep] = r.kernel_s, w[rep] = r.wall_s, p[rep] = r.prep_s;
+            k[rep] = r.kernel_s, w[rep] = r.wall_s, p[rep] = r.prep_s, x[rep] = r.transfer_s;
         out->best_f0 = r.best_f[0];
         ls->result_free(&r);
     }
     qsort(k, 5, sizeof *k, cmpd);
     qsort(w, 5, sizeof *w, cmpd);
     qsort(p, 5, sizeof *p, cmpd);
-    out->kernel = k[2], out->wall = w[2], out->prep = p[2];
+    qsort(x, 5, sizeof *x, cmpd);
+    out->kernel = k[2], out->wall = w[2], out->prep = p[2], out->xfer = x[2];
     return 0;
 }
 
@@ -129,9 +130,9 @@ int main(int argc, char **argv)
     sl_ls_data d = {n_obj, off, t, y, dy};
     printf("\n## batch: %lld objects, %lld points (mean N_t %.0f), N_f = 28608 on [1.005, "
            "150.796) rad/d, generalised\n", (long long)n_obj, (long long)np, (double)np / n_obj);
-    printf("| backend | precision | output | host prep [ms] | kernel [ms] | end to end [ms] | "
-           "Gfreq-pts/s (e2e) |\n");
-    printf("|---|---|---|---:|---:|---:|---:|\n");
+    printf("| backend | precision | output | host prep [ms] | transfers [ms] | kernel [ms] | "
+           "end to end [ms] | Gfreq-pts/s (e2e) |\n");
+    printf("|---|---|---|---:|---:|---:|---:|---:|\n");
     for (int b = no_cpu ? 1 : 0; b < (have_gpu ? 2 : 1); b++)
         for (int prec = 0; prec < 2; prec++)
             for (int full = 0; full < (b ? 4 : 2); full++) {
@@ -148,12 +149,12 @@ int main(int argc, char **argv)
                 run_t r;
                 if (timed(ls, b ? &gpu : &cpu, &d, &o, &r))
                     return 1;
-                printf("| %s | %s | %s | %.2f | %.2f | %.2f | %.1f |\n", b ? "cuda" : "cpu",
+                printf("| %s | %s | %s | %.2f | %.2f | %.2f | %.2f | %.1f |\n", b ? "cuda" : "cpu",
                        prec ? "fp32" : "fp64",
                        full == 0 ? "best period" : !b ? "full periodograms"
                        : full == 1 ? "full, staged (pinned, 3 streams)"
                        : full == 2 ? "full, plain cudaMemcpy" : "full, kept on device",
-                       1e3 * r.prep, 1e3 * r.kernel, 1e3 * r.wall,
+                       1e3 * r.prep, 1e3 * r.xfer, 1e3 * r.kernel, 1e3 * r.wall,
                        (double)np * 28608 / r.wall / 1e9);
                 fflush(stdout);
             }

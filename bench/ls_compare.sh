@@ -14,10 +14,10 @@ batch=$(mktemp /tmp/ls_batch.XXXXXX.bin)
 py=$(mktemp -d /tmp/ls_py.XXXXXX)
 trap 'rm -rf "$batch" "$py"' EXIT
 "$build/bench/ls-bench" --dump "$batch" | tee "$out/ls-bench.log"
-# best-period rows: | backend | precision | output | prep | kernel | end to end | ...
+# best-period rows: | backend | precision | output | prep | transfers | kernel | end to end |
 times=$(awk -F'|' '$4 ~ /best period/ && $2 !~ /direct|fast/ {
-          gsub(/ /, "", $2); gsub(/ /, "", $3); gsub(/ /, "", $7);
-          printf "%s-%s=%s ", $2, $3, $7 }' "$out/ls-bench.log")
+          gsub(/ /, "", $2); gsub(/ /, "", $3); gsub(/ /, "", $8);
+          printf "%s-%s=%s ", $2, $3, $8 }' "$out/ls-bench.log")
 # Python with the host's own libraries, not the ones carried for starling
 env -u LD_LIBRARY_PATH python3 -m pip install -q --no-index --no-deps --target "$py" "$wheels"/*.whl
 env -u LD_LIBRARY_PATH PYTHONPATH="$py" python3 "$(dirname "$0")/../tests/reference/ls_bench_ref.py" "$batch" $times |

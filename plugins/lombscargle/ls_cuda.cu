@@ -589,6 +589,7 @@ static sl_status ls_run_locked(sl_ls_job *j, ls_ws *ws)
     float *d_p32 = NULL;
     cudaEvent_t e0 = NULL, e1 = NULL;
     float ms = 0;
+    double t0;
     char *dv, *hp;
 
     if (n_tiles > 0x7fffffffLL)
@@ -606,8 +607,10 @@ static sl_status ls_run_locked(sl_ls_job *j, ls_ws *ws)
         else
             LS_TRY(cudaMalloc((void **)&d_p64, n * sizeof(double)), "periodograms");
     }
+    t0 = sl_ls_now();
     ls_pack(j, &L, tile, hp);
     LS_TRY(cudaMemcpy(dv, hp, L.up, cudaMemcpyHostToDevice), "uploading the light curves");
+    j->transfer_s = sl_ls_now() - t0;
     LS_TRY(cudaEventRecord(e0), "recording an event");
     if (n_tiles > 0) {
 #define LS_ARGS(REAL)                                                                      \
@@ -627,8 +630,11 @@ static sl_status ls_run_locked(sl_ls_job *j, ls_ws *ws)
         (const long long *)(dv + L.tk), (double *)(dv + L.bp), (long long *)(dv + L.bk));
     LS_TRY(cudaGetLastError(), "launching the best-frequency kernel");
     LS_TRY(cudaEventRecord(e1), "recording an event");
+    LS_TRY(cudaEventSynchronize(e1), "running the periodogram kernels");
+    t0 = sl_ls_now();
     LS_TRY(cudaMemcpy(hp + L.down, dv + L.down, L.end - L.down, cudaMemcpyDeviceToHost),
            "downloading best powers");
+    j->transfer_s += sl_ls_now() - t0;
     LS_TRY(cudaEventElapsedTime(&ms, e0, e1), "timing");
     j->kernel_s = 1e-3 * (double)ms;
     memcpy(j->best_p, hp + L.bp, (size_t)n_obj * sizeof(double));
@@ -654,8 +660,11 @@ static sl_status ls_run_locked(sl_ls_job *j, ls_ws *ws)
         /* the caller keeps them (result.device_power) */
         j->device_power = j->fp32 ? (void *)d_p32 : (void *)d_p64;
         d_p32 = NULL, d_p64 = NULL;
-    } else if (j->full && j->n_power > 0 && (st = ls_full_out(j, d_p64, d_p32))) {
-        goto done;
+    } else if (j->full && j->n_power > 0) {
+        t0 = sl_ls_now();
+        if ((st = ls_full_out(j, d_p64, d_p32)))
+            goto done;
+        j->transfer_s += sl_ls_now() - t0;
     }
 done:
     cudaFree(d_p64), cudaFree(d_p32);

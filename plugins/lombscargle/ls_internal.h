@@ -23,6 +23,7 @@ typedef struct sl_ls_job {
     double *best_p;         /* n_obj: highest power (NaN if none is finite) */
     int64_t *best_k;        /* n_obj: its grid index (lowest on ties), -1 if none */
     double kernel_s;        /* filled by the backend */
+    double transfer_s;      /* CUDA: packing, uploads and downloads */
     int fast_order;         /* FAST engine: Lagrange points per sample */
     double fast_oversampling;
     int transfer;           /* sl_ls_transfer (CUDA full output) */

@@ -570,6 +570,7 @@ static sl_status ls_compute(const sl_backend *be, const sl_ls_data *d, const sl_
     }
     j->power64 = NULL, j->power32 = NULL;
     r->kernel_s = j->kernel_s;
+    r->transfer_s = j->transfer_s;
     r->device_power = j->device_power;
     j->device_power = NULL;
     r->n_fast = n_fast;

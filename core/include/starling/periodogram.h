@@ -125,6 +125,7 @@ typedef struct sl_ls_result {
     float *power32;          /* full output, FP32 (one of the two is set) */
     double kernel_s, wall_s; /* time in the sums (device kernels on CUDA), and in total */
     double prep_s;           /* of wall_s: host preparation (checks, weights, grids) */
+    double transfer_s;       /* of wall_s: staging and copies to and from the GPU */
     char engine[64];         /* what ran, e.g. "direct/fp64/cuda" */
     /* transfer = device: the periodograms on the GPU (float or double as
      * the precision, layout power_offset), freed by result_free; power64
