@@ -65,10 +65,31 @@ SL_HD SL_INLINE float sl_kepler_reduce_f(float M)
     return M - (float)SL_KEPLER_TWO_PI * floorf(M * (float)(1.0 / SL_KEPLER_TWO_PI) + 0.5f);
 }
 
+/* sin and cos at E + d from those at E, to second order in d (error
+ * ~|d|³/6): for the small last step of a solver, whose sincos is not redone. */
+SL_HD SL_INLINE void sl_kepler_sc_step(double d, double *s, double *c)
+{
+    double h = 0.5 * d * d, s0 = *s, c0 = *c;
+    *s = s0 + d * c0 - h * s0;
+    *c = c0 - d * s0 - h * c0;
+}
+
+SL_HD SL_INLINE void sl_kepler_sc_step_f(float d, float *s, float *c)
+{
+    float h = 0.5f * d * d, s0 = *s, c0 = *c;
+    *s = s0 + d * c0 - h * s0;
+    *c = c0 - d * s0 - h * c0;
+}
+
 /* ---- Danby's quartic iteration (the seed's solver) ----------------------- */
 
 /* The seed prints δ3 = −f/(f' + δ2(f'' + δ2² f''')/3)/2); Danby's form,
- * used here, is δ3 = −f/(f' + δ2 f''/2 + δ2² f'''/6). */
+ * used here, is δ3 = −f/(f' + δ2 f''/2 + δ2² f'''/6).
+ * The seed stops once |f| is below the tolerance and keeps that E, whose
+ * error is then up to |f|/f' (1e-4 rad in float for e = 0.99 near
+ * periastron, where f' ~ 0.01). Here the correction computed from that
+ * last f is still applied (no further sincos: sin and cos follow by
+ * sl_kepler_sc_step), which leaves an error of order (|f|/f')⁴. */
 SL_HD SL_INLINE double sl_kepler_danby_sc(double M, double e, double *sE, double *cE)
 {
     double m = sl_kepler_reduce(M);
@@ -78,16 +99,17 @@ SL_HD SL_INLINE double sl_kepler_danby_sc(double M, double e, double *sE, double
     for (int i = 0; i < SL_KEPLER_MAXIT; i++) {
         sl_sincos(E, &s, &c);
         double f = E - e * s - m;
-        /* 1e-15 is a few ulps of π: below it the residual is rounding */
-        if (fabs(f) < 1e-15) {
-            done = 1;
-            break;
-        }
         double f1 = 1.0 - e * c, f2 = e * s, f3 = e * c;
         double d1 = -f / f1;
         double d2 = -f / (f1 + 0.5 * d1 * f2);
         double d3 = -f / (f1 + 0.5 * d2 * f2 + d2 * d2 * f3 * (1.0 / 6.0));
         E += d3;
+        /* 1e-15 is a few ulps of π: below it the residual is rounding */
+        if (fabs(f) < 1e-15) {
+            sl_kepler_sc_step(d3, &s, &c);
+            done = 1;
+            break;
+        }
     }
     if (!done)
         sl_sincos(E, &s, &c);
@@ -110,15 +132,16 @@ SL_HD SL_INLINE float sl_kepler_danby_sc_f(float M, float e, float *sE, float *c
     for (int i = 0; i < SL_KEPLER_MAXIT; i++) {
         sl_sincosf(E, &s, &c);
         float f = E - e * s - m;
-        if (fabsf(f) < 1e-6f) { /* the seed's single-precision tolerance */
-            done = 1;
-            break;
-        }
         float f1 = 1.0f - e * c, f2 = e * s, f3 = e * c;
         float d1 = -f / f1;
         float d2 = -f / (f1 + 0.5f * d1 * f2);
         float d3 = -f / (f1 + 0.5f * d2 * f2 + d2 * d2 * f3 * (1.0f / 6.0f));
         E += d3;
+        if (fabsf(f) < 1e-6f) { /* the seed's single-precision tolerance */
+            sl_kepler_sc_step_f(d3, &s, &c);
+            done = 1;
+            break;
+        }
     }
     if (!done)
         sl_sincosf(E, &s, &c);
@@ -169,10 +192,10 @@ SL_HD SL_INLINE double sl_kepler_markley_sc(double M, double e, double *sE, doub
     /* one Newton step: near e -> 1, M -> 0, f' is ~1e-3 and the fifth-order
      * step alone leaves residuals of ~1e-12 there */
     sl_sincos(E, &s, &c);
-    double d = -(E - e * s - m) / (1.0 - e * c), h = 0.5 * d * d;
+    double d = -(E - e * s - m) / (1.0 - e * c);
     E += d;
-    *sE = s + d * c - h * s;
-    *cE = c - d * s - h * c;
+    sl_kepler_sc_step(d, &s, &c);
+    *sE = s, *cE = c;
     return E + (M - m);
 }
 
@@ -208,9 +231,8 @@ SL_HD SL_INLINE float sl_kepler_markley_sc_f(float M, float e, float *sE, float 
     float d4 = -f0 / (f1 + 0.5f * d3 * f2 + d3 * d3 * f3 * (1.0f / 6.0f));
     float d5 = -f0 / (f1 + 0.5f * d4 * f2 + d4 * d4 * f3 * (1.0f / 6.0f) -
                       d4 * d4 * d4 * f2 * (1.0f / 24.0f));
-    float h = 0.5f * d5 * d5;
-    *sE = s + d5 * c - h * s;
-    *cE = c - d5 * s - h * c;
+    sl_kepler_sc_step_f(d5, &s, &c);
+    *sE = s, *cE = c;
     return E + d5 + (M - m);
 }
 
