@@ -87,32 +87,40 @@ SL_HD SL_INLINE void sl_kepler_sc_step_f(float d, float *s, float *c)
  * used here, is δ3 = −f/(f' + δ2 f''/2 + δ2² f'''/6).
  * The seed stops once |f| is below the tolerance and keeps that E, whose
  * error is then up to |f|/f' (1e-4 rad in float for e = 0.99 near
- * periastron, where f' ~ 0.01). Here the correction computed from that
- * last f is still applied (no further sincos: sin and cos follow by
- * sl_kepler_sc_step), which leaves an error of order (|f|/f')⁴. */
+ * periastron, where f' ~ 0.01). Here one Newton step from that last f is
+ * still taken (one division, no further sincos: sin and cos follow by
+ * sl_kepler_sc_step), which leaves ~(f''/2f')(|f|/f')². Applying the full
+ * quartic correction there instead halved the GPU's solves/s (measured,
+ * docs/BENCHMARKS.md). */
 SL_HD SL_INLINE double sl_kepler_danby_sc(double M, double e, double *sE, double *cE)
 {
     double m = sl_kepler_reduce(M);
     double E = m + 0.85 * e * (m >= 0.0 ? 1.0 : -1.0); /* sign(sin m) on [−π, π] */
     double s, c;
     int done = 0;
+    double f = 0.0, f1 = 1.0;
     for (int i = 0; i < SL_KEPLER_MAXIT; i++) {
         sl_sincos(E, &s, &c);
-        double f = E - e * s - m;
-        double f1 = 1.0 - e * c, f2 = e * s, f3 = e * c;
+        f = E - e * s - m;
+        f1 = 1.0 - e * c;
+        /* 1e-15 is a few ulps of π: below it the residual is rounding */
+        if (fabs(f) < 1e-15) {
+            done = 1;
+            break;
+        }
+        double f2 = e * s, f3 = e * c;
         double d1 = -f / f1;
         double d2 = -f / (f1 + 0.5 * d1 * f2);
         double d3 = -f / (f1 + 0.5 * d2 * f2 + d2 * d2 * f3 * (1.0 / 6.0));
         E += d3;
-        /* 1e-15 is a few ulps of π: below it the residual is rounding */
-        if (fabs(f) < 1e-15) {
-            sl_kepler_sc_step(d3, &s, &c);
-            done = 1;
-            break;
-        }
     }
-    if (!done)
+    if (done) {
+        double d = -f / f1;
+        E += d;
+        sl_kepler_sc_step(d, &s, &c);
+    } else {
         sl_sincos(E, &s, &c);
+    }
     *sE = s, *cE = c;
     return E + (M - m);
 }
@@ -129,22 +137,28 @@ SL_HD SL_INLINE float sl_kepler_danby_sc_f(float M, float e, float *sE, float *c
     float E = m + 0.85f * e * (m >= 0.0f ? 1.0f : -1.0f);
     float s, c;
     int done = 0;
+    float f = 0.0f, f1 = 1.0f;
     for (int i = 0; i < SL_KEPLER_MAXIT; i++) {
         sl_sincosf(E, &s, &c);
-        float f = E - e * s - m;
-        float f1 = 1.0f - e * c, f2 = e * s, f3 = e * c;
+        f = E - e * s - m;
+        f1 = 1.0f - e * c;
+        if (fabsf(f) < 1e-6f) { /* the seed's single-precision tolerance */
+            done = 1;
+            break;
+        }
+        float f2 = e * s, f3 = e * c;
         float d1 = -f / f1;
         float d2 = -f / (f1 + 0.5f * d1 * f2);
         float d3 = -f / (f1 + 0.5f * d2 * f2 + d2 * d2 * f3 * (1.0f / 6.0f));
         E += d3;
-        if (fabsf(f) < 1e-6f) { /* the seed's single-precision tolerance */
-            sl_kepler_sc_step_f(d3, &s, &c);
-            done = 1;
-            break;
-        }
     }
-    if (!done)
+    if (done) {
+        float d = -f / f1;
+        E += d;
+        sl_kepler_sc_step_f(d, &s, &c);
+    } else {
         sl_sincosf(E, &s, &c);
+    }
     *sE = s, *cE = c;
     return E + (M - m);
 }
