@@ -65,6 +65,18 @@ SL_HD SL_INLINE float sl_kepler_reduce_f(float M)
     return M - (float)SL_KEPLER_TWO_PI * floorf(M * (float)(1.0 / SL_KEPLER_TWO_PI) + 0.5f);
 }
 
+/* x / y where a few ulps do not matter (a last small correction): the
+ * device's approximate division is two instructions, the IEEE one a
+ * dozen with a slow-path branch. */
+SL_HD SL_INLINE float sl_fast_divf(float x, float y)
+{
+#if defined(__CUDA_ARCH__)
+    return __fdividef(x, y);
+#else
+    return x / y;
+#endif
+}
+
 /* sin and cos at E + d from those at E, to second order in d (error
  * ~|d|³/6): for the small last step of a solver, whose sincos is not redone. */
 SL_HD SL_INLINE void sl_kepler_sc_step(double d, double *s, double *c)
@@ -87,40 +99,34 @@ SL_HD SL_INLINE void sl_kepler_sc_step_f(float d, float *s, float *c)
  * used here, is δ3 = −f/(f' + δ2 f''/2 + δ2² f'''/6).
  * The seed stops once |f| is below the tolerance and keeps that E, whose
  * error is then up to |f|/f' (1e-4 rad in float for e = 0.99 near
- * periastron, where f' ~ 0.01). Here one Newton step from that last f is
- * still taken (one division, no further sincos: sin and cos follow by
- * sl_kepler_sc_step), which leaves ~(f''/2f')(|f|/f')². Applying the full
- * quartic correction there instead halved the GPU's solves/s (measured,
- * docs/BENCHMARKS.md). */
+ * periastron, where f' ~ 0.01). In float, one Newton step from that last
+ * f is still taken (an approximate division, no further sincos: sin and
+ * cos follow by sl_kepler_sc_step), which leaves ~(f''/2f')(|f|/f')². In
+ * double the seed's 1e-15 leaves ~1e-12 at worst and nothing is added.
+ * (The full quartic correction there halved the GPU's solves/s, an IEEE
+ * Newton division cost a quarter: docs/BENCHMARKS.md.) */
 SL_HD SL_INLINE double sl_kepler_danby_sc(double M, double e, double *sE, double *cE)
 {
     double m = sl_kepler_reduce(M);
     double E = m + 0.85 * e * (m >= 0.0 ? 1.0 : -1.0); /* sign(sin m) on [−π, π] */
     double s, c;
     int done = 0;
-    double f = 0.0, f1 = 1.0;
     for (int i = 0; i < SL_KEPLER_MAXIT; i++) {
         sl_sincos(E, &s, &c);
-        f = E - e * s - m;
-        f1 = 1.0 - e * c;
+        double f = E - e * s - m;
         /* 1e-15 is a few ulps of π: below it the residual is rounding */
         if (fabs(f) < 1e-15) {
             done = 1;
             break;
         }
-        double f2 = e * s, f3 = e * c;
+        double f1 = 1.0 - e * c, f2 = e * s, f3 = e * c;
         double d1 = -f / f1;
         double d2 = -f / (f1 + 0.5 * d1 * f2);
         double d3 = -f / (f1 + 0.5 * d2 * f2 + d2 * d2 * f3 * (1.0 / 6.0));
         E += d3;
     }
-    if (done) {
-        double d = -f / f1;
-        E += d;
-        sl_kepler_sc_step(d, &s, &c);
-    } else {
+    if (!done)
         sl_sincos(E, &s, &c);
-    }
     *sE = s, *cE = c;
     return E + (M - m);
 }
@@ -153,7 +159,7 @@ SL_HD SL_INLINE float sl_kepler_danby_sc_f(float M, float e, float *sE, float *c
         E += d3;
     }
     if (done) {
-        float d = -f / f1;
+        float d = -sl_fast_divf(f, f1);
         E += d;
         sl_kepler_sc_step_f(d, &s, &c);
     } else {
