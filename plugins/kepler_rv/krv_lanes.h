@@ -77,10 +77,9 @@ SL_HD SL_INLINE void sl_krv_markley_v(double m, double e, double *E, double *sE,
                        d4 * d4 * d4 * f2 * (1.0 / 24.0));
     x += d5;
     sl_vsincos(x, &s, &c);
-    double d = -(x - e * s - m) / (1.0 - e * c), h = 0.5 * d * d;
-    *E = x + d;
-    *sE = s + d * c - h * s;
-    *cE = c - d * s - h * c;
+    double d = -(x - e * s - m) / (1.0 - e * c);
+    sl_kepler_sc_step(d, &s, &c);
+    *E = x + d, *sE = s, *cE = c;
 }
 
 SL_HD SL_INLINE float sl_krv_markley_start_vf(float m, float e)
@@ -108,10 +107,8 @@ SL_HD SL_INLINE void sl_krv_markley_vf(float m, float e, float *E, float *sE, fl
     float d4 = -f0 / (f1 + 0.5f * d3 * f2 + d3 * d3 * f3 * (1.0f / 6.0f));
     float d5 = -f0 / (f1 + 0.5f * d4 * f2 + d4 * d4 * f3 * (1.0f / 6.0f) -
                       d4 * d4 * d4 * f2 * (1.0f / 24.0f));
-    float h = 0.5f * d5 * d5;
-    *E = x + d5;
-    *sE = s + d5 * c - h * s;
-    *cE = c - d5 * s - h * c;
+    sl_kepler_sc_step_f(d5, &s, &c);
+    *E = x + d5, *sE = s, *cE = c;
 }
 
 /* sl_krv_v1 for one lane: the orbit passed as scalars so that the lane
