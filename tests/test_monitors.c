@@ -297,6 +297,63 @@ Test(monitors, stop_exactly_the_right_systems)
     slt_unload(&p);
 }
 
+/* The CPU screens the state-only checks in vector code and runs the exact
+ * check only on the systems the screen flags (integrate.h); the test above
+ * checks, record by record, that a logged run stops at the first step
+ * where a condition holds (a screen 2x too tight fails it). Without a
+ * per-step log nothing else sends a system through the scalar path, so an
+ * unlogged run relies on the screen's own result to get there: it must
+ * stop the same systems, at the same step, for the same reason, in the
+ * same state as the logged run (a screen whose result is dropped fails). */
+Test(monitors, screened_stops_match_the_logged_run)
+{
+    slt_plugins p;
+    slt_load(&p);
+    const int kinds[] = {K_BENIGN, K_EJECT2, K_EJECT1, K_CLOSE, K_COINCIDENT, K_NAN_X, K_INF_V};
+    const int64_t NS = 47;
+    sl_ensemble *e[2] = {make_mixed(NS, kinds, 7, 0), make_mixed(NS, kinds, 7, 0)};
+    sl_backend be;
+    SLT_OK(sl_backend_open("cpu", &be));
+    slt_log log;
+    slt_log_init(&log, NS);
+    int64_t stops = 0;
+    for (int r = 0; r < 2; r++) {
+        sl_run_config c;
+        slt_config(&p, &c, 0.01, 20.0);
+        slt_monitor(&p, &c, "eject", 1, (const char *[]){"r"}, (double[]){10.0});
+        slt_monitor(&p, &c, "close_encounter", 1, (const char *[]){"hill"}, (double[]){3.0});
+        slt_monitor(&p, &c, "nonfinite", 0, NULL, NULL);
+        if (r == 0) {
+            slt_monitor(&p, &c, "log", 1, (const char *[]){"every"}, (double[]){1});
+            slt_log_attach(&c, &log);
+        }
+        sl_run_result res;
+        SLT_OK(sl_integrate(&be, e[r], &c, &res));
+        sl_run_result_free(&res);
+    }
+    for (int64_t s = 0; s < NS; s++) {
+        cr_assert_eq(e[1]->status[s], e[0]->status[s], "system %lld: status", (long long)s);
+        cr_assert_eq(e[1]->reason[s], e[0]->reason[s], "system %lld: reason", (long long)s);
+        cr_assert_eq(e[1]->detail[s], e[0]->detail[s], "system %lld: detail", (long long)s);
+        cr_assert_eq(e[1]->steps[s], e[0]->steps[s], "system %lld: stopped after %lld steps, "
+                     "logged run after %lld", (long long)s, (long long)e[1]->steps[s],
+                     (long long)e[0]->steps[s]);
+        cr_assert(slt_same_bits(e[1]->time[s], e[0]->time[s]));
+        for (int b = 0; b < 3; b++)
+            for (int f = 0; f < SL_NFIELD; f++)
+                cr_assert(slt_same_bits(sl_ensemble_get(e[1], s, b, f),
+                                        sl_ensemble_get(e[0], s, b, f)),
+                          "system %lld body %d field %d", (long long)s, b, f);
+        stops += e[0]->status[s] != SL_SYS_ACTIVE;
+    }
+    /* all but the benign ones (s % 7 == 0: 7 of the 47) stop */
+    cr_assert_eq(stops, 40, "expected 40 stopped or failed systems, got %lld", (long long)stops);
+    slt_log_free(&log);
+    sl_ensemble_destroy(e[0]);
+    sl_ensemble_destroy(e[1]);
+    slt_unload(&p);
+}
+
 /* The unbound variant stops only bodies beyond r that are also unbound. */
 Test(monitors, unbound_stops_only_unbound_bodies)
 {
