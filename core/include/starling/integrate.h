@@ -128,6 +128,25 @@ SL_HD SL_INLINE double sl_kinetic(int n, int S, const double *v, const double *m
     return k;
 }
 
+/* Whether planets i and j (>= 1) are closer than k mutual Hill radii:
+ * hill = cbrt((m_i + m_j) / 3 m_0), times their mean distance from body 0.
+ * Arrays strided by S. */
+SL_HD SL_INLINE int sl_close_pair(int S, const double *x, int i, int j, double hill, double k)
+{
+#define SL_XP(b, c) x[S * (3 * (b) + (c))]
+    double ri = sqrt((SL_XP(i, 0) - SL_XP(0, 0)) * (SL_XP(i, 0) - SL_XP(0, 0)) +
+                     (SL_XP(i, 1) - SL_XP(0, 1)) * (SL_XP(i, 1) - SL_XP(0, 1)) +
+                     (SL_XP(i, 2) - SL_XP(0, 2)) * (SL_XP(i, 2) - SL_XP(0, 2)));
+    double rj = sqrt((SL_XP(j, 0) - SL_XP(0, 0)) * (SL_XP(j, 0) - SL_XP(0, 0)) +
+                     (SL_XP(j, 1) - SL_XP(0, 1)) * (SL_XP(j, 1) - SL_XP(0, 1)) +
+                     (SL_XP(j, 2) - SL_XP(0, 2)) * (SL_XP(j, 2) - SL_XP(0, 2)));
+    double dx = SL_XP(i, 0) - SL_XP(j, 0), dy = SL_XP(i, 1) - SL_XP(j, 1),
+           dz = SL_XP(i, 2) - SL_XP(j, 2);
+#undef SL_XP
+    double lim = k * (hill * 0.5 * (ri + rj));
+    return dx * dx + dy * dy + dz * dz < lim * lim;
+}
+
 /* Stop conditions that need only the state: non-finite values, ejection,
  * unbound bodies and close encounters. Body 0 is the central body; arrays
  * are strided by S (see forces/newton/newton.h). Returns an sl_stop_reason,
@@ -173,17 +192,8 @@ SL_HD SL_INLINE int sl_monitor_stop(const sl_monitor_config *mc, int n, int S, c
         for (int i = 1; i < n; i++) {
             SL_UNROLL
             for (int j = i + 1; j < n; j++) {
-                double ri = sqrt((SL_XS(i, 0) - SL_XS(0, 0)) * (SL_XS(i, 0) - SL_XS(0, 0)) +
-                                 (SL_XS(i, 1) - SL_XS(0, 1)) * (SL_XS(i, 1) - SL_XS(0, 1)) +
-                                 (SL_XS(i, 2) - SL_XS(0, 2)) * (SL_XS(i, 2) - SL_XS(0, 2)));
-                double rj = sqrt((SL_XS(j, 0) - SL_XS(0, 0)) * (SL_XS(j, 0) - SL_XS(0, 0)) +
-                                 (SL_XS(j, 1) - SL_XS(0, 1)) * (SL_XS(j, 1) - SL_XS(0, 1)) +
-                                 (SL_XS(j, 2) - SL_XS(0, 2)) * (SL_XS(j, 2) - SL_XS(0, 2)));
-                double rh = cbrt((m[S * i] + m[S * j]) / (3.0 * m[0])) * 0.5 * (ri + rj);
-                double dx = SL_XS(i, 0) - SL_XS(j, 0), dy = SL_XS(i, 1) - SL_XS(j, 1),
-                       dz = SL_XS(i, 2) - SL_XS(j, 2);
-                double lim = mc->close_hill * rh;
-                if (dx * dx + dy * dy + dz * dz < lim * lim) {
+                double hill = cbrt((m[S * i] + m[S * j]) / (3.0 * m[0]));
+                if (sl_close_pair(S, x, i, j, hill, mc->close_hill)) {
                     *detail = i * 256 + j;
                     return SL_REASON_CLOSE_ENCOUNTER;
                 }
@@ -497,18 +507,8 @@ static inline int sl_lanes_screen(const sl_monitor_config *mc, int n, const doub
             SL_UNROLL
             for (int i = 1; i < n; i++) {
                 SL_UNROLL
-                for (int j = i + 1; j < n; j++, q++) {
-                    double ri = sqrt((SL_XL(i, 0) - SL_XL(0, 0)) * (SL_XL(i, 0) - SL_XL(0, 0)) +
-                                     (SL_XL(i, 1) - SL_XL(0, 1)) * (SL_XL(i, 1) - SL_XL(0, 1)) +
-                                     (SL_XL(i, 2) - SL_XL(0, 2)) * (SL_XL(i, 2) - SL_XL(0, 2)));
-                    double rj = sqrt((SL_XL(j, 0) - SL_XL(0, 0)) * (SL_XL(j, 0) - SL_XL(0, 0)) +
-                                     (SL_XL(j, 1) - SL_XL(0, 1)) * (SL_XL(j, 1) - SL_XL(0, 1)) +
-                                     (SL_XL(j, 2) - SL_XL(0, 2)) * (SL_XL(j, 2) - SL_XL(0, 2)));
-                    double lim = ch * (hf[W * q + l] * 0.5 * (ri + rj));
-                    double dx = SL_XL(i, 0) - SL_XL(j, 0), dy = SL_XL(i, 1) - SL_XL(j, 1),
-                           dz = SL_XL(i, 2) - SL_XL(j, 2);
-                    f |= dx * dx + dy * dy + dz * dz < lim * lim;
-                }
+                for (int j = i + 1; j < n; j++, q++)
+                    f |= sl_close_pair(W, x + l, i, j, hf[W * q + l], ch);
             }
         }
 #undef SL_XL
