@@ -8,19 +8,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-void sl_fmt_num(char *buf, size_t cap, double v)
-{
-    if (isnan(v)) { /* the sign of a NaN says nothing to a reader */
-        snprintf(buf, cap, "nan");
-        return;
-    }
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(buf, cap, "%.*g", prec, v);
-        if (!isfinite(v) || strtod(buf, NULL) == v)
-            return;
-    }
-}
-
 /* ---- atomic output files ------------------------------------------------ */
 
 sl_status sl_afile_open(sl_afile *af, const char *path)

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "starling/ensemble.h"
+#include "starling/params.h" /* sl_fmt_num */
 
 /* An output file that appears whole or not at all: it is written to a
  * temporary file in the destination's folder (so the final rename stays on
@@ -24,9 +25,6 @@ void sl_afile_abort(sl_afile *af);
 /* "# <line>" per entry; newlines inside a line are flattened to spaces so
  * that a header line can never turn into a data row. */
 void sl_csv_comment_lines(FILE *f, const char *const *lines, size_t n);
-
-/* Shortest decimal form that reads back as the same double. */
-void sl_fmt_num(char *buf, size_t cap, double v);
 
 #define SL_ENSEMBLE_CSV_HEADER "sys,body,m,x,y,z,vx,vy,vz"
 

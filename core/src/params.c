@@ -7,7 +7,7 @@
 
 /* The shortest of %.15g..%.17g that reads back as the same double, so that
  * messages say 0.1 and 1e+300 rather than 0.10000000000000001. */
-static void fmt_num(char *buf, size_t cap, double v)
+void sl_fmt_num(char *buf, size_t cap, double v)
 {
     if (isnan(v)) { /* the sign of a NaN says nothing to a reader */
         snprintf(buf, cap, "nan");
@@ -50,8 +50,8 @@ void sl_param_expectation(const sl_param *p, char *buf, size_t cap)
     case SL_PARAM_INTEGER:
     default: {
         char lo[32], hi[32];
-        fmt_num(lo, sizeof lo, p->min);
-        fmt_num(hi, sizeof hi, p->max);
+        sl_fmt_num(lo, sizeof lo, p->min);
+        sl_fmt_num(hi, sizeof hi, p->max);
         snprintf(buf, cap, "%s in [%s, %s]",
                  p->type == SL_PARAM_INTEGER ? "an integer" : "a finite number", lo, hi);
     }
@@ -71,7 +71,7 @@ sl_status sl_params_set(sl_param_values *pv, const char *name, double value)
     if (!ok) {
         char want[128], got[32];
         sl_param_expectation(p, want, sizeof want);
-        fmt_num(got, sizeof got, value);
+        sl_fmt_num(got, sizeof got, value);
         return sl_fail(SL_ERR_ARG, "key '%s' = %s: expected %s", name, got, want);
     }
     size_t i = (size_t)(p - pv->schema);

@@ -51,6 +51,10 @@ double sl_params_get(const sl_param_values *pv, const char *name);
 /* Describes what a parameter accepts, e.g. "a number in [0, 1e+300]". */
 void sl_param_expectation(const sl_param *p, char *buf, size_t cap);
 
+/* Shortest decimal form of v that reads back as the same double ("nan" for
+ * any NaN), for messages and files. */
+void sl_fmt_num(char *buf, size_t cap, double v);
+
 SL_EXTERN_C_END
 
 #endif
