@@ -163,12 +163,7 @@ sl_status sl_ls_cpu_run(sl_ls_job *j)
         for (int m = 0; m < tl[i].nb; m++) {
             double p = sl_ls_power(&sums[m], o, j->generalised, j->norm);
             int64_t k = tl[i].k0 + m;
-            if (j->full) {
-                if (j->power32)
-                    j->power32[o->out + k] = (float)p;
-                else
-                    j->power64[o->out + k] = p;
-            }
+            sl_ls_put(j, o, k, p);
             if (sl_ls_better(p, k, bp, bk))
                 bp = p, bk = k;
         }

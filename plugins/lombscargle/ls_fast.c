@@ -132,12 +132,7 @@ static sl_status fast_object(sl_ls_job *j, int64_t i, int nthreads)
         m.SS = 0.5 * (W - creal(T2[k]));
         m.CS = 0.5 * cimag(T2[k]);
         double p = sl_ls_power(&m, o, j->generalised, j->norm);
-        if (j->full) {
-            if (j->power32)
-                j->power32[o->out + k] = (float)p;
-            else
-                j->power64[o->out + k] = p;
-        }
+        sl_ls_put(j, o, k, p);
         if (sl_ls_better(p, k, bp, bk))
             bp = p, bk = k;
     }

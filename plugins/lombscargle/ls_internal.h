@@ -40,6 +40,18 @@ sl_status sl_ls_fast_run(sl_ls_job *j);
 /* Its FFT length for n_f frequencies: a power of 2 >= oversampling n_f. */
 int64_t sl_ls_fast_size(int64_t n_f, double oversampling);
 
+/* Power p of frequency k of object o into the host's full output (FP32 or
+ * FP64), when the job keeps one. */
+static inline void sl_ls_put(const sl_ls_job *j, const sl_ls_obj *o, int64_t k, double p)
+{
+    if (!j->full)
+        return;
+    if (j->power32)
+        j->power32[o->out + k] = (float)p;
+    else
+        j->power64[o->out + k] = p;
+}
+
 /* Better of two candidates: higher power, then lower index; NaN never wins. */
 SL_HD SL_INLINE int sl_ls_better(double p, int64_t k, double bp, int64_t bk)
 {
