@@ -30,87 +30,53 @@ typedef struct tile {
     int nb;
 } tile;
 
-/* Sums for frequencies k0 .. k0 + nb - 1 of object o, FP64. */
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-static void tile_sums_d(const sl_ls_job *j, const sl_ls_obj *o, int64_t k0, int nb,
-                        sl_ls_sums *out)
-{
-    double acc[7][LS_B_D];
-    memset(acc, 0, sizeof acc);
-    double c[LS_J], s[LS_J], cd[LS_J], sd[LS_J];
-    const double f = o->f0 + (double)k0 * o->df;
-    for (int64_t j0 = 0; j0 < o->n; j0 += LS_J) {
-        int nj = o->n - j0 < LS_J ? (int)(o->n - j0) : LS_J;
-        const double *t = j->t + o->first + j0, *w = j->w + o->first + j0,
-                     *wy = j->wy + o->first + j0;
-        for (int i = 0; i < nj; i++) {
-            sl_ls_sincos2pi(sl_ls_cycles(f, t[i]), &s[i], &c[i]);
-            sl_ls_sincos2pi(sl_ls_cycles(o->df, t[i]), &sd[i], &cd[i]);
-        }
-        for (int m = 0; m < nb; m++) {
-            double C = 0, S = 0, YC = 0, YS = 0, CC = 0, SS = 0, CS = 0;
-#pragma omp simd reduction(+ : C, S, YC, YS, CC, SS, CS)
-            for (int i = 0; i < nj; i++) {
-                double ci = c[i], si = s[i], wc = w[i] * ci, ws = w[i] * si;
-                C += wc;
-                S += ws;
-                YC += wy[i] * ci;
-                YS += wy[i] * si;
-                CC += wc * ci;
-                SS += ws * si;
-                CS += wc * si;
-                c[i] = ci * cd[i] - si * sd[i];
-                s[i] = si * cd[i] + ci * sd[i];
-            }
-            acc[0][m] += C, acc[1][m] += S, acc[2][m] += YC, acc[3][m] += YS;
-            acc[4][m] += CC, acc[5][m] += SS, acc[6][m] += CS;
-        }
+/* Sums for frequencies k0 .. k0 + nb - 1 of object o, one body for both
+ * precisions: REAL is the type of the weights, trigonometry and sums
+ * (FP32 reduces the phases in double first, as the GPU does), W and WY the
+ * job's weight arrays of that type, SINCOS2PI the matching sincos. */
+#define LS_TILE_SUMS(NAME, REAL, B, W, WY, SINCOS2PI)                                      \
+    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))          \
+    static void NAME(const sl_ls_job *j, const sl_ls_obj *o, int64_t k0, int nb,           \
+                     sl_ls_sums *out)                                                      \
+    {                                                                                      \
+        REAL acc[7][B];                                                                    \
+        memset(acc, 0, sizeof acc);                                                        \
+        REAL c[LS_J], s[LS_J], cd[LS_J], sd[LS_J];                                         \
+        const double f = o->f0 + (double)k0 * o->df;                                       \
+        for (int64_t j0 = 0; j0 < o->n; j0 += LS_J) {                                      \
+            int nj = o->n - j0 < LS_J ? (int)(o->n - j0) : LS_J;                           \
+            const double *t = j->t + o->first + j0;                                        \
+            const REAL *w = j->W + o->first + j0, *wy = j->WY + o->first + j0;             \
+            for (int i = 0; i < nj; i++) {                                                 \
+                SINCOS2PI((REAL)sl_ls_cycles(f, t[i]), &s[i], &c[i]);                      \
+                SINCOS2PI((REAL)sl_ls_cycles(o->df, t[i]), &sd[i], &cd[i]);                \
+            }                                                                              \
+            for (int m = 0; m < nb; m++) {                                                 \
+                REAL C = 0, S = 0, YC = 0, YS = 0, CC = 0, SS = 0, CS = 0;                 \
+                _Pragma("omp simd reduction(+ : C, S, YC, YS, CC, SS, CS)")                \
+                for (int i = 0; i < nj; i++) {                                             \
+                    REAL ci = c[i], si = s[i], wc = w[i] * ci, ws = w[i] * si;             \
+                    C += wc;                                                               \
+                    S += ws;                                                               \
+                    YC += wy[i] * ci;                                                      \
+                    YS += wy[i] * si;                                                      \
+                    CC += wc * ci;                                                         \
+                    SS += ws * si;                                                         \
+                    CS += wc * si;                                                         \
+                    c[i] = ci * cd[i] - si * sd[i];                                        \
+                    s[i] = si * cd[i] + ci * sd[i];                                        \
+                }                                                                          \
+                acc[0][m] += C, acc[1][m] += S, acc[2][m] += YC, acc[3][m] += YS;          \
+                acc[4][m] += CC, acc[5][m] += SS, acc[6][m] += CS;                         \
+            }                                                                              \
+        }                                                                                  \
+        for (int m = 0; m < nb; m++)                                                       \
+            out[m] = (sl_ls_sums){acc[0][m], acc[1][m], acc[2][m], acc[3][m],              \
+                                  acc[4][m], acc[5][m], acc[6][m]};                        \
     }
-    for (int m = 0; m < nb; m++)
-        out[m] = (sl_ls_sums){acc[0][m], acc[1][m], acc[2][m], acc[3][m],
-                              acc[4][m], acc[5][m], acc[6][m]};
-}
 
-/* The same in FP32: phases reduced in double, then float trig and sums. */
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-static void tile_sums_f(const sl_ls_job *j, const sl_ls_obj *o, int64_t k0, int nb,
-                        sl_ls_sums *out)
-{
-    float acc[7][LS_B_F];
-    memset(acc, 0, sizeof acc);
-    float c[LS_J], s[LS_J], cd[LS_J], sd[LS_J];
-    const double f = o->f0 + (double)k0 * o->df;
-    for (int64_t j0 = 0; j0 < o->n; j0 += LS_J) {
-        int nj = o->n - j0 < LS_J ? (int)(o->n - j0) : LS_J;
-        const double *t = j->t + o->first + j0;
-        const float *w = j->wf + o->first + j0, *wy = j->wyf + o->first + j0;
-        for (int i = 0; i < nj; i++) {
-            sl_ls_sincos2pif((float)sl_ls_cycles(f, t[i]), &s[i], &c[i]);
-            sl_ls_sincos2pif((float)sl_ls_cycles(o->df, t[i]), &sd[i], &cd[i]);
-        }
-        for (int m = 0; m < nb; m++) {
-            float C = 0, S = 0, YC = 0, YS = 0, CC = 0, SS = 0, CS = 0;
-#pragma omp simd reduction(+ : C, S, YC, YS, CC, SS, CS)
-            for (int i = 0; i < nj; i++) {
-                float ci = c[i], si = s[i], wc = w[i] * ci, ws = w[i] * si;
-                C += wc;
-                S += ws;
-                YC += wy[i] * ci;
-                YS += wy[i] * si;
-                CC += wc * ci;
-                SS += ws * si;
-                CS += wc * si;
-                c[i] = ci * cd[i] - si * sd[i];
-                s[i] = si * cd[i] + ci * sd[i];
-            }
-            acc[0][m] += C, acc[1][m] += S, acc[2][m] += YC, acc[3][m] += YS;
-            acc[4][m] += CC, acc[5][m] += SS, acc[6][m] += CS;
-        }
-    }
-    for (int m = 0; m < nb; m++)
-        out[m] = (sl_ls_sums){acc[0][m], acc[1][m], acc[2][m], acc[3][m],
-                              acc[4][m], acc[5][m], acc[6][m]};
-}
+LS_TILE_SUMS(tile_sums_d, double, LS_B_D, w, wy, sl_ls_sincos2pi)
+LS_TILE_SUMS(tile_sums_f, float, LS_B_F, wf, wyf, sl_ls_sincos2pif)
 
 static sl_status make_tiles(const sl_ls_job *j, int b, tile **out, int64_t *n_out)
 {
