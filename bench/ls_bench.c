@@ -127,7 +127,7 @@ int main(int argc, char **argv)
         }
         fclose(f);
     }
-    sl_ls_data d = {n_obj, off, t, y, dy};
+    sl_ls_data d = {n_obj, off, t, y, dy, NULL, NULL};
     printf("\n## batch: %lld objects, %lld points (mean N_t %.0f), N_f = 28608 on [1.005, "
            "150.796) rad/d, generalised\n", (long long)n_obj, (long long)np, (double)np / n_obj);
     printf("| backend | precision | output | host prep [ms] | transfers [ms] | kernel [ms] | "
@@ -164,7 +164,7 @@ int main(int argc, char **argv)
     double *t1 = malloc((size_t)n1 * sizeof *t1), *y1 = malloc((size_t)n1 * sizeof *y1),
            *dy1 = malloc((size_t)n1 * sizeof *dy1);
     make_object(n1, t1, y1, dy1);
-    sl_ls_data d1 = {1, (int64_t[]){0, n1}, t1, y1, dy1};
+    sl_ls_data d1 = {1, (int64_t[]){0, n1}, t1, y1, dy1, NULL, NULL};
     printf("\n## single object: N_t = %lld, grid [0.5, 24) c/d, generalised, best period\n",
            (long long)n1);
     printf("| backend | engine | precision | N_f | kernel [ms] | end to end [ms] |\n|---|---|---|---:|---:|---:|\n");

@@ -3,7 +3,7 @@
  *   starling.lombscargle{ file = "lc.csv" | batch = "objects.csv" |
  *                         t = {...}, y = {...}, dy = {...} |
  *                         objects = {{t =, y =, dy =, id =}, ...},
- *                         columns = {t =, y =, dy =, id =, hdu =} (FITS files),
+ *                         columns = {t =, y =, dy =, id =, hdu =} (header names),
  *                         engine = "auto", transfer = "staged",
  *                         method = "generalised", normalization = "standard",
  *                         precision = "fp64", grid = "auto", backend = "auto",
@@ -207,10 +207,11 @@ static sl_ls_data pack_objects(lua_State *L, int oidx, const char *const **ids_o
         if (!ids[i])
             ids[i] = lua_pushfstring(L, "%d", (int)(i + 1)); /* stays on the stack */
     *ids_out = ids;
-    return (sl_ls_data){n_obj, off, t, y, has_dy ? dyv : NULL};
+    return (sl_ls_data){n_obj, off, t, y, has_dy ? dyv : NULL, NULL, NULL};
 }
 
-/* A file: FITS tables may name their columns (columns = {...}). */
+/* A file: columns = {...} names the columns a text header or FITS table
+ * has, where the accepted names (docs/GUIDE.md) do not find them. */
 static sl_status read_input(lua_State *L, const sl_periodogram *ls, const char *path, int batch,
                             sl_ls_set **out)
 {
@@ -225,6 +226,16 @@ static sl_status read_input(lua_State *L, const sl_periodogram *ls, const char *
     sl_ls_columns c = {0};
     const char **slot[4] = {&c.t, &c.y, &c.dy, &c.id};
     static const char *const names[4] = {"t", "y", "dy", "id"};
+    for (lua_pushnil(L); lua_next(L, -2); lua_pop(L, 1)) {
+        const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
+        if (strcmp(k, "t") && strcmp(k, "y") && strcmp(k, "dy") && strcmp(k, "id") &&
+            strcmp(k, "hdu")) {
+            char got[96];
+            sl_lua_describe(L, -2, got, sizeof got);
+            sl_lua_error(L, "lombscargle: columns: unknown key %s: expected t, y, dy, id or hdu",
+                         got);
+        }
+    }
     for (int k = 0; k < 4; k++) {
         lua_getfield(L, -1, names[k]);
         if (!lua_isnil(L, -1))
@@ -238,7 +249,7 @@ static sl_status read_input(lua_State *L, const sl_periodogram *ls, const char *
         c.hdu = (int)lua_tointeger(L, -1);
     }
     lua_pop(L, 2);
-    return ls->read_fits(path, &c, batch, out);
+    return ls->read_with(path, &c, batch, out);
 }
 
 /* transfer = "device": a handle that owns the periodograms on the GPU. */
@@ -354,7 +365,7 @@ static int l_lombscargle(lua_State *L)
             sl_lua_error(L, "lombscargle: t has %lld values, y %lld%s: expected equal lengths",
                          (long long)nt, (long long)ny, has_dy ? " and dy another count" : "");
         off[0] = 0, off[1] = nt;
-        d = (sl_ls_data){1, off, t, y, dy};
+        d = (sl_ls_data){1, off, t, y, dy, NULL, NULL};
     }
     sl_backend be;
     sl_lua_check(L, sl_backend_open(backend, &be), "lombscargle");

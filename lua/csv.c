@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "csv.h"
+#include "starling/table.h"
 
 #include <errno.h>
 #include <math.h>
@@ -107,73 +108,40 @@ void sl_csv_write_ensemble(FILE *f, const sl_ensemble *e)
 }
 
 enum { NCOL = 9 };
-static const char *const col_name[NCOL] = {"sys", "body", "m", "x", "y", "z", "vx", "vy", "vz"};
+#define SL_ONE_NAME(n) static const char *const n##_names[] = {#n, NULL};
+SL_ONE_NAME(sys) SL_ONE_NAME(body) SL_ONE_NAME(m) SL_ONE_NAME(x) SL_ONE_NAME(y) SL_ONE_NAME(z)
+SL_ONE_NAME(vx) SL_ONE_NAME(vy) SL_ONE_NAME(vz)
+#undef SL_ONE_NAME
+
+/* Every column by its name (in any order), finite, header required. */
+static const sl_table_col ens_cols[NCOL] = {
+    {"sys", sys_names, SL_COL_NUMBER, 1, 0, 1},  {"body", body_names, SL_COL_NUMBER, 1, 1, 1},
+    {"m", m_names, SL_COL_NUMBER, 1, 2, 1},      {"x", x_names, SL_COL_NUMBER, 1, 3, 1},
+    {"y", y_names, SL_COL_NUMBER, 1, 4, 1},      {"z", z_names, SL_COL_NUMBER, 1, 5, 1},
+    {"vx", vx_names, SL_COL_NUMBER, 1, 6, 1},    {"vy", vy_names, SL_COL_NUMBER, 1, 7, 1},
+    {"vz", vz_names, SL_COL_NUMBER, 1, 8, 1},
+};
 
 typedef struct reader {
     const char *path;
     long line;
-    double *rows; /* NCOL - 2 doubles (m x y z vx vy vz) per body */
-    size_t n_rows, cap;
     int64_t n_sys;
     int n_body;   /* bodies per system, fixed by system 1 */
     int cur_body; /* bodies seen in the current system */
 } reader;
 
-static char *trim(char *s)
+static sl_status check_value(reader *r, const sl_table *t, int col, double v)
 {
-    while (*s == ' ' || *s == '\t')
-        s++;
-    char *end = s + strlen(s);
-    while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r' || end[-1] == '\n'))
-        *--end = '\0';
-    return s;
-}
-
-/* Splits on commas in place; returns the number of fields (at most cap kept). */
-static int split(char *s, char **fields, int cap)
-{
-    int n = 0;
-    for (char *p = s;;) {
-        char *comma = strchr(p, ',');
-        if (comma)
-            *comma = '\0';
-        if (n < cap)
-            fields[n] = trim(p);
-        n++;
-        if (!comma)
-            return n;
-        p = comma + 1;
-    }
-}
-
-static sl_status check_header(reader *r, char **f, int n)
-{
-    int ok = n == NCOL;
-    for (int i = 0; ok && i < NCOL; i++)
-        ok = strcmp(f[i], col_name[i]) == 0;
-    if (!ok)
-        return sl_fail(SL_ERR_ARG, "%s:%ld: header: expected the columns %s", r->path, r->line,
-                       SL_ENSEMBLE_CSV_HEADER);
-    return SL_OK;
-}
-
-static sl_status parse_field(reader *r, int col, const char *s, double *v)
-{
-    char *end;
-    errno = 0;
-    *v = strtod(s, &end);
-    int ok = *s && !*end && isfinite(*v);
-    if (ok && col < 2)
-        ok = *v >= 1 && *v == floor(*v) && *v < 9e15;
-    if (ok && col == 2)
-        ok = *v >= 0;
-    if (!ok)
-        return sl_fail(SL_ERR_ARG, "%s:%ld: column '%s' = '%s': expected %s", r->path, r->line,
-                       col_name[col], s,
-                       col < 2 ? "an integer >= 1"
-                       : col == 2 ? "a finite number >= 0"
-                                  : "a finite number");
-    return SL_OK;
+    int ok = col >= 2 || (v >= 1 && v == floor(v) && v < 9e15);
+    if (col == 2)
+        ok = v >= 0;
+    if (ok)
+        return SL_OK;
+    char where[160], num[40];
+    sl_table_where(t, col, where, sizeof where);
+    sl_fmt_num(num, sizeof num, v);
+    return sl_fail(SL_ERR_ARG, "%s:%ld: %s = %s: expected %s", r->path, r->line, where, num,
+                   col < 2 ? "an integer >= 1" : "a number >= 0");
 }
 
 /* Systems and bodies must come in order, so that a row out of place (a
@@ -204,69 +172,19 @@ static sl_status check_order(reader *r, int64_t sys, int64_t body)
                    r->cur_body + 1, (long long)r->n_sys + 1);
 }
 
-static sl_status add_row(reader *r, char **f)
+static sl_status check_rows(reader *r, const sl_table *t)
 {
-    double v[NCOL];
-    sl_status st;
-    for (int c = 0; c < NCOL; c++)
-        if ((st = parse_field(r, c, f[c], &v[c])))
-            return st;
-    if ((st = check_order(r, (int64_t)v[0], (int64_t)v[1])))
-        return st;
-    if (r->cur_body > SL_NBODY_MAX)
-        return sl_fail(SL_ERR_ARG, "%s:%ld: more than %d bodies in one system", r->path, r->line,
-                       SL_NBODY_MAX);
-    if (r->n_rows == r->cap) {
-        size_t cap = r->cap ? 2 * r->cap : 1024;
-        double *rows = realloc(r->rows, cap * (NCOL - 2) * sizeof(double));
-        if (!rows)
-            return sl_fail(SL_ERR_NOMEM, "%s: %zu rows", r->path, r->n_rows);
-        r->rows = rows;
-        r->cap = cap;
-    }
-    memcpy(r->rows + r->n_rows++ * (NCOL - 2), v + 2, (NCOL - 2) * sizeof(double));
-    return SL_OK;
-}
-
-static void read_seed_comment(const char *s, int *has_seed, uint64_t *seed)
-{
-    unsigned long long v;
-    if (sscanf(s, "# seed = %llu", &v) == 1) {
-        *has_seed = 1;
-        *seed = v;
-    }
-}
-
-static sl_status read_lines(reader *r, FILE *fp, int *has_seed, uint64_t *seed)
-{
-    char *buf = NULL;
-    size_t cap = 0;
-    int have_header = 0;
     sl_status st = SL_OK;
-    while (!st && getline(&buf, &cap, fp) > 0) {
-        r->line++;
-        char *s = trim(buf);
-        if (*s == '#')
-            read_seed_comment(s, has_seed, seed);
-        if (*s == '#' || *s == '\0')
-            continue;
-        char *f[NCOL];
-        int n = split(s, f, NCOL);
-        if (!have_header) {
-            st = check_header(r, f, n);
-            have_header = 1;
-        } else if (n != NCOL)
-            st = sl_fail(SL_ERR_ARG, "%s:%ld: %d columns: expected %d (%s)", r->path, r->line, n,
-                         NCOL, SL_ENSEMBLE_CSV_HEADER);
-        else
-            st = add_row(r, f);
+    for (int64_t i = 0; !st && i < t->n_rows; i++) {
+        r->line = (long)t->line[i];
+        for (int c = 0; !st && c < 3; c++)
+            st = check_value(r, t, c, t->col[c].num[i]);
+        if (!st)
+            st = check_order(r, (int64_t)t->col[0].num[i], (int64_t)t->col[1].num[i]);
+        if (!st && r->cur_body > SL_NBODY_MAX)
+            st = sl_fail(SL_ERR_ARG, "%s:%ld: more than %d bodies in one system", r->path,
+                         r->line, SL_NBODY_MAX);
     }
-    free(buf);
-    if (!st && ferror(fp))
-        st = sl_fail(SL_ERR_IO, "%s: read error", r->path);
-    if (!st && r->n_rows == 0)
-        st = sl_fail(SL_ERR_ARG, "%s: no bodies (expected a header %s and one row per body)",
-                     r->path, SL_ENSEMBLE_CSV_HEADER);
     if (!st && r->n_sys == 1)
         r->n_body = r->cur_body;
     if (!st && r->cur_body != r->n_body)
@@ -275,25 +193,39 @@ static sl_status read_lines(reader *r, FILE *fp, int *has_seed, uint64_t *seed)
     return st;
 }
 
+static void read_seed_comment(const sl_table *t, int *has_seed, uint64_t *seed)
+{
+    for (int64_t i = 0; i < t->n_comments; i++) {
+        unsigned long long v;
+        if (sscanf(t->comments[i], "seed = %llu", &v) == 1) {
+            *has_seed = 1;
+            *seed = v;
+        }
+    }
+}
+
 sl_status sl_csv_read_ensemble(const char *path, sl_ensemble **out, int *has_seed,
                                uint64_t *seed)
 {
     *out = NULL;
     *has_seed = 0;
-    FILE *fp = fopen(path, "r");
-    if (!fp)
-        return sl_fail(SL_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    sl_table_spec spec = {.what = "an ensemble (one row per body)", .cols = ens_cols, .n_cols = NCOL,
+                          .header_required = 1};
+    sl_table t;
+    sl_status st = sl_table_read(path, &spec, &t);
+    if (st)
+        return st;
     reader r = {.path = path};
-    sl_status st = read_lines(&r, fp, has_seed, seed);
-    fclose(fp);
+    read_seed_comment(&t, has_seed, seed);
+    st = check_rows(&r, &t);
     if (!st)
         st = sl_ensemble_create(r.n_sys, r.n_body, out);
-    for (size_t i = 0; !st && i < r.n_rows; i++) {
-        const double *row = r.rows + i * (NCOL - 2);
-        st = sl_ensemble_set_body(*out, (int64_t)(i / (size_t)r.n_body), (int)(i % (size_t)r.n_body),
-                                  row[0], row + 1, row + 4);
+    for (int64_t i = 0; !st && i < t.n_rows; i++) {
+        double x[3] = {t.col[3].num[i], t.col[4].num[i], t.col[5].num[i]};
+        double v[3] = {t.col[6].num[i], t.col[7].num[i], t.col[8].num[i]};
+        st = sl_ensemble_set_body(*out, i / r.n_body, (int)(i % r.n_body), t.col[2].num[i], x, v);
     }
-    free(r.rows);
+    sl_table_free(&t);
     if (st) {
         sl_ensemble_destroy(*out);
         *out = NULL;

@@ -61,7 +61,7 @@ Test(gpu_lombscargle, single_long_curve)
     enum { N = 3554 };
     static double t[N], y[N], dy[N];
     slt_ls_curve(N, 1200.0, 0.5646, 3, t, y, dy);
-    sl_ls_data d = {1, (int64_t[]){0, N}, t, y, dy};
+    sl_ls_data d = {1, (int64_t[]){0, N}, t, y, dy, NULL, NULL};
     sl_ls_options o;
     sl_ls_options_default(&o);
     o.grid = SL_LS_GRID_EXPLICIT, o.f_min = 0.5, o.f_max = 24.0, o.n_f = 200000;
@@ -102,7 +102,7 @@ Test(gpu_lombscargle, batch_mixed_lengths)
         slt_ls_curve(off[i + 1] - off[i], 50.0 + i, 0.2 + 0.01 * i, (uint64_t)i, t + off[i],
                      y + off[i], dy + off[i]);
     y[off[40] + 3] = NAN;
-    sl_ls_data d = {NOBJ, off, t, y, dy};
+    sl_ls_data d = {NOBJ, off, t, y, dy, NULL, NULL};
     sl_ls_options o;
     sl_ls_options_default(&o);
     o.grid = SL_LS_GRID_BASELINE, o.f_min = 0.16, o.f_max = 24.0;
@@ -130,7 +130,7 @@ Test(gpu_lombscargle, fast_engine_matches_cpu)
     enum { N = 5000 };
     static double t[N], y[N], dy[N];
     slt_ls_curve(N, 900.0, 0.731, 11, t, y, dy);
-    sl_ls_data d = {1, (int64_t[]){0, N}, t, y, dy};
+    sl_ls_data d = {1, (int64_t[]){0, N}, t, y, dy, NULL, NULL};
     for (int m = 0; m < 2; m++) {
         sl_ls_options o;
         sl_ls_options_default(&o);
@@ -160,7 +160,7 @@ Test(gpu_lombscargle, transfers_agree)
                      dy + off[i]);
     }
     off[NOBJ] = NOBJ * NPT;
-    sl_ls_data d = {NOBJ, off, t, y, dy};
+    sl_ls_data d = {NOBJ, off, t, y, dy, NULL, NULL};
     sl_backend gpu;
     SLT_OK(sl_backend_open("cuda", &gpu));
     sl_ls_options o;

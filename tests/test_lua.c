@@ -379,24 +379,25 @@ static void expect_bad_csv(const char *csv, const char *const *needles)
 Test(lua, csv_bad_number)
 {
     expect_bad_csv("# comment\n" CSV_HEAD "1,1,1,0,0,0,0,0,0\n1,2,0.001,1,0,0,0,abc,0\n",
-                   NEEDLES("in.csv:4: column 'vy' = 'abc': expected a finite number"));
+                   NEEDLES("in.csv:4: column 8 (vy) = \"abc\": expected a finite number"));
 }
 
 Test(lua, csv_negative_mass)
 {
     expect_bad_csv(CSV_HEAD "1,1,1,0,0,0,0,0,0\n1,2,-1,1,0,0,0,1,0\n",
-                   NEEDLES("in.csv:3: column 'm' = '-1': expected a finite number >= 0"));
+                   NEEDLES("in.csv:3: column 3 (m) = -1: expected a number >= 0"));
 }
 
 Test(lua, csv_bad_header)
 {
     expect_bad_csv("sys,body,m,x,y,z\n1,1,1,0,0,0\n",
-                   NEEDLES("in.csv:1: header: expected the columns sys,body,m,x,y,z,vx,vy,vz"));
+                   NEEDLES("in.csv:1: the header (\"sys\", \"body\", \"m\", \"x\", \"y\", \"z\") "
+                           "names no vx column: expected a column named vx"));
 }
 
 Test(lua, csv_short_row)
 {
-    expect_bad_csv(CSV_HEAD "1,1,1,0,0,0,0,0\n", NEEDLES("in.csv:2: 8 columns: expected 9"));
+    expect_bad_csv(CSV_HEAD "1,1,1,0,0,0,0,0\n", NEEDLES("in.csv:2: 8 fields, but the header (line 1) has 9"));
 }
 
 Test(lua, csv_out_of_order)
@@ -413,7 +414,8 @@ Test(lua, csv_ragged)
 
 Test(lua, csv_no_rows)
 {
-    expect_bad_csv(CSV_HEAD, NEEDLES("in.csv: no bodies"));
+    expect_bad_csv(CSV_HEAD, NEEDLES("in.csv: no data lines (expected an ensemble (one row per body): sys, body, m, "
+                   "x, y, z, vx, vy, vz)"));
 }
 
 /* ---- commands --------------------------------------------------------------------- */

@@ -273,7 +273,7 @@ Test(lua_rv, rv_read_bad_file_names_file_and_line)
 {
     write_text("bad.txt", "# header comment\n1 2 3\n2 4 0\n");
     expect_bad("local d = starling.rv.read(\"bad.txt\")",
-               NEEDLES("rv.read: ", "bad.txt:3: error = 0: expected a number > 0"));
+               NEEDLES("rv.read: ", "bad.txt:3: column 3 (error) = 0: expected a number > 0"));
     write_text("bad2.txt", "1 2 3\n2 x 3\n");
     expect_bad("local L = starling.likelihood(\"kepler_rv\", {data = \"bad2.txt\"})",
                NEEDLES("likelihood 'kepler_rv': ", "bad2.txt:2: column 2 (velocity) = \"x\""));

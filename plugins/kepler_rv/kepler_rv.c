@@ -113,33 +113,65 @@ static void krv_release(void *ctx)
     free(c);
 }
 
-/* Copies the observations grouped by instrument (stable within a group). */
+/* Observation order for group_obs: by instrument, then time, then the
+ * file's order, so the result does not depend on how the file was sorted
+ * (files concatenated per instrument, repeated exposures). */
+typedef struct obs_key {
+    int inst;
+    double t;
+    size_t row;
+} obs_key;
+
+static int cmp_obs(const void *pa, const void *pb)
+{
+    const obs_key *a = pa, *b = pb;
+    if (a->inst != b->inst)
+        return a->inst < b->inst ? -1 : 1;
+    if (a->t != b->t)
+        return a->t < b->t ? -1 : 1;
+    return a->row < b->row ? -1 : a->row > b->row;
+}
+
+/* Copies the observations grouped by instrument, sorted by time in each. */
 static sl_status group_obs(sl_krv_ctx *c)
 {
     size_t n = c->n_obs;
+    obs_key *order = malloc(n * sizeof *order);
+    if (!order)
+        return sl_fail(SL_ERR_NOMEM, "kepler_rv: out of memory for %zu observations", n);
+    for (size_t m = 0; m < n; m++)
+        order[m] = (obs_key){c->data.inst[m], c->data.t[m], m};
+    qsort(order, n, sizeof *order, cmp_obs);
     c->dt = malloc(n * sizeof *c->dt);
     c->v = malloc(n * sizeof *c->v);
     c->var = malloc(n * sizeof *c->var);
     c->vf = malloc(n * sizeof *c->vf);
     c->varf = malloc(n * sizeof *c->varf);
-    if (!c->dt || !c->v || !c->var || !c->vf || !c->varf)
+    if (!c->dt || !c->v || !c->var || !c->vf || !c->varf) {
+        free(order);
         return sl_fail(SL_ERR_NOMEM, "kepler_rv: out of memory for %zu observations", n);
-    size_t k = 0;
-    for (int i = 0; i < c->n_inst; i++) {
-        c->inst_start[i] = k;
-        for (size_t m = 0; m < n; m++) {
-            if (c->data.inst[m] != i)
-                continue;
-            c->dt[k] = c->data.t[m] - c->epoch;
-            c->v[k] = c->data.v[m];
-            c->var[k] = c->data.err[m] * c->data.err[m];
-            c->vf[k] = (float)c->v[k];
-            c->varf[k] = (float)c->var[k];
-            k++;
-        }
     }
-    c->inst_start[c->n_inst] = k;
+    for (int i = 0; i <= c->n_inst; i++)
+        c->inst_start[i] = n;
+    for (size_t k = n; k-- > 0;) {
+        size_t m = order[k].row;
+        c->inst_start[c->data.inst[m]] = k;
+        c->dt[k] = c->data.t[m] - c->epoch;
+        c->v[k] = c->data.v[m];
+        c->var[k] = c->data.err[m] * c->data.err[m];
+        c->vf[k] = (float)c->v[k];
+        c->varf[k] = (float)c->var[k];
+    }
+    free(order);
     return SL_OK;
+}
+
+static double earliest(const sl_rv_data *d)
+{
+    double t = d->t[0];
+    for (size_t i = 1; i < d->n; i++)
+        t = d->t[i] < t ? d->t[i] : t;
+    return t;
 }
 
 static sl_status krv_prepare(const sl_param_values *opt, const char *data_path, void **out)
@@ -159,7 +191,7 @@ static sl_status krv_prepare(const sl_param_values *opt, const char *data_path, 
     c->basis = (int)opt->v[OPT_BASIS];
     c->trend = (int)opt->v[OPT_TREND];
     c->mixed = (int)opt->v[OPT_PRECISION];
-    c->epoch = opt->given[OPT_EPOCH] ? opt->v[OPT_EPOCH] : c->data.t[0];
+    c->epoch = opt->given[OPT_EPOCH] ? opt->v[OPT_EPOCH] : earliest(&c->data);
     c->n_inst = c->data.n_inst;
     c->n_obs = c->data.n;
     c->n_par = (size_t)(SL_KRV_NPP * c->n_pl + 2 * c->n_inst + c->trend);

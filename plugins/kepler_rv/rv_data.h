@@ -1,8 +1,13 @@
-/* Radial-velocity data files: time, velocity, error and an optional
- * instrument name per line; whitespace- or comma-separated; '#' starts a
- * comment; one header line (non-numeric time and velocity) may precede the
- * data. Every problem is reported as "file:line: what, value, expectation".
- * Used by the kepler_rv plugin and by starling.rv.read. */
+/* Radial-velocity data files, read by the core's tabular reader
+ * (starling/table.h): a header's names choose the columns (time:
+ * t/time/bjd/jd/..., velocity: vel/mnvel/rv/vrad/..., error:
+ * errvel/err/sigma/svrad/..., instrument: tel/inst/instrument/ins_name/...;
+ * docs/GUIDE.md lists them all); a file without a header is read as time,
+ * velocity, error[, instrument]; other columns (an unnamed pandas index,
+ * RadVel's svalue) are ignored. Rows may come in any order and times may
+ * repeat: the likelihood sorts what it needs. Every problem is reported as
+ * "file:line: what, value, expectation". Used by the kepler_rv plugin and
+ * by starling.rv.read. */
 #ifndef STARLING_RV_DATA_H
 #define STARLING_RV_DATA_H
 
@@ -15,17 +20,25 @@ SL_EXTERN_C_BEGIN
 #define SL_RV_NAME_MAX 32
 
 typedef struct sl_rv_data {
-    size_t n;            /* observations, in file (time) order */
+    size_t n;            /* observations, in file order */
     double *t, *v, *err; /* days, m/s, m/s (units are the user's; kept as read) */
     int *inst;           /* instrument index per observation */
     int n_inst;
     char inst_names[SL_RV_MAX_INST][SL_RV_NAME_MAX]; /* "default" when no column */
+    long *line;          /* the line of each observation in the file */
 } sl_rv_data;
 
-/* Reads and checks a file: 3 or 4 columns on every line, numbers finite,
- * errors > 0, times sorted, no time repeated within one instrument (two
- * instruments may observe at the same time). */
+/* The wanted columns, in the order sl_rv_read_with's names take them. */
+enum { SL_RV_COL_TIME, SL_RV_COL_VEL, SL_RV_COL_ERR, SL_RV_COL_INST, SL_RV_NCOL };
+
+/* Reads and checks a file: numbers finite, errors > 0, at most
+ * SL_RV_MAX_INST instruments with names of 1 to SL_RV_NAME_MAX - 1 bytes. */
 sl_status sl_rv_read(const char *path, sl_rv_data *out);
+
+/* The same with the user's header names for the columns (NULL entries,
+ * or names NULL: the accepted names decide). */
+sl_status sl_rv_read_with(const char *path, const char *const names[SL_RV_NCOL],
+                          sl_rv_data *out);
 void sl_rv_free(sl_rv_data *d);
 
 SL_EXTERN_C_END

@@ -13,18 +13,12 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "ls_names.h"
 #include "starling/periodogram.h"
 
 sl_status sl_ls_set_from_columns(const char *path, int64_t n, const double *t, const double *y,
                                  const double *dy, char *const *ids, sl_ls_set **out);
 
-static const char *const fits_t[] = {"TIME", "T", "MJD", "BJD", "HJD", "JD", "BTJD", "DATE", NULL};
-static const char *const fits_y[] = {"FLUX", "MAG", "Y", "VALUE", "PDCSAP_FLUX", "SAP_FLUX",
-                                     "MAGNITUDE", NULL};
-static const char *const fits_dy[] = {"FLUX_ERR", "MAGERR", "MAG_ERR", "DY", "ERR", "ERROR",
-                                      "SIGMA", "PDCSAP_FLUX_ERR", "SAP_FLUX_ERR", "E_MAG", NULL};
-static const char *const fits_id[] = {"ID", "OBJECT", "OBJID", "OBJ", "NAME", "SOURCE_ID",
-                                      "SOURCE", NULL};
 
 static sl_status fits_err(const char *path, int hdu, const char *what, int status)
 {
@@ -178,15 +172,15 @@ sl_status sl_ls_read_fits(const char *path, const sl_ls_columns *cols, int with_
     if (!s && (!t || !y))
         s = sl_fail(SL_ERR_NOMEM, "%s: %lld rows", path, (long long)n);
     if (!s)
-        s = need_col(f, path, hdu, c->t, fits_t, "time", &ct);
+        s = need_col(f, path, hdu, c->t, sl_ls_t_names, "time", &ct);
     if (!s)
-        s = need_col(f, path, hdu, c->y, fits_y, "value", &cy);
+        s = need_col(f, path, hdu, c->y, sl_ls_y_names, "value", &cy);
     if (!s && c->dy)
-        s = need_col(f, path, hdu, c->dy, fits_dy, "error", &cdy);
+        s = need_col(f, path, hdu, c->dy, sl_ls_dy_names, "error", &cdy);
     else if (!s)
-        cdy = find_col(f, NULL, fits_dy); /* errors are optional */
+        cdy = find_col(f, NULL, sl_ls_dy_names); /* errors are optional */
     if (!s && with_id)
-        s = need_col(f, path, hdu, c->id, fits_id, "object id", &cid);
+        s = need_col(f, path, hdu, c->id, sl_ls_id_names, "object id", &cid);
     if (!s)
         s = read_num(f, path, hdu, ct, n, t);
     if (!s)

@@ -1,24 +1,23 @@
 /* Light curves from text files: one curve (t, y[, dy]), a batch with an
- * object-id column (id, t, y[, dy]) or a folder of one-curve files. Commas,
- * spaces, tabs or semicolons separate fields; '#' starts a comment. A first
- * line that is not numbers is a header: recognised names (t/time/mjd/jd,
- * y/mag/flux/value, dy/err/error/sigma/magerr/flux_err, id/object/name)
- * choose the columns, otherwise columns are taken in order. Values such as
- * "nan" are read and left to the per-object checks, so one bad object in a
- * batch is flagged and the rest carry on; text that is not a number is a
- * format error naming file, line and column. */
+ * object-id column (id, t, y[, dy]) or a folder of one-curve files, read by
+ * the core's tabular reader (starling/table.h), whose rules every text
+ * format shares: a header is recognised by content and its names choose the
+ * columns (the names below); a file without one is taken in the order
+ * above. Values such as "nan" are read and left to the per-object checks,
+ * so one bad object in a batch is flagged and the rest carry on; text that
+ * is not a number is an error naming file, line and column. Every point
+ * keeps its line in the file, for messages. */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 
+#include "ls_names.h"
 #include "starling/periodogram.h"
+#include "starling/table.h"
 
 void sl_ls_set_free(sl_ls_set *s)
 {
@@ -26,7 +25,8 @@ void sl_ls_set_free(sl_ls_set *s)
         return;
     for (int64_t i = 0; s->id && i < s->data.n_obj; i++)
         free(s->id[i]);
-    free(s->id), free(s->offset), free(s->t), free(s->y), free(s->dy), free(s->path);
+    free(s->id), free(s->offset), free(s->t), free(s->y), free(s->dy), free(s->line);
+    free(s->source), free(s->path);
     free(s);
 }
 
@@ -35,19 +35,20 @@ typedef struct rows {
     int64_t n, cap;
     double *t, *y, *dy;
     int64_t *obj;
+    int64_t *line;  /* line in the file, or -1 (FITS rows) */
     char **ids;     /* distinct ids in order of first appearance */
     int64_t n_ids, cap_ids;
 } rows;
 
 static void rows_free(rows *r)
 {
-    free(r->t), free(r->y), free(r->dy), free(r->obj);
+    free(r->t), free(r->y), free(r->dy), free(r->obj), free(r->line);
     for (int64_t i = 0; i < r->n_ids; i++)
         free(r->ids[i]);
     free(r->ids);
 }
 
-static int push_row(rows *r, double t, double y, double dy, int64_t obj)
+static int push_row(rows *r, double t, double y, double dy, int64_t obj, int64_t line)
 {
     if (r->n == r->cap) {
         int64_t cap = r->cap ? 2 * r->cap : 1024;
@@ -59,11 +60,14 @@ static int push_row(rows *r, double t, double y, double dy, int64_t obj)
         if (c) r->dy = c;
         int64_t *o = realloc(r->obj, (size_t)cap * sizeof *o);
         if (o) r->obj = o;
-        if (!a || !b || !c || !o)
+        int64_t *l = realloc(r->line, (size_t)cap * sizeof *l);
+        if (l) r->line = l;
+        if (!a || !b || !c || !o || !l)
             return -1;
         r->cap = cap;
     }
     r->t[r->n] = t, r->y[r->n] = y, r->dy[r->n] = dy, r->obj[r->n] = obj;
+    r->line[r->n] = line;
     r->n++;
     return 0;
 }
@@ -90,165 +94,62 @@ static int64_t id_index(rows *r, const char *id)
     return last = r->n_ids++;
 }
 
-enum { MAX_FIELDS = 64 };
+/* Column names of light curves, shared with the FITS reader (ls_names.h):
+ * within a list, earlier names win when a file has several. */
+const char *const sl_ls_t_names[] = {"time", "t", "mjd", "bjd", "bjd_tdb", "hjd", "jd", "btjd",
+                                     "date", NULL};
+const char *const sl_ls_y_names[] = {"flux", "pdcsap_flux", "sap_flux", "mag", "magnitude", "y",
+                                     "value", "rv", NULL};
+const char *const sl_ls_dy_names[] = {"flux_err", "pdcsap_flux_err", "sap_flux_err", "magerr",
+                                      "mag_err", "e_mag", "dy", "yerr", "fluxerr", "err",
+                                      "error", "sigma", NULL};
+const char *const sl_ls_id_names[] = {"id", "object", "objid", "obj", "oid", "name",
+                                      "source_id", "source", NULL};
 
-/* Splits a line in place; returns the number of fields. */
-static int split(char *line, char **f)
+/* The table layout of a light-curve file: id (batches), t, y, dy. */
+static void ls_spec(int with_id, const sl_ls_columns *names, sl_table_col cols[4],
+                    const char *user[4], sl_table_spec *spec)
 {
-    int n = 0;
-    char *p = line;
-    for (;;) {
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (!*p || *p == '\n' || *p == '\r' || *p == '#')
-            break;
-        if (n == MAX_FIELDS)
-            return -1;
-        f[n++] = p;
-        while (*p && !strchr(",; \t\r\n#", *p))
-            p++;
-        char end = *p;
-        if (end == ' ' || end == '\t') { /* spaces then maybe a comma */
-            *p++ = '\0';
-            while (*p == ' ' || *p == '\t')
-                p++;
-            if (*p == ',' || *p == ';')
-                p++;
-            continue;
-        }
-        if (end == ',' || end == ';') {
-            *p++ = '\0';
-            continue;
-        }
-        *p = '\0';
-        break;
+    int o = with_id ? 1 : 0;
+    cols[0] = (sl_table_col){"t", sl_ls_t_names, SL_COL_NUMBER, 1, o, 0};
+    cols[1] = (sl_table_col){"y", sl_ls_y_names, SL_COL_NUMBER, 1, o + 1, 0};
+    cols[2] = (sl_table_col){"dy", sl_ls_dy_names, SL_COL_NUMBER, 0, o + 2, 0};
+    cols[3] = (sl_table_col){"id", sl_ls_id_names, SL_COL_TEXT, with_id, with_id ? 0 : -1, 0};
+    user[0] = names ? names->t : NULL;
+    user[1] = names ? names->y : NULL;
+    user[2] = names ? names->dy : NULL;
+    user[3] = names && with_id ? names->id : NULL;
+    int any = user[0] || user[1] || user[2] || user[3];
+    *spec = (sl_table_spec){.what = with_id ? "a batch of light curves" : "a light curve",
+                            .cols = cols, .n_cols = with_id ? 4 : 3, .can_name = 1,
+                            .names = any ? user : NULL};
+}
+
+/* Rows of one text file, in file order; NaN and inf are kept for the
+ * per-object checks. */
+static sl_status read_rows(const char *path, int with_id, const sl_ls_columns *names, rows *r,
+                           int *has_dy)
+{
+    sl_table_col cols[4];
+    const char *user[4];
+    sl_table_spec spec;
+    ls_spec(with_id, names, cols, user, &spec);
+    sl_table tab;
+    sl_status st = sl_table_read(path, &spec, &tab);
+    if (st)
+        return st;
+    const sl_table_column *ct = &tab.col[0], *cy = &tab.col[1], *cd = &tab.col[2];
+    sl_table_column *ci = &tab.col[3];
+    *has_dy = cd->present;
+    if (with_id) { /* the table's levels are the ids, in order of first appearance */
+        r->ids = ci->levels, r->n_ids = r->cap_ids = ci->n_levels;
+        ci->levels = NULL, ci->n_levels = 0;
     }
-    return n;
-}
-
-static int parse_num(const char *s, double *v)
-{
-    char *end;
-    errno = 0;
-    *v = strtod(s, &end);
-    return end != s && *end == '\0';
-}
-
-static int name_is(const char *s, const char *const *names)
-{
-    for (; *names; names++)
-        if (!strcasecmp(s, *names))
-            return 1;
-    return 0;
-}
-
-static const char *const t_names[] = {"t", "time", "mjd", "jd", "hjd", "bjd", "date", NULL};
-static const char *const y_names[] = {"y", "mag", "flux", "value", "magnitude", "rv", NULL};
-static const char *const dy_names[] = {"dy", "err", "error", "sigma", "magerr", "mag_err",
-                                       "flux_err", "fluxerr", "e_mag", "yerr", NULL};
-static const char *const id_names[] = {"id", "object", "objid", "obj", "name", "source_id",
-                                       "source", NULL};
-
-/* Column positions: id (or -1), t, y, dy (or -1). */
-typedef struct cols {
-    int id, t, y, dy, n;
-} cols;
-
-static int header_cols(char **f, int n, int with_id, cols *c)
-{
-    cols named = {-1, -1, -1, -1, n};
-    for (int i = 0; i < n; i++) {
-        if (name_is(f[i], t_names) && named.t < 0) named.t = i;
-        else if (name_is(f[i], y_names) && named.y < 0) named.y = i;
-        else if (name_is(f[i], dy_names) && named.dy < 0) named.dy = i;
-        else if (name_is(f[i], id_names) && named.id < 0) named.id = i;
-    }
-    if (named.t < 0 || named.y < 0 || (with_id && named.id < 0))
-        return 0;
-    if (!with_id)
-        named.id = -1;
-    *c = named;
-    return 1;
-}
-
-static sl_status read_rows(const char *path, int with_id, rows *r, int *has_dy)
-{
-    FILE *fp = fopen(path, "r");
-    if (!fp)
-        return sl_fail(SL_ERR_IO, "%s: cannot be read: %s", path, strerror(errno));
-    char *line = NULL;
-    size_t cap = 0;
-    int64_t lineno = 0, data_lines = 0;
-    int first = 1;
-    cols c = {with_id ? 0 : -1, with_id, with_id + 1, -1, 0};
-    sl_status st = SL_OK;
-    char *f[MAX_FIELDS];
-    while (getline(&line, &cap, fp) >= 0) {
-        lineno++;
-        int n = split(line, f);
-        if (n == 0)
-            continue;
-        if (n < 0) {
-            st = sl_fail(SL_ERR_IO, "%s:%lld: more than %d fields", path, (long long)lineno,
-                         MAX_FIELDS);
-            break;
-        }
-        double v;
-        if (first) {
-            first = 0;
-            /* a header: its t column's text is not a number */
-            int numeric = 1;
-            for (int i = with_id ? 1 : 0; i < n && numeric; i++)
-                numeric = parse_num(f[i], &v);
-            if (!numeric) {
-                if (!header_cols(f, n, with_id, &c))
-                    c.dy = n > c.y + 1 ? c.y + 1 : -1;
-                c.n = n;
-                continue;
-            }
-        }
-        if (c.n == 0) { /* no header: the first data line fixes the columns */
-            c.n = n;
-            c.dy = n > c.y + 1 ? c.y + 1 : -1;
-        }
-        int need = (c.dy > c.y ? c.dy : c.y) + 1;
-        if (c.t + 1 > need) need = c.t + 1;
-        if (c.id + 1 > need) need = c.id + 1;
-        if (n < need || n > c.n) {
-            st = sl_fail(SL_ERR_IO, "%s:%lld: %d field%s: expected %d (%s%s%s)", path,
-                         (long long)lineno, n, n == 1 ? "" : "s", c.n, with_id ? "id, " : "",
-                         "t, y", c.dy >= 0 ? ", dy" : "");
-            break;
-        }
-        double t = 0, y = 0, dy = 1.0;
-        const int want[3] = {c.t, c.y, c.dy};
-        double *dst[3] = {&t, &y, &dy};
-        const char *what[3] = {"t", "y", "dy"};
-        for (int k = 0; k < 3 && !st; k++)
-            if (want[k] >= 0 && !parse_num(f[want[k]], dst[k]))
-                st = sl_fail(SL_ERR_IO, "%s:%lld: column %d (%s) = \"%.40s\": expected a number",
-                             path, (long long)lineno, want[k] + 1, what[k], f[want[k]]);
-        if (st)
-            break;
-        int64_t obj = 0;
-        if (with_id && (obj = id_index(r, f[c.id])) < 0) {
-            st = sl_fail(SL_ERR_NOMEM, "%s: object ids", path);
-            break;
-        }
-        if (push_row(r, t, y, dy, obj)) {
+    for (int64_t i = 0; i < tab.n_rows && !st; i++)
+        if (push_row(r, ct->num[i], cy->num[i], cd->present ? cd->num[i] : 1.0,
+                     with_id ? ci->code[i] : 0, tab.line[i]))
             st = sl_fail(SL_ERR_NOMEM, "%s: %lld rows", path, (long long)r->n);
-            break;
-        }
-        data_lines++;
-    }
-    if (!st && ferror(fp))
-        st = sl_fail(SL_ERR_IO, "%s: read error", path);
-    free(line);
-    fclose(fp);
-    if (!st && data_lines == 0)
-        st = sl_fail(SL_ERR_IO, "%s: no data rows (expected %s)", path,
-                     with_id ? "id, t, y[, dy]" : "t, y[, dy]");
-    *has_dy = c.dy >= 0;
+    sl_table_free(&tab);
     return st;
 }
 
@@ -262,15 +163,22 @@ static sl_ls_set *new_set(const char *path)
     return s;
 }
 
-static sl_status finish_set(sl_ls_set *s)
+/* source: the file the points' lines refer to (NULL: none, e.g. a folder
+ * of several files, where the object ids name the files). */
+static sl_status finish_set(sl_ls_set *s, const char *source)
 {
     s->data.offset = s->offset;
     s->data.t = s->t, s->data.y = s->y, s->data.dy = s->dy;
+    if (source && s->line && !(s->source = strdup(source)))
+        return sl_fail(SL_ERR_NOMEM, "%s", s->path);
+    s->data.source = s->source;
+    s->data.line = s->source ? s->line : NULL;
     return SL_OK;
 }
 
 /* Groups rows by object (stable: each object keeps its rows' order). */
-static sl_status group_rows(rows *r, int with_id, int has_dy, sl_ls_set *s)
+static sl_status group_rows(rows *r, int with_id, int has_dy, const char *source,
+                            sl_ls_set *s)
 {
     int64_t n_obj = with_id ? r->n_ids : 1;
     size_t n = (size_t)r->n;
@@ -279,7 +187,8 @@ static sl_status group_rows(rows *r, int with_id, int has_dy, sl_ls_set *s)
     s->y = malloc(n * sizeof(double));
     s->dy = has_dy ? malloc(n * sizeof(double)) : NULL;
     s->id = calloc((size_t)n_obj, sizeof *s->id);
-    if (!s->offset || !s->t || !s->y || (has_dy && !s->dy) || !s->id)
+    s->line = malloc((n ? n : 1) * sizeof *s->line);
+    if (!s->offset || !s->t || !s->y || (has_dy && !s->dy) || !s->id || !s->line)
         return sl_fail(SL_ERR_NOMEM, "%s: %lld rows", s->path, (long long)r->n);
     for (int64_t i = 0; i < r->n; i++)
         s->offset[r->obj[i] + 1]++;
@@ -291,7 +200,7 @@ static sl_status group_rows(rows *r, int with_id, int has_dy, sl_ls_set *s)
     memcpy(at, s->offset, (size_t)n_obj * sizeof *at);
     for (int64_t i = 0; i < r->n; i++) {
         int64_t k = at[r->obj[i]]++;
-        s->t[k] = r->t[i], s->y[k] = r->y[i];
+        s->t[k] = r->t[i], s->y[k] = r->y[i], s->line[k] = r->line[i];
         if (has_dy)
             s->dy[k] = r->dy[i];
     }
@@ -306,7 +215,7 @@ static sl_status group_rows(rows *r, int with_id, int has_dy, sl_ls_set *s)
         if (!(s->id[o] = strdup(name)))
             return sl_fail(SL_ERR_NOMEM, "%s", s->path);
     }
-    return finish_set(s);
+    return finish_set(s, source);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -315,7 +224,7 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* A folder: every regular file not starting with '.' is one light curve. */
-static sl_status read_dir(const char *path, sl_ls_set **out)
+static sl_status read_dir(const char *path, const sl_ls_columns *cols, sl_ls_set **out)
 {
     DIR *d = opendir(path);
     if (!d)
@@ -352,14 +261,14 @@ static sl_status read_dir(const char *path, sl_ls_set **out)
         rows one;
         memset(&one, 0, sizeof one);
         int has_dy = 0;
-        st = read_rows(file, 0, &one, &has_dy);
+        st = read_rows(file, 0, cols, &one, &has_dy);
         if (!st && any_dy >= 0 && has_dy != any_dy)
             st = sl_fail(SL_ERR_IO, "%s: has %s error column, unlike the folder's earlier files",
                          file, has_dy ? "an" : "no");
         any_dy = has_dy;
         int64_t obj = st ? -1 : id_index(&r, names[i]);
         for (int64_t k = 0; !st && k < one.n; k++)
-            if (obj < 0 || push_row(&r, one.t[k], one.y[k], one.dy[k], obj))
+            if (obj < 0 || push_row(&r, one.t[k], one.y[k], one.dy[k], obj, one.line[k]))
                 st = sl_fail(SL_ERR_NOMEM, "%s", file);
         rows_free(&one);
         free(file);
@@ -370,8 +279,12 @@ static sl_status read_dir(const char *path, sl_ls_set **out)
     sl_ls_set *s = st ? NULL : new_set(path);
     if (!st && !s)
         st = sl_fail(SL_ERR_NOMEM, "%s", path);
+    char *only = NULL; /* a folder of one file: its lines name that file */
+    if (!st && r.n_ids == 1 && asprintf(&only, "%s/%s", path, r.ids[0]) < 0)
+        only = NULL;
     if (!st)
-        st = group_rows(&r, 1, any_dy == 1, s);
+        st = group_rows(&r, 1, any_dy == 1, only, s);
+    free(only);
     rows_free(&r);
     if (st) {
         sl_ls_set_free(s);
@@ -392,13 +305,13 @@ sl_status sl_ls_set_from_columns(const char *path, int64_t n, const double *t, c
     sl_ls_set *s = NULL;
     for (int64_t i = 0; i < n && !st; i++) {
         int64_t obj = ids ? id_index(&r, ids[i]) : 0;
-        if (obj < 0 || push_row(&r, t[i], y[i], dy ? dy[i] : 1.0, obj))
+        if (obj < 0 || push_row(&r, t[i], y[i], dy ? dy[i] : 1.0, obj, -1))
             st = sl_fail(SL_ERR_NOMEM, "%s: %lld rows", path, (long long)n);
     }
     if (!st && !(s = new_set(path)))
         st = sl_fail(SL_ERR_NOMEM, "%s", path);
     if (!st)
-        st = group_rows(&r, ids != NULL, dy != NULL, s);
+        st = group_rows(&r, ids != NULL, dy != NULL, NULL, s);
     rows_free(&r);
     if (st) {
         sl_ls_set_free(s);
@@ -423,25 +336,27 @@ static int is_fits(const char *path)
     return got == 9 && !memcmp(head, "SIMPLE  =", 9);
 }
 
-sl_status sl_ls_read(const char *path, int with_id, sl_ls_set **out)
+/* Text, FITS or a folder; cols (may be NULL) names the columns. */
+sl_status sl_ls_read_with(const char *path, const sl_ls_columns *cols, int with_id,
+                          sl_ls_set **out)
 {
     *out = NULL;
     struct stat sb;
     if (stat(path, &sb) != 0)
         return sl_fail(SL_ERR_IO, "%s: cannot be read: %s", path, strerror(errno));
     if (S_ISDIR(sb.st_mode))
-        return read_dir(path, out);
+        return read_dir(path, cols, out);
     if (is_fits(path))
-        return sl_ls_read_fits(path, NULL, with_id, out);
+        return sl_ls_read_fits(path, cols, with_id, out);
     rows r;
     memset(&r, 0, sizeof r);
     int has_dy = 0;
-    sl_status st = read_rows(path, with_id, &r, &has_dy);
+    sl_status st = read_rows(path, with_id, cols, &r, &has_dy);
     sl_ls_set *s = NULL;
     if (!st && !(s = new_set(path)))
         st = sl_fail(SL_ERR_NOMEM, "%s", path);
     if (!st)
-        st = group_rows(&r, with_id, has_dy, s);
+        st = group_rows(&r, with_id, has_dy, path, s);
     rows_free(&r);
     if (st) {
         sl_ls_set_free(s);
@@ -449,4 +364,9 @@ sl_status sl_ls_read(const char *path, int with_id, sl_ls_set **out)
     }
     *out = s;
     return SL_OK;
+}
+
+sl_status sl_ls_read(const char *path, int with_id, sl_ls_set **out)
+{
+    return sl_ls_read_with(path, NULL, with_id, out);
 }

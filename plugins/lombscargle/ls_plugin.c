@@ -497,6 +497,25 @@ static sl_status finish(const sl_ls_data *d, const sl_ls_options *o, prep *p, sl
     return SL_OK;
 }
 
+/* A batch of one with a flag fails, naming the point's file and line when
+ * the data say where they came from. */
+static sl_status single_flag_error(const sl_ls_data *d, const sl_ls_result *r)
+{
+    int64_t n = d->offset[1] - d->offset[0], k = r->flag_at[0];
+    const char *why = sl_ls_flag_name(r->flag[0]);
+    if (k >= 0 && d->source && d->line && d->line[d->offset[0] + k] > 0)
+        return sl_fail(SL_ERR_ARG, "%s:%lld: %s (point %lld of the light curve's %lld)",
+                       d->source, (long long)d->line[d->offset[0] + k], why, (long long)k + 1,
+                       (long long)n);
+    if (k >= 0)
+        return sl_fail(SL_ERR_ARG, "lombscargle: light curve of %lld points: %s at point %lld",
+                       (long long)n, why, (long long)k + 1);
+    if (d->source)
+        return sl_fail(SL_ERR_ARG, "%s: light curve of %lld points: %s", d->source,
+                       (long long)n, why);
+    return sl_fail(SL_ERR_ARG, "lombscargle: light curve of %lld points: %s", (long long)n, why);
+}
+
 static sl_status ls_compute(const sl_backend *be, const sl_ls_data *d, const sl_ls_options *o,
                             sl_ls_result *r)
 {
@@ -522,11 +541,7 @@ static sl_status ls_compute(const sl_backend *be, const sl_ls_data *d, const sl_
         goto fail;
     r->prep_s = sl_ls_now() - t0;
     if (d->n_obj == 1 && r->flag[0]) {
-        char at[64] = "";
-        if (r->flag_at[0] >= 0)
-            snprintf(at, sizeof at, " at point %lld", (long long)r->flag_at[0] + 1);
-        st = sl_fail(SL_ERR_ARG, "lombscargle: light curve of %lld points: %s%s",
-                     (long long)(d->offset[1] - d->offset[0]), sl_ls_flag_name(r->flag[0]), at);
+        st = single_flag_error(d, r);
         goto fail;
     }
     sl_ls_job *j = &p.job;
@@ -596,6 +611,8 @@ fail:
 
 sl_status sl_ls_read(const char *path, int with_id, sl_ls_set **out);
 void sl_ls_set_free(sl_ls_set *s);
+sl_status sl_ls_read_with(const char *path, const sl_ls_columns *cols, int with_id,
+                          sl_ls_set **out);
 sl_status sl_ls_read_fits(const char *path, const sl_ls_columns *cols, int with_id,
                           sl_ls_set **out);
 
@@ -613,6 +630,7 @@ static const sl_periodogram ls_table = {
     .read = sl_ls_read,
     .set_free = sl_ls_set_free,
     .read_fits = sl_ls_read_fits,
+    .read_with = sl_ls_read_with,
 };
 
 static const sl_plugin_table ls_tables[] = {

@@ -77,6 +77,10 @@ typedef struct sl_ls_data {
     const int64_t *offset; /* n_obj + 1 entries, offset[0] = 0, non-decreasing */
     const double *t, *y;
     const double *dy;      /* NULL: unit errors */
+    /* Where the points came from, for messages (both may be NULL): the file
+     * and each packed point's 1-based line in it. */
+    const char *source;
+    const int64_t *line;
 } sl_ls_data;
 
 typedef struct sl_ls_options {
@@ -142,6 +146,8 @@ typedef struct sl_ls_set {
     double *t, *y, *dy; /* dy NULL when the file has no error column */
     char **id;
     char *path;
+    int64_t *line;      /* per packed point: its line in the file (-1: FITS rows) */
+    char *source;       /* the file those lines are in (NULL: several files) */
 } sl_ls_set;
 
 /* FITS binary-table columns (NULL: the first column whose name matches,
@@ -166,14 +172,18 @@ typedef struct sl_periodogram {
                          sl_ls_result *res);
     void (*result_free)(sl_ls_result *res);
     /* Light curves from a text file: columns t, y[, dy] or, for a batch,
-     * id, t, y[, dy] (ids group rows; rows of one id need not be adjacent).
-     * Separators: commas, spaces or tabs; '#' comments; a header line of
-     * names is recognised. Errors name the file, line and column. */
+     * id, t, y[, dy] (ids group rows; rows of one id need not be adjacent),
+     * by the rules of starling/table.h: a header's names choose the
+     * columns. Errors name the file, line and column. */
     sl_status (*read)(const char *path, int with_id, sl_ls_set **out);
     void (*set_free)(sl_ls_set *s);
     /* Light curves from a FITS table (read() also takes FITS files, with
      * default columns). Errors name the file, HDU and column. */
     sl_status (*read_fits)(const char *path, const sl_ls_columns *cols, int with_id,
+                           sl_ls_set **out);
+    /* Text, FITS or a folder, with columns named by the user (cols may be
+     * NULL; hdu is for FITS). Text files follow starling/table.h. */
+    sl_status (*read_with)(const char *path, const sl_ls_columns *cols, int with_id,
                            sl_ls_set **out);
 } sl_periodogram;
 

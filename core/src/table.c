@@ -1,0 +1,637 @@
+/* The tabular-text reader (table.h): one set of rules for every text format. */
+#define _GNU_SOURCE
+#include "starling/table.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---- numbers ------------------------------------------------------------- */
+
+int sl_table_parse_number(const char *s, double *out)
+{
+    char buf[256];
+    size_t n = strlen(s);
+    if (n == 0 || n >= sizeof buf)
+        return 0;
+    const char *p = s;
+    if (*p == '+' || *p == '-')
+        p++;
+    if (!strcasecmp(p, "nan") || !strcasecmp(p, "inf") || !strcasecmp(p, "infinity")) {
+        *out = strtod(s, NULL);
+        return 1;
+    }
+    /* decimal only: strtod alone would also take hex floats and "nan(...)" */
+    size_t digits = 0;
+    while (isdigit((unsigned char)*p))
+        p++, digits++;
+    if (*p == '.')
+        for (p++; isdigit((unsigned char)*p); p++)
+            digits++;
+    if (!digits)
+        return 0;
+    memcpy(buf, s, n + 1);
+    if (*p == 'e' || *p == 'E' || *p == 'd' || *p == 'D') {
+        buf[p - s] = 'e'; /* Fortran's 1.0D+03 */
+        p++;
+        if (*p == '+' || *p == '-')
+            p++;
+        if (!isdigit((unsigned char)*p))
+            return 0;
+        while (isdigit((unsigned char)*p))
+            p++;
+    }
+    if (*p)
+        return 0;
+    errno = 0;
+    double v = strtod(buf, NULL);
+    if (errno == ERANGE && isinf(v))
+        return 0; /* overflow: 1e999 is no number a file means */
+    *out = v;
+    return 1;
+}
+
+/* ---- lines and fields ------------------------------------------------------ */
+
+enum sep { SEP_UNSET, SEP_COMMA, SEP_SEMI, SEP_BLANK };
+
+typedef struct reader {
+    const char *name;
+    const sl_table_spec *spec;
+    sl_table *t;
+    enum sep sep;
+    int64_t ln;
+    char *fields_buf;  /* the current line, split in place */
+    char *f[SL_TABLE_MAX_FIELDS];
+    char *last_comment; /* the comment just before the current line, if any */
+    int64_t last_comment_ln;
+    int64_t cap_rows;
+    /* interning: one open-addressing table per text column */
+    int32_t *slots[SL_TABLE_MAX_COLS];
+    uint32_t n_slots[SL_TABLE_MAX_COLS];
+    int32_t cap_levels[SL_TABLE_MAX_COLS];
+} reader;
+
+/* The first '#' outside double quotes, or NULL. */
+static char *comment_start(char *s)
+{
+    int q = 0;
+    for (; *s; s++) {
+        if (*s == '"')
+            q = !q;
+        else if (*s == '#' && !q)
+            return s;
+    }
+    return NULL;
+}
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    char *e = s + strlen(s);
+    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
+        *--e = '\0';
+    return s;
+}
+
+/* A quoted field starting at *pp: unquotes in place ("" is one quote) and
+ * leaves *pp after the closing quote. Returns 0 when it never closes. */
+static int unquote(char **pp)
+{
+    char *r = *pp + 1, *w = *pp;
+    for (;;) {
+        if (!*r)
+            return 0;
+        if (*r == '"') {
+            if (r[1] == '"') {
+                *w++ = '"';
+                r += 2;
+                continue;
+            }
+            *w = '\0';
+            *pp = r + 1;
+            return 1;
+        }
+        *w++ = *r++;
+    }
+}
+
+/* Splits a (comment-free, trimmed) line in place into r->f. Returns the
+ * number of fields, -1 for too many, -2 for an unclosed quote. */
+static int split(reader *r, char *s)
+{
+    int n = 0;
+    if (r->sep == SEP_BLANK) {
+        while (*s) {
+            if (n == SL_TABLE_MAX_FIELDS)
+                return -1;
+            r->f[n++] = s;
+            while (*s && *s != ' ' && *s != '\t')
+                s++;
+            if (*s)
+                *s++ = '\0';
+            while (*s == ' ' || *s == '\t')
+                s++;
+        }
+        return n;
+    }
+    char sep = r->sep == SEP_COMMA ? ',' : ';';
+    for (;;) {
+        if (n == SL_TABLE_MAX_FIELDS)
+            return -1;
+        while (*s == ' ' || *s == '\t')
+            s++;
+        char *field = s;
+        if (*s == '"') {
+            char *after = s;
+            if (!unquote(&after))
+                return -2;
+            s = after;
+            while (*s == ' ' || *s == '\t')
+                s++;
+            if (*s && *s != sep)
+                return -2;
+        } else {
+            while (*s && *s != sep)
+                s++;
+        }
+        char end = *s;
+        *s = '\0';
+        r->f[n++] = field[0] == '"' ? field : trim(field);
+        if (!end)
+            return n;
+        s++;
+    }
+}
+
+static void choose_sep(reader *r, const char *line)
+{
+    if (strchr(line, ','))
+        r->sep = SEP_COMMA;
+    else if (strchr(line, ';'))
+        r->sep = SEP_SEMI;
+    else
+        r->sep = SEP_BLANK;
+}
+
+static sl_status split_or_fail(reader *r, char *s, int *n)
+{
+    *n = split(r, s);
+    if (*n == -1)
+        return sl_fail(SL_ERR_ARG, "%s:%lld: more than %d fields", r->name, (long long)r->ln,
+                       SL_TABLE_MAX_FIELDS);
+    if (*n == -2)
+        return sl_fail(SL_ERR_ARG, "%s:%lld: a quoted field (\"...\") does not close before "
+                       "the end of the line or is followed by text", r->name, (long long)r->ln);
+    return SL_OK;
+}
+
+/* ---- the header ------------------------------------------------------------ */
+
+static int any_number(char **f, int n)
+{
+    double v;
+    for (int i = 0; i < n; i++)
+        if (sl_table_parse_number(f[i], &v))
+            return 1;
+    return 0;
+}
+
+static int is_alias(const sl_table_col *c, const char *s)
+{
+    for (const char *const *a = c->aliases; a && *a; a++)
+        if (!strcasecmp(*a, s))
+            return 1;
+    return !strcasecmp(c->name, s);
+}
+
+static int any_alias(const sl_table_spec *spec, char **f, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int c = 0; c < spec->n_cols; c++)
+            if (is_alias(&spec->cols[c], f[i]))
+                return 1;
+    return 0;
+}
+
+/* "time, velocity, error[, instrument]" */
+static void expected_cols(const sl_table_spec *spec, char *buf, size_t cap)
+{
+    size_t u = 0;
+    buf[0] = '\0';
+    for (int c = 0; c < spec->n_cols && u < cap; c++) {
+        const sl_table_col *k = &spec->cols[c];
+        if (k->position < 0 && !k->required)
+            continue;
+        const char *pre = k->required ? (u ? ", " : "") : (u ? "[, " : "[");
+        u += (size_t)snprintf(buf + u, cap - u, "%s%s%s", pre, k->name, k->required ? "" : "]");
+    }
+}
+
+static void list_names(char *const *f, int n, char *buf, size_t cap)
+{
+    size_t u = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && u < cap; i++)
+        u += (size_t)snprintf(buf + u, cap - u, "%s\"%s\"", i ? ", " : "", f[i]);
+}
+
+static void list_aliases(const sl_table_col *c, char *buf, size_t cap)
+{
+    size_t u = (size_t)snprintf(buf, cap, "%s", c->name);
+    for (const char *const *a = c->aliases; a && *a && u < cap; a++)
+        if (strcasecmp(*a, c->name))
+            u += (size_t)snprintf(buf + u, cap - u, ", %s", *a);
+}
+
+static sl_status keep_header(reader *r, char **f, int n, int64_t ln)
+{
+    sl_table *t = r->t;
+    t->header = calloc((size_t)(n > 0 ? n : 1), sizeof *t->header);
+    if (!t->header)
+        return sl_fail(SL_ERR_NOMEM, "%s: header: out of memory", r->name);
+    for (int i = 0; i < n; i++)
+        if (!(t->header[i] = strdup(f[i])))
+            return sl_fail(SL_ERR_NOMEM, "%s: header: out of memory", r->name);
+    t->has_header = 1;
+    t->header_line = ln;
+    t->n_fields = n;
+    return SL_OK;
+}
+
+/* Chooses each wanted column from the header's names. */
+static sl_status resolve_named(reader *r)
+{
+    sl_table *t = r->t;
+    const sl_table_spec *spec = r->spec;
+    int taken[SL_TABLE_MAX_FIELDS] = {0};
+    char names[1024], want[512];
+    for (int c = 0; c < spec->n_cols; c++) {
+        const sl_table_col *k = &spec->cols[c];
+        const char *user = spec->names ? spec->names[c] : NULL;
+        t->col[c].name = k->name;
+        int at = -1;
+        if (user) {
+            for (int i = 0; i < t->n_fields && at < 0; i++)
+                if (!taken[i] && !strcasecmp(t->header[i], user))
+                    at = i;
+            if (at < 0) {
+                list_names(t->header, t->n_fields, names, sizeof names);
+                return sl_fail(SL_ERR_ARG, "%s:%lld: columns.%s = \"%s\": the header has no "
+                               "such column (its names: %s)", r->name,
+                               (long long)t->header_line, k->name, user, names);
+            }
+        } else {
+            for (const char *const *a = k->aliases; a && *a && at < 0; a++)
+                for (int i = 0; i < t->n_fields && at < 0; i++)
+                    if (!taken[i] && !strcasecmp(t->header[i], *a))
+                        at = i;
+            for (int i = 0; i < t->n_fields && at < 0; i++)
+                if (!taken[i] && !strcasecmp(t->header[i], k->name))
+                    at = i;
+        }
+        if (at < 0) {
+            if (!k->required)
+                continue;
+            list_names(t->header, t->n_fields, names, sizeof names);
+            list_aliases(k, want, sizeof want);
+            return sl_fail(SL_ERR_ARG, "%s:%lld: the header (%s) names no %s column: expected "
+                           "%s %s%s%s%s", r->name, (long long)t->header_line, names, k->name,
+                           k->aliases && k->aliases[0] && k->aliases[1] ? "one of" : "a column named",
+                           want, spec->can_name ? ", or name it with columns = {" : "",
+                           spec->can_name ? k->name : "", spec->can_name ? " = \"...\"}" : "");
+        }
+        taken[at] = 1;
+        t->col[c].present = 1;
+        t->col[c].src = at + 1;
+        t->col[c].header = t->header[at];
+    }
+    return SL_OK;
+}
+
+/* Without a header: every wanted column sits at its documented position. */
+static sl_status resolve_positional(reader *r, int n)
+{
+    sl_table *t = r->t;
+    const sl_table_spec *spec = r->spec;
+    char want[256];
+    expected_cols(spec, want, sizeof want);
+    if (spec->header_required)
+        return sl_fail(SL_ERR_ARG, "%s:%lld: expected a header line naming the columns (%s) "
+                       "before the data", r->name, (long long)r->ln, want);
+    for (int c = 0; c < spec->n_cols; c++)
+        if (spec->names && spec->names[c])
+            return sl_fail(SL_ERR_ARG, "%s: columns.%s = \"%s\": the file has no header line "
+                           "to find that name in (its columns are taken in the order %s)",
+                           r->name, spec->cols[c].name, spec->names[c], want);
+    for (int c = 0; c < spec->n_cols; c++) {
+        const sl_table_col *k = &spec->cols[c];
+        t->col[c].name = k->name;
+        if (k->position >= 0 && k->position < n) {
+            t->col[c].present = 1;
+            t->col[c].src = k->position + 1;
+        } else if (k->required) {
+            return sl_fail(SL_ERR_ARG, "%s:%lld: %d field%s: expected at least %d (%s)%s",
+                           r->name, (long long)r->ln, n, n == 1 ? "" : "s", k->position + 1,
+                           want, n == 1 ? "; is the separator a character other than "
+                           "commas, semicolons, spaces or tabs?" : "");
+        }
+    }
+    t->n_fields = n;
+    return SL_OK;
+}
+
+/* A comment just before the first data line that reads as a header. */
+static sl_status commented_header(reader *r, int n_data, int *found)
+{
+    *found = 0;
+    if (!r->last_comment || r->last_comment_ln != r->ln - 1)
+        return SL_OK;
+    char *copy = strdup(r->last_comment);
+    if (!copy)
+        return sl_fail(SL_ERR_NOMEM, "%s: out of memory", r->name);
+    char *saved[SL_TABLE_MAX_FIELDS];
+    memcpy(saved, r->f, sizeof saved);
+    int n = split(r, trim(copy));
+    sl_status st = SL_OK;
+    if (n == n_data && !any_number(r->f, n) && any_alias(r->spec, r->f, n)) {
+        *found = 1;
+        st = keep_header(r, r->f, n, r->last_comment_ln);
+    }
+    memcpy(r->f, saved, sizeof saved);
+    free(copy);
+    return st;
+}
+
+/* ---- rows -------------------------------------------------------------------- */
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static sl_status grow_slots(reader *r, int c)
+{
+    sl_table_column *col = &r->t->col[c];
+    uint32_t n = r->n_slots[c] ? 2 * r->n_slots[c] : 64;
+    int32_t *s = malloc(n * sizeof *s);
+    if (!s)
+        return sl_fail(SL_ERR_NOMEM, "%s: out of memory for %d distinct names", r->name,
+                       col->n_levels);
+    for (uint32_t i = 0; i < n; i++)
+        s[i] = -1;
+    for (int32_t l = 0; l < col->n_levels; l++) {
+        uint32_t h = (uint32_t)hash_str(col->levels[l]) & (n - 1);
+        while (s[h] >= 0)
+            h = (h + 1) & (n - 1);
+        s[h] = l;
+    }
+    free(r->slots[c]);
+    r->slots[c] = s;
+    r->n_slots[c] = n;
+    return SL_OK;
+}
+
+static sl_status intern(reader *r, int c, const char *v, int32_t *code)
+{
+    sl_table_column *col = &r->t->col[c];
+    sl_status st;
+    if ((uint32_t)col->n_levels * 2 >= r->n_slots[c] && (st = grow_slots(r, c)))
+        return st;
+    uint32_t mask = r->n_slots[c] - 1, h = (uint32_t)hash_str(v) & mask;
+    for (; r->slots[c][h] >= 0; h = (h + 1) & mask)
+        if (!strcmp(col->levels[r->slots[c][h]], v)) {
+            *code = r->slots[c][h];
+            return SL_OK;
+        }
+    if (col->n_levels == r->cap_levels[c]) {
+        int32_t cap = r->cap_levels[c] ? 2 * r->cap_levels[c] : 16;
+        char **l = realloc(col->levels, (size_t)cap * sizeof *l);
+        if (!l)
+            return sl_fail(SL_ERR_NOMEM, "%s: out of memory for names", r->name);
+        col->levels = l;
+        r->cap_levels[c] = cap;
+    }
+    if (!(col->levels[col->n_levels] = strdup(v)))
+        return sl_fail(SL_ERR_NOMEM, "%s: out of memory for names", r->name);
+    r->slots[c][h] = col->n_levels;
+    *code = col->n_levels++;
+    return SL_OK;
+}
+
+static sl_status grow_rows(reader *r)
+{
+    sl_table *t = r->t;
+    int64_t cap = r->cap_rows ? 2 * r->cap_rows : 1024;
+    int64_t *ln = realloc(t->line, (size_t)cap * sizeof *ln);
+    if (ln)
+        t->line = ln;
+    int ok = ln != NULL;
+    for (int c = 0; ok && c < r->spec->n_cols; c++) {
+        sl_table_column *col = &t->col[c];
+        if (!col->present)
+            continue;
+        if (r->spec->cols[c].type == SL_COL_NUMBER) {
+            double *v = realloc(col->num, (size_t)cap * sizeof *v);
+            if (v)
+                col->num = v;
+            ok = v != NULL;
+        } else {
+            int32_t *v = realloc(col->code, (size_t)cap * sizeof *v);
+            if (v)
+                col->code = v;
+            ok = v != NULL;
+        }
+    }
+    if (!ok)
+        return sl_fail(SL_ERR_NOMEM, "%s:%lld: out of memory after %lld rows", r->name,
+                       (long long)r->ln, (long long)t->n_rows);
+    r->cap_rows = cap;
+    return SL_OK;
+}
+
+void sl_table_where(const sl_table *t, int col, char *buf, size_t cap)
+{
+    const sl_table_column *c = &t->col[col];
+    snprintf(buf, cap, "column %d (%s)", c->src, c->header ? c->header : c->name);
+}
+
+static sl_status add_row(reader *r, int n)
+{
+    sl_table *t = r->t;
+    const sl_table_spec *spec = r->spec;
+    sl_status st;
+    if (n != t->n_fields) {
+        if (t->has_header)
+            return sl_fail(SL_ERR_ARG, "%s:%lld: %d field%s, but the header (line %lld) has %d",
+                           r->name, (long long)r->ln, n, n == 1 ? "" : "s",
+                           (long long)t->header_line, t->n_fields);
+        return sl_fail(SL_ERR_ARG, "%s:%lld: %d field%s, but the first data line (line %lld) "
+                       "has %d", r->name, (long long)r->ln, n, n == 1 ? "" : "s",
+                       (long long)t->line[0], t->n_fields);
+    }
+    if (t->n_rows == r->cap_rows && (st = grow_rows(r)))
+        return st;
+    int64_t i = t->n_rows;
+    char where[160];
+    for (int c = 0; c < spec->n_cols; c++) {
+        sl_table_column *col = &t->col[c];
+        if (!col->present)
+            continue;
+        const char *v = r->f[col->src - 1];
+        if (spec->cols[c].type == SL_COL_TEXT) {
+            if ((st = intern(r, c, v, &col->code[i])))
+                return st;
+            continue;
+        }
+        double x;
+        if (!sl_table_parse_number(v, &x) || (spec->cols[c].finite && !isfinite(x))) {
+            sl_table_where(t, c, where, sizeof where);
+            return sl_fail(SL_ERR_ARG, "%s:%lld: %s = \"%.40s\": expected a %snumber",
+                           r->name, (long long)r->ln, where, v,
+                           spec->cols[c].finite ? "finite " : "");
+        }
+        col->num[i] = x;
+    }
+    t->line[i] = r->ln;
+    t->n_rows++;
+    return SL_OK;
+}
+
+/* ---- the file ------------------------------------------------------------------ */
+
+static sl_status keep_comment(reader *r, const char *text)
+{
+    sl_table *t = r->t;
+    if ((t->n_comments & (t->n_comments - 1)) == 0) { /* 0, 1, 2, 4, ...: grow */
+        char **c = realloc(t->comments, (size_t)(t->n_comments ? 2 * t->n_comments : 1) *
+                                            sizeof *c);
+        if (!c)
+            return sl_fail(SL_ERR_NOMEM, "%s: out of memory for comments", r->name);
+        t->comments = c;
+    }
+    if (!(t->comments[t->n_comments] = strdup(text)))
+        return sl_fail(SL_ERR_NOMEM, "%s: out of memory for comments", r->name);
+    r->last_comment = t->comments[t->n_comments++];
+    r->last_comment_ln = r->ln;
+    return SL_OK;
+}
+
+/* One line; *state: 0 before the first non-comment line, 1 after. */
+static sl_status one_line(reader *r, char *line, int *state)
+{
+    if (r->ln == 1 && !memcmp(line, "\xEF\xBB\xBF", 3))
+        line += 3;
+    char *s = trim(line);
+    if (*s == '#') {
+        s++;
+        if (*s == ' ')
+            s++;
+        return keep_comment(r, trim(s));
+    }
+    char *hash = comment_start(s);
+    if (hash)
+        *hash = '\0';
+    s = trim(s);
+    if (!*s)
+        return SL_OK;
+    if (r->sep == SEP_UNSET)
+        choose_sep(r, s);
+    int n;
+    sl_status st = split_or_fail(r, s, &n);
+    if (st || *state)
+        return st ? st : add_row(r, n);
+    *state = 1;
+    if (!any_number(r->f, n)) {
+        if ((st = keep_header(r, r->f, n, r->ln)))
+            return st;
+        return resolve_named(r);
+    }
+    int found;
+    if ((st = commented_header(r, n, &found)))
+        return st;
+    st = found ? resolve_named(r) : resolve_positional(r, n);
+    return st ? st : add_row(r, n);
+}
+
+static sl_status check_spec(const char *name, const sl_table_spec *spec)
+{
+    if (spec->n_cols < 1 || spec->n_cols > SL_TABLE_MAX_COLS)
+        return sl_fail(SL_ERR_INTERNAL, "%s: a table of %d wanted columns (1 to %d)", name,
+                       spec->n_cols, SL_TABLE_MAX_COLS);
+    return SL_OK;
+}
+
+sl_status sl_table_read_stream(FILE *fp, const char *name, const sl_table_spec *spec,
+                               sl_table *out)
+{
+    memset(out, 0, sizeof *out);
+    sl_status st = check_spec(name, spec);
+    if (st)
+        return st;
+    if (!(out->path = strdup(name)))
+        return sl_fail(SL_ERR_NOMEM, "%s: out of memory", name);
+    reader r = {.name = name, .spec = spec, .t = out};
+    char *line = NULL;
+    size_t cap = 0;
+    int state = 0;
+    while (!st && getline(&line, &cap, fp) >= 0) {
+        r.ln++;
+        st = one_line(&r, line, &state);
+    }
+    free(line);
+    for (int c = 0; c < SL_TABLE_MAX_COLS; c++)
+        free(r.slots[c]);
+    if (!st && ferror(fp))
+        st = sl_fail(SL_ERR_IO, "%s: read error after line %lld", name, (long long)r.ln);
+    if (!st && out->n_rows == 0) {
+        char want[256];
+        expected_cols(spec, want, sizeof want);
+        st = sl_fail(SL_ERR_ARG, "%s: no data lines (expected %s: %s)", name,
+                     spec->what ? spec->what : "rows", want);
+    }
+    if (st)
+        sl_table_free(out);
+    return st;
+}
+
+sl_status sl_table_read(const char *path, const sl_table_spec *spec, sl_table *out)
+{
+    memset(out, 0, sizeof *out);
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return sl_fail(SL_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    sl_status st = sl_table_read_stream(fp, path, spec, out);
+    fclose(fp);
+    return st;
+}
+
+void sl_table_free(sl_table *t)
+{
+    if (!t)
+        return;
+    for (int c = 0; c < SL_TABLE_MAX_COLS; c++) {
+        sl_table_column *col = &t->col[c];
+        free(col->num);
+        free(col->code);
+        for (int32_t l = 0; l < col->n_levels; l++)
+            free(col->levels[l]);
+        free(col->levels);
+    }
+    for (int i = 0; t->header && i < t->n_fields; i++)
+        free(t->header[i]);
+    free(t->header);
+    for (int64_t i = 0; i < t->n_comments; i++)
+        free(t->comments[i]);
+    free(t->comments);
+    free(t->line);
+    free(t->path);
+    memset(t, 0, sizeof *t);
+}
