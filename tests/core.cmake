@@ -60,3 +60,4 @@ add_dependencies(test_backend ${SL_TEST_PLUGINS})
 
 # Vectorisable sincos, cbrt, log and floor (core/include/starling/vmath.h).
 sl_add_test(test_vmath SOURCES test_vmath.c TIMEOUT 120)
+sl_add_test(test_table SOURCES test_table.c TIMEOUT 60)

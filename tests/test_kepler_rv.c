@@ -439,6 +439,108 @@ Test(kepler_rv_tmp, reader_accepts_csv_header_comments_and_instruments)
     sl_rv_free(&d);
 }
 
+/* RadVel's shipped data sets, in their layouts (values made up here): a
+ * header of RadVel's names with a fifth column, a pandas index column with
+ * names in another order, and no header with instrument names. */
+Test(kepler_rv_tmp, reader_takes_radvel_layouts)
+{
+    sl_rv_data d;
+    const char *path = write_file("a.txt", "time mnvel errvel tel svalue\n"
+                                           "2450275.97 10.86 1.14 k \\nodata\n"
+                                           "2450603.01 4.65 1.02 k \\nodata\n");
+    SLT_OK(sl_rv_read(path, &d));
+    cr_assert_eq(d.n, 2);
+    cr_assert_eq(d.v[1], 4.65);
+    cr_assert_eq(d.err[0], 1.14);
+    cr_assert_str_eq(d.inst_names[0], "k");
+    sl_rv_free(&d);
+    path = write_file("b.csv", ",errvel,t,vel\n0,1.59,2364.81,6.95\n1,1.60,2364.82,5.01\n");
+    SLT_OK(sl_rv_read(path, &d));
+    cr_assert_eq(d.t[0], 2364.81, "time read as %.17g", d.t[0]);
+    cr_assert_eq(d.v[0], 6.95);
+    cr_assert_eq(d.err[1], 1.60);
+    cr_assert_str_eq(d.inst_names[0], "default");
+    sl_rv_free(&d);
+    path = write_file("c.dat", "2458378.52 -9.55 3.00 FEROS\n2458378.59 -4.65 3.00 FEROS\n"
+                               "2458379.50 -1.25 2.00 HARPS\n");
+    SLT_OK(sl_rv_read(path, &d));
+    cr_assert_eq(d.n_inst, 2);
+    cr_assert_str_eq(d.inst_names[1], "HARPS");
+    cr_assert_eq(d.line[2], 3);
+    sl_rv_free(&d);
+    /* defect: a header of time,errvel,vel was read as velocity and error swapped */
+    path = write_file("d.csv", "time,errvel,vel\n1,0.5,7\n2,0.25,8\n");
+    SLT_OK(sl_rv_read(path, &d));
+    cr_assert_eq(d.v[0], 7.0);
+    cr_assert_eq(d.err[0], 0.5);
+    sl_rv_free(&d);
+}
+
+/* The user's names for the columns, where the accepted ones do not fit. */
+Test(kepler_rv_tmp, reader_takes_user_column_names)
+{
+    const char *names[SL_RV_NCOL] = {"JD", "RV", "eRV", NULL};
+    const char *path = write_file("u.txt", "JD RV eRV\n1 2 3\n");
+    sl_rv_data d;
+    SLT_OK(sl_rv_read_with(path, names, &d));
+    cr_assert_eq(d.v[0], 2.0);
+    cr_assert_eq(d.err[0], 3.0);
+    sl_rv_free(&d);
+}
+
+/* Per-instrument concatenation, reversed order and repeated exposures give
+ * the likelihood of the time-sorted file, bit for bit; the default epoch is
+ * the earliest time, wherever it sits in the file. */
+Test(kepler_rv_tmp, likelihood_does_not_depend_on_row_order)
+{
+    enum { N = 30 };
+    char sorted[4096] = "", shuffled[4096] = "";
+    size_t us = 0, uf = 0;
+    for (int i = 0; i < N; i++) { /* A and B interleaved; 7, 8 and 9 share a time */
+        double t = 100.0 + 3.7 * (i == 8 || i == 9 ? 7 : i);
+        us += (size_t)snprintf(sorted + us, sizeof sorted - us, "%.17g %.17g %.17g %s\n", t,
+                               5.0 * sin(0.3 * i), 1.0 + 0.1 * i, i % 2 ? "B" : "A");
+    }
+    for (int pass = 1; pass >= 0; pass--) /* B's rows first, each instrument reversed */
+        for (int i = N - 1; i >= 0; i--) {
+            if (i % 2 != pass)
+                continue;
+            double t = 100.0 + 3.7 * (i == 8 || i == 9 ? 7 : i);
+            uf += (size_t)snprintf(shuffled + uf, sizeof shuffled - uf, "%.17g %.17g %.17g %s\n",
+                                   t, 5.0 * sin(0.3 * i), 1.0 + 0.1 * i, i % 2 ? "B" : "A");
+        }
+    char *ps = strdup(write_file("sorted.txt", sorted));
+    char *pf = strdup(write_file("shuffled.txt", shuffled));
+    krv ks, kf, ke;
+    krv_open(&ks, ps, 1, 0, 0, 0, NAN);
+    krv_open(&kf, pf, 1, 0, 0, 0, NAN);
+    krv_open(&ke, ps, 1, 0, 0, 0, 100.0);
+    cr_assert_eq(ks.n_par, kf.n_par);
+    sl_backend be = cpu();
+    for (int m = 0; m < 4; m++) {
+        double p[9], q[9];
+        double base[5] = {17.3 + 3 * m, 4.5, 0.1 * m, 0.7, 1.9};
+        memcpy(p, base, sizeof base);
+        memcpy(q, base, sizeof base);
+        const char *nm[4] = {"gamma_A", "gamma_B", "jit_A", "jit_B"};
+        double val[4] = {0.3, -0.2, 0.5 + m, 1.5};
+        for (int j = 0; j < 4; j++) {
+            p[param_index(&ks, nm[j])] = val[j];
+            q[param_index(&kf, nm[j])] = val[j];
+        }
+        double ls, lf, le;
+        SLT_OK(ks.l->eval_batch(ks.ctx, &be, p, 1, &ls));
+        SLT_OK(kf.l->eval_batch(kf.ctx, &be, q, 1, &lf));
+        SLT_OK(ke.l->eval_batch(ke.ctx, &be, p, 1, &le));
+        cr_assert(isfinite(ls));
+        cr_assert(slt_same_bits(ls, lf), "model %d: sorted %.17g, shuffled %.17g", m, ls, lf);
+        cr_assert(slt_same_bits(ls, le), "model %d: default epoch %.17g, epoch 100 %.17g", m,
+                  ls, le);
+    }
+    krv_close(&ks), krv_close(&kf), krv_close(&ke);
+    free(ps), free(pf);
+}
+
 Test(kepler_rv_tmp, parameter_names)
 {
     const char *path = write_file("ok.txt", "1 2 1 A\n2 3 1 B\n");

@@ -340,6 +340,62 @@ Test(lombscargle, reader_errors_name_the_line)
     slt_ls_unload(&p);
 }
 
+/* Defects of the old reader: a header-less curve with a text column lost
+ * its first row; a one-column file got "1 field: expected 1"; a bad value
+ * found by the checks named neither the file nor the line. */
+Test(lombscargle, reader_keeps_rows_and_names_where)
+{
+    slt_ls p;
+    slt_ls_load(&p);
+    char dir[] = "/tmp/sl_ls_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof path, "%s/flagged.txt", dir);
+    write_file(path, "1.0 10.5 0.1 G\n2.0 10.7 0.1 G\n3.1 10.2 0.2 B\n4.2 10.9 0.1 G\n");
+    sl_ls_set *s;
+    SLT_OK(p.ls->read(path, 0, &s));
+    cr_assert_eq(s->data.offset[1], 4, "read %lld of 4 rows", (long long)s->data.offset[1]);
+    cr_assert_eq(s->data.t[0], 1.0);
+    cr_assert_eq(s->data.dy[2], 0.2);
+    p.ls->set_free(s);
+    write_file(path, "1.0\n2.0\n");
+    cr_assert_neq(p.ls->read(path, 0, &s), SL_OK);
+    cr_assert(strstr(sl_last_error(), "flagged.txt:1: 1 field: expected at least 2 (t, y[, dy])"),
+              "%s", sl_last_error());
+    /* a nan on line 6 (point 5, after a header) is named by file and line */
+    write_file(path, "time flux\n1 2\n2 3\n3 1\n4 2\n5 nan\n6 1\n");
+    SLT_OK(p.ls->read(path, 0, &s));
+    sl_ls_options o;
+    sl_ls_options_default(&o);
+    sl_backend be;
+    SLT_OK(sl_backend_open("cpu", &be));
+    sl_ls_result r;
+    cr_assert_neq(p.ls->compute(&be, &s->data, &o, &r), SL_OK);
+    char want[512];
+    snprintf(want, sizeof want, "%s:6: non-finite value (point 5 of the light curve's 6)", path);
+    cr_assert(strstr(sl_last_error(), want), "\"%s\" lacks \"%s\"", sl_last_error(), want);
+    p.ls->set_free(s);
+    /* batches: ids by name, any column order, user names for the rest */
+    write_file(path, "mjd,oid,mag,magerr\n1,a,2,0.1\n1,b,5,0.2\n2,a,3,0.1\n");
+    SLT_OK(p.ls->read(path, 1, &s));
+    cr_assert_eq(s->data.n_obj, 2);
+    cr_assert_str_eq(s->id[1], "b");
+    cr_assert_eq(s->data.y[1], 3.0);
+    cr_assert_eq(s->data.dy[2], 0.2);
+    p.ls->set_free(s);
+    write_file(path, "Epoch Vmag eVmag\n1 2 0.1\n2 3 0.1\n");
+    sl_ls_columns cols = {.t = "Epoch", .y = "Vmag", .dy = "eVmag"};
+    SLT_OK(p.ls->read_with(path, &cols, 0, &s));
+    cr_assert_eq(s->data.y[1], 3.0);
+    p.ls->set_free(s);
+    cr_assert_neq(p.ls->read(path, 0, &s), SL_OK);
+    cr_assert(strstr(sl_last_error(), "names no t column: expected one of t, time,"), "%s",
+              sl_last_error());
+    unlink(path);
+    rmdir(dir);
+    slt_ls_unload(&p);
+}
+
 /* Top-k: distinct local maxima in decreasing order, the first one the best,
  * and the same set a brute-force scan of the full periodogram finds; their
  * FAPs are astropy's at astropy's power levels. */

@@ -113,12 +113,12 @@ static void krv_release(void *ctx)
     free(c);
 }
 
-/* Observation order for group_obs: by instrument, then time, then the
- * file's order, so the result does not depend on how the file was sorted
- * (files concatenated per instrument, repeated exposures). */
+/* Observation order for group_obs: by instrument, then time (then value),
+ * so the result does not depend on how the file was sorted (files
+ * concatenated per instrument, repeated exposures). */
 typedef struct obs_key {
     int inst;
-    double t;
+    double t, v, err;
     size_t row;
 } obs_key;
 
@@ -129,6 +129,10 @@ static int cmp_obs(const void *pa, const void *pb)
         return a->inst < b->inst ? -1 : 1;
     if (a->t != b->t)
         return a->t < b->t ? -1 : 1;
+    if (a->v != b->v) /* repeated exposures: by value, so no file order shows */
+        return a->v < b->v ? -1 : 1;
+    if (a->err != b->err)
+        return a->err < b->err ? -1 : 1;
     return a->row < b->row ? -1 : a->row > b->row;
 }
 
@@ -140,7 +144,7 @@ static sl_status group_obs(sl_krv_ctx *c)
     if (!order)
         return sl_fail(SL_ERR_NOMEM, "kepler_rv: out of memory for %zu observations", n);
     for (size_t m = 0; m < n; m++)
-        order[m] = (obs_key){c->data.inst[m], c->data.t[m], m};
+        order[m] = (obs_key){c->data.inst[m], c->data.t[m], c->data.v[m], c->data.err[m], m};
     qsort(order, n, sizeof *order, cmp_obs);
     c->dt = malloc(n * sizeof *c->dt);
     c->v = malloc(n * sizeof *c->v);

@@ -1,6 +1,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "rv_data.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "starling/params.h" /* sl_fmt_num */
@@ -24,6 +26,31 @@ static const sl_table_col rv_cols[SL_RV_NCOL] = {
     {"error", e_names, SL_COL_NUMBER, 1, 2, 1},
     {"instrument", i_names, SL_COL_TEXT, 0, 3, 0},
 };
+
+/* Instruments are numbered by their earliest observation (ties: the
+ * file's order), so that the likelihood's parameters, and the order its
+ * sums run in, do not depend on how the file's rows were ordered. */
+static void order_instruments(sl_rv_data *d, const sl_table_column *ci)
+{
+    double first[SL_RV_MAX_INST];
+    int rank[SL_RV_MAX_INST], by[SL_RV_MAX_INST];
+    for (int l = 0; l < d->n_inst; l++)
+        first[l] = INFINITY, by[l] = l;
+    for (size_t i = 0; i < d->n; i++)
+        if (d->t[i] < first[ci->code[i]])
+            first[ci->code[i]] = d->t[i];
+    for (int a = 1; a < d->n_inst; a++) /* insertion sort: at most 16, stable */
+        for (int b = a; b > 0 && first[by[b]] < first[by[b - 1]]; b--) {
+            int x = by[b];
+            by[b] = by[b - 1], by[b - 1] = x;
+        }
+    for (int r = 0; r < d->n_inst; r++) {
+        rank[by[r]] = r;
+        snprintf(d->inst_names[r], SL_RV_NAME_MAX, "%s", ci->levels[by[r]]);
+    }
+    for (size_t i = 0; i < d->n; i++)
+        d->inst[i] = rank[ci->code[i]];
+}
 
 static sl_status take_instruments(const sl_table *tab, sl_rv_data *d)
 {
@@ -49,11 +76,9 @@ static sl_status take_instruments(const sl_table *tab, sl_rv_data *d)
             return sl_fail(SL_ERR_ARG, "%s:%lld: instrument \"%s\" is the %dth: at most %d "
                            "instruments are supported", tab->path, (long long)tab->line[i],
                            ci->levels[l], l + 1, SL_RV_MAX_INST);
-        memcpy(d->inst_names[l], ci->levels[l], len + 1);
     }
     d->n_inst = ci->n_levels;
-    for (size_t i = 0; i < d->n; i++)
-        d->inst[i] = ci->code[i];
+    order_instruments(d, ci);
     return SL_OK;
 }
 

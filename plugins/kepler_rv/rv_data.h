@@ -22,7 +22,8 @@ SL_EXTERN_C_BEGIN
 typedef struct sl_rv_data {
     size_t n;            /* observations, in file order */
     double *t, *v, *err; /* days, m/s, m/s (units are the user's; kept as read) */
-    int *inst;           /* instrument index per observation */
+    int *inst;           /* instrument index per observation; instruments are
+                            numbered by their earliest observation */
     int n_inst;
     char inst_names[SL_RV_MAX_INST][SL_RV_NAME_MAX]; /* "default" when no column */
     long *line;          /* the line of each observation in the file */
