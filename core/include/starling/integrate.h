@@ -1,17 +1,27 @@
 /* The generic integration loop, written once and instantiated per
  * (integrator, force, N) into a CPU loop and a CUDA kernel.
  *
+ * Every array below is strided by S: component c of body b is x[S*(3b+c)],
+ * mass b is m[S*b], scratch double k is ps[S*k]. The GPU and the scalar CPU
+ * loops pass S = 1; the CPU lane loop passes SL_CHUNK, so that neighbouring
+ * systems are neighbouring doubles and the loop over systems vectorises.
+ *
  * An integrator P provides, as SL_HD functions and macros:
- *   SL_PROP_<P>_NSTAGES    force evaluations per step
- *   SL_PROP_<P>_SCRATCH    doubles per body of working state
+ *   SL_PROP_<P>_NSTAGES    force evaluations per step, 1..SL_STAGES_MAX
+ *   SL_PROP_<P>_SCRATCH    doubles per body of working state (may be 0)
  *   SL_PROP_<P>_PERSIST    leading doubles of that kept between launches
  *   SL_PROP_<P>_JERK       1 if it needs jerks, 0 if accelerations suffice
- *   sl_prop_<P>_begin(n, x, v, m, ps, a, j, pp)        after a force call at (x, v)
- *   sl_prop_<P>_point(k, n, h, x, v, ps, xe, ve, pp)   where stage k evaluates
- *   sl_prop_<P>_apply(k, n, h, x, v, ps, a, j, pp)     use stage k's forces
- * and never calls a force itself: the loop calls sl_force_<F>_* between
- * stages, so every integrator works with every force without function
- * pointers in the kernel. With N a literal, all body loops unroll. */
+ *   sl_prop_<P>_begin(n, S, x, v, m, ps, a, j, pp)       after a force call at (x, v)
+ *   sl_prop_<P>_point(k, n, S, h, x, v, ps, xe, ve, pp)  where stage k evaluates
+ *   sl_prop_<P>_apply(k, n, S, h, x, v, ps, a, j, pp)    use stage k's forces
+ * (j is not written when JERK is 0) and never calls a force itself: the loop
+ * calls the force between stages, so every integrator works with every force
+ * without function pointers in the kernel. A force F provides
+ *   sl_force_<F>_acc(n, S, x, m, fp, a)                  for JERK 0 integrators
+ *   sl_force_<F>_acc_jerk(n, S, x, v, m, fp, a, j)       for JERK 1 integrators
+ *   sl_force_<F>_potential(n, S, x, m, fp)               for the energy monitor
+ * pp is the propagator's packed parameters (pp[0] is the step size) and fp
+ * the force's. With N a literal, all body loops unroll. */
 #ifndef STARLING_INTEGRATE_H
 #define STARLING_INTEGRATE_H
 
@@ -275,6 +285,12 @@ SL_HD SL_INLINE void sl_finish_system(const sl_run_args *a, int64_t s, int n, do
     }
 }
 
+/* Stages an integrator may have (each is one force evaluation per step). */
+#define SL_STAGES_MAX 16
+/* Doubles per body of an integrator's working array: SCRATCH may be 0, and
+ * a zero-length array is not C (nvcc refuses it). */
+#define SL_SCRATCH_LEN(P) (SL_PROP_##P##_SCRATCH > 0 ? SL_PROP_##P##_SCRATCH : 1)
+
 #define SL_FORCE_EVAL_1(F, n, S, x, v, m, fp, acc, jerk)                                   \
     sl_force_##F##_acc_jerk(n, S, x, v, m, fp, acc, jerk)
 #define SL_FORCE_EVAL_0(F, n, S, x, v, m, fp, acc, jerk) sl_force_##F##_acc(n, S, x, m, fp, acc)
@@ -290,7 +306,7 @@ SL_HD SL_INLINE void sl_finish_system(const sl_run_args *a, int64_t s, int n, do
             return;                                                                        \
         double x[3 * (NDECL)], v[3 * (NDECL)], m[(NDECL)];                                 \
         double xe[3 * (NDECL)], ve[3 * (NDECL)], ae[3 * (NDECL)], je[3 * (NDECL)];         \
-        double ps[SL_PROP_##P##_SCRATCH * (NDECL)];                                        \
+        double ps[SL_SCRATCH_LEN(P) * (NDECL)];                                            \
         sl_load_system(a, s, n, x, v, m);                                                  \
         if (a->first_launch) {                                                             \
             SL_FORCE_EVAL(F, SL_PROP_##P##_JERK, n, 1, x, v, m, a->fp, ae, je);            \
@@ -520,7 +536,8 @@ static inline int sl_lanes_screen(const sl_monitor_config *mc, int n, const doub
 
 /* One stage of every lane: the stage number is a literal, so the
  * integrator's per-stage branches fold away and the lane loop is straight
- * code the vectoriser accepts. Integrators have at most 8 stages. */
+ * code the vectoriser accepts. SL_LANES_DEFINE stamps SL_STAGES_MAX of
+ * them and refuses, at compile time, an integrator with more. */
 #define SL__LANES_STAGE(P, F, N, ST)                                                       \
     if ((ST) < SL_PROP_##P##_NSTAGES) {                                                    \
         _Pragma("omp simd")                                                                \
@@ -538,11 +555,15 @@ static inline int sl_lanes_screen(const sl_monitor_config *mc, int n, const doub
     __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))          \
     static void sl_lanes_##P##_##F##_##N(const sl_run_args *a, int64_t chunk)              \
     {                                                                                      \
+        _Static_assert(SL_PROP_##P##_NSTAGES >= 1 &&                                       \
+                           SL_PROP_##P##_NSTAGES <= SL_STAGES_MAX,                         \
+                       "integrator " #P ": SL_PROP_" #P "_NSTAGES must be 1.."             \
+                       SL_STR(SL_STAGES_MAX));                                             \
         enum { W = SL_CHUNK };                                                             \
         _Alignas(64) double x[3 * (N) * W], v[3 * (N) * W], m[(N) * W];                    \
         _Alignas(64) double xe[3 * (N) * W], ve[3 * (N) * W];                              \
         _Alignas(64) double ae[3 * (N) * W], je[3 * (N) * W];                              \
-        _Alignas(64) double ps[SL_PROP_##P##_SCRATCH * (N) * W];                           \
+        _Alignas(64) double ps[SL_SCRATCH_LEN(P) * (N) * W];                               \
         sl_lanes L;                                                                        \
         const int64_t s0 = chunk * W;                                                      \
         sl_lanes_load(a, chunk, N, SL_PROP_##P##_PERSIST, x, v, m, ps, &L);                \
@@ -569,6 +590,14 @@ static inline int sl_lanes_screen(const sl_monitor_config *mc, int n, const doub
             SL__LANES_STAGE(P, F, N, 5)                                                    \
             SL__LANES_STAGE(P, F, N, 6)                                                    \
             SL__LANES_STAGE(P, F, N, 7)                                                    \
+            SL__LANES_STAGE(P, F, N, 8)                                                    \
+            SL__LANES_STAGE(P, F, N, 9)                                                    \
+            SL__LANES_STAGE(P, F, N, 10)                                                   \
+            SL__LANES_STAGE(P, F, N, 11)                                                   \
+            SL__LANES_STAGE(P, F, N, 12)                                                   \
+            SL__LANES_STAGE(P, F, N, 13)                                                   \
+            SL__LANES_STAGE(P, F, N, 14)                                                   \
+            SL__LANES_STAGE(P, F, N, 15)                                                   \
             int bad = 0;                                                                   \
             const int nf = a->mon.check_nonfinite;                                         \
             _Pragma("omp simd reduction(|:bad)")                                           \

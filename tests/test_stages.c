@@ -1,0 +1,66 @@
+/* Integrators with more stages than the CPU lane loop used to stamp (8):
+ * every stage must run on every path (lanes, scalar runtime-N, CUDA). */
+#include "sl_test.h"
+
+#include "starling/instantiate.h"
+#include "forces.h"
+#include "integrators/drift_stages.h"
+
+#define SLT_N3(X, ...) X(__VA_ARGS__, 3)
+SL_INTEGRATOR_INSTANTIATE(drift9, SL_FORCES, SLT_N3)
+
+static sl_status drift9_pack(const sl_param_values *pv, double pp[SL_PROP_PARAMS_MAX])
+{
+    (void)pv;
+    for (int i = 0; i < SL_PROP_PARAMS_MAX; i++)
+        pp[i] = 0.0;
+    pp[0] = 0.25;
+    return SL_OK;
+}
+
+static const sl_propagator drift9 = {
+    .abi = SL_ABI_VERSION, .name = "drift9", .description = "9 drifts of h/9",
+    .order = 1, .pack = drift9_pack, .kernels = sl_kernels_drift9,
+    .n_kernels = sizeof sl_kernels_drift9 / sizeof sl_kernels_drift9[0],
+};
+
+/* n bodies of small mass at rest but for body b moving along x at speed
+ * 1 + b; after t_end every body has moved (1 + b) t_end. */
+static void run_drift(int n, double t_end)
+{
+    slt_plugins p;
+    slt_load(&p);
+    sl_ensemble *e;
+    SLT_OK(sl_ensemble_create(40, n, &e)); /* more than one chunk of lanes */
+    for (int64_t s = 0; s < 40; s++)
+        for (int b = 0; b < n; b++) {
+            double x[3] = {10.0 * b, 1.0 * (double)s, 0.0}, v[3] = {1.0 + b, 0.0, 0.0};
+            SLT_OK(sl_ensemble_set_body(e, s, b, 1e-12, x, v));
+        }
+    sl_run_config c;
+    sl_run_config_init(&c);
+    c.prop = &drift9;
+    c.force = p.newton;
+    SLT_OK(drift9.pack(NULL, c.pp));
+    c.t_end = t_end;
+    sl_backend be;
+    SLT_OK(sl_backend_open("cpu", &be));
+    sl_run_result r;
+    SLT_OK(sl_integrate(&be, e, &c, &r));
+    for (int64_t s = 0; s < 40; s++)
+        for (int b = 0; b < n; b++) {
+            double m, x[3], v[3];
+            sl_ensemble_get_body(e, s, b, &m, x, v);
+            double want = 10.0 * b + (1.0 + b) * t_end;
+            cr_assert(fabs(x[0] - want) < 1e-12 * (1.0 + fabs(want)),
+                      "%s, n = %d, system %lld, body %d: x = %.17g, want %.17g", r.kernel, n,
+                      (long long)s, b, x[0], want);
+        }
+    sl_run_result_free(&r);
+    sl_ensemble_destroy(e);
+    slt_unload(&p);
+}
+
+Test(stages, nine_stages_on_the_cpu_lane_loop) { run_drift(3, 1.0); }
+
+Test(stages, nine_stages_on_the_scalar_loop) { run_drift(4, 1.0); }
