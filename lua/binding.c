@@ -247,6 +247,9 @@ void sl_lua_item_info(const sl_registry_item *it, const char **desc, const sl_pa
         *desc = g->description, *params = g->options, *n = g->n_options;
         break;
     }
+    case SL_KIND_KERNELS: /* listed with their integrator (starling plugins) */
+        *desc = "compiled kernels";
+        break;
     }
     if (!*params)
         *n = 0;

@@ -553,10 +553,10 @@ static void read_config(lua_State *L, int cfg, run_plan *p)
     open_backend(L, cfg, &p->be);
 
     /* sl_integrate checks these too, but only after the log file exists */
-    const sl_kernel_entry *k = sl_propagator_kernel(rc->prop, rc->force->name, p->e->n_body);
-    if (!k)
-        sl_lua_error(L, "integrate: integrator '%s' was not built for force '%s'", rc->prop->name,
-                     rc->force->name);
+    rc->registry = sl_lua_registry(L);
+    const sl_kernel_entry *k;
+    sl_lua_check(L, sl_registry_kernel(rc->registry, rc->prop, rc->force->name, p->e->n_body, &k),
+                 "integrate");
     if (p->be.kind == SL_BACKEND_CUDA && !k->cuda)
         sl_lua_error(L, "integrate: integrator '%s' with force '%s' has no CUDA kernel in this "
                         "build", rc->prop->name, rc->force->name);

@@ -65,3 +65,7 @@ sl_add_test(test_table SOURCES test_table.c TIMEOUT 60)
 # an integrator with more stages than the lane loop used to stamp (issue 9)
 sl_add_test(test_stages SOURCES test_stages.c TIMEOUT 60)
 add_dependencies(test_stages ${SL_TEST_PLUGINS})
+
+# kernels composed by the registry from several plugins (issue 9)
+sl_add_test(test_composition SOURCES test_composition.c TIMEOUT 120)
+add_dependencies(test_composition ${SL_TEST_PLUGINS} plummer)

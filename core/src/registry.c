@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "starling/ensemble.h"
 #include "starling/force.h"
 #include "starling/likelihood.h"
 #include "starling/monitor.h"
@@ -35,6 +36,7 @@ const char *sl_kind_name(sl_kind k)
     case SL_KIND_MONITOR: return "monitor";
     case SL_KIND_LIKELIHOOD: return "likelihood";
     case SL_KIND_PERIODOGRAM: return "periodogram";
+    case SL_KIND_KERNELS: return "kernel set";
     }
     return "unknown";
 }
@@ -90,8 +92,30 @@ static const char *table_name(sl_kind kind, const void *t)
     case SL_KIND_MONITOR: return ((const sl_monitor *)t)->name;
     case SL_KIND_LIKELIHOOD: return ((const sl_likelihood *)t)->name;
     case SL_KIND_PERIODOGRAM: return ((const sl_periodogram *)t)->name;
+    case SL_KIND_KERNELS: return ((const sl_kernel_set *)t)->name;
     }
     return NULL;
+}
+
+/* A kernel set is named "integrator/force" and holds that force's kernels,
+ * each with a CPU entry. */
+static sl_status check_kernel_set(const char *path, const sl_kernel_set *k)
+{
+    size_t ni = k->integrator ? strlen(k->integrator) : 0;
+    int named = ni && k->force && !strncmp(k->name, k->integrator, ni) && k->name[ni] == '/' &&
+                !strcmp(k->name + ni + 1, k->force);
+    if (!named)
+        return sl_fail(SL_ERR_PLUGIN, "plugin %s: kernel set '%s' must be named "
+                       "\"integrator/force\" after its integrator and force", path, k->name);
+    if (!k->kernels || k->n_kernels == 0)
+        return sl_fail(SL_ERR_PLUGIN, "plugin %s: kernel set '%s' has no kernels", path, k->name);
+    for (size_t i = 0; i < k->n_kernels; i++)
+        if (!k->kernels[i].cpu || !k->kernels[i].force || strcmp(k->kernels[i].force, k->force) ||
+            k->kernels[i].n_body < 0 || k->kernels[i].n_body > SL_NBODY_MAX)
+            return sl_fail(SL_ERR_PLUGIN, "plugin %s: kernel set '%s': entry %zu has no CPU "
+                           "loop, another force or a body count outside 0..%d", path, k->name,
+                           i, SL_NBODY_MAX);
+    return SL_OK;
 }
 
 static sl_status check_plugin(const sl_registry *r, const char *path, const sl_plugin *p)
@@ -107,7 +131,7 @@ static sl_status check_plugin(const sl_registry *r, const char *path, const sl_p
         return sl_fail(SL_ERR_PLUGIN, "plugin %s: declares no name or no tables", path);
     for (size_t i = 0; i < p->n_tables; i++) {
         const sl_plugin_table *t = &p->tables[i];
-        if (t->kind < SL_KIND_PROPAGATOR || t->kind > SL_KIND_PERIODOGRAM || !t->table || !t->name)
+        if (t->kind < SL_KIND_PROPAGATOR || t->kind > SL_KIND_KERNELS || !t->table || !t->name)
             return sl_fail(SL_ERR_PLUGIN, "plugin %s: table %zu has an unknown kind (%d) or no name",
                            path, i, (int)t->kind);
         if (table_abi(t->table) != SL_ABI_VERSION)
@@ -120,6 +144,9 @@ static sl_status check_plugin(const sl_registry *r, const char *path, const sl_p
         if (!inner || strcmp(inner, t->name) != 0)
             return sl_fail(SL_ERR_PLUGIN, "plugin %s: table '%s' is named '%s' inside", path,
                            t->name, inner ? inner : "(null)");
+        sl_status st;
+        if (t->kind == SL_KIND_KERNELS && (st = check_kernel_set(path, t->table)))
+            return st;
         for (size_t k = 0; k < r->n_items; k++)
             if (r->items[k].kind == t->kind && strcmp(r->items[k].name, t->name) == 0)
                 return sl_fail(SL_ERR_PLUGIN,
@@ -323,4 +350,91 @@ const sl_kernel_entry *sl_propagator_kernel(const sl_propagator *p, const char *
             any = k;
     }
     return any;
+}
+
+/* ---- kernels, pooled from every plugin -------------------------------------------- */
+
+typedef struct kernel_pick {
+    const sl_kernel_entry *exact, *any;
+} kernel_pick;
+
+static void pick(kernel_pick *k, const sl_kernel_entry *e, const char *force, int n_body)
+{
+    if (strcmp(e->force, force) != 0)
+        return;
+    if (e->n_body == n_body && !k->exact)
+        k->exact = e;
+    if (e->n_body == 0 && !k->any)
+        k->any = e;
+}
+
+static const sl_kernel_set *set_of(const sl_registry_item *it, const char *integrator)
+{
+    if (it->kind != SL_KIND_KERNELS)
+        return NULL;
+    const sl_kernel_set *k = it->table;
+    return strcmp(k->integrator, integrator) == 0 ? k : NULL;
+}
+
+void sl_registry_each_kernel(const sl_registry *r, const char *integrator,
+                             void (*fn)(void *ud, const sl_kernel_entry *k, const char *path),
+                             void *ud)
+{
+    for (size_t i = 0; i < r->n_items; i++) {
+        const sl_registry_item *it = &r->items[i];
+        const sl_kernel_entry *ks = NULL;
+        size_t n = 0;
+        if (it->kind == SL_KIND_PROPAGATOR && !strcmp(it->name, integrator)) {
+            ks = ((const sl_propagator *)it->table)->kernels;
+            n = ((const sl_propagator *)it->table)->n_kernels;
+        } else if (set_of(it, integrator)) {
+            ks = set_of(it, integrator)->kernels;
+            n = set_of(it, integrator)->n_kernels;
+        }
+        for (size_t k = 0; k < n; k++)
+            fn(ud, &ks[k], it->path);
+    }
+}
+
+typedef struct force_list {
+    char text[512];
+    size_t used;
+} force_list;
+
+static void add_force(void *ud, const sl_kernel_entry *k, const char *path)
+{
+    (void)path;
+    force_list *l = ud;
+    char quoted[80];
+    snprintf(quoted, sizeof quoted, "'%s'", k->force);
+    if (strstr(l->text, quoted) || l->used >= sizeof l->text - 1)
+        return;
+    l->used += (size_t)snprintf(l->text + l->used, sizeof l->text - l->used, "%s%s",
+                                l->used ? ", " : "", quoted);
+}
+
+sl_status sl_registry_kernel(const sl_registry *r, const sl_propagator *prop, const char *force,
+                             int n_body, const sl_kernel_entry **out)
+{
+    kernel_pick k = {NULL, NULL};
+    for (size_t i = 0; i < prop->n_kernels; i++)
+        pick(&k, &prop->kernels[i], force, n_body);
+    for (size_t i = 0; r && i < r->n_items && !k.exact; i++) {
+        const sl_kernel_set *s = set_of(&r->items[i], prop->name);
+        for (size_t j = 0; s && j < s->n_kernels; j++)
+            pick(&k, &s->kernels[j], force, n_body);
+    }
+    *out = k.exact ? k.exact : k.any;
+    if (*out)
+        return SL_OK;
+    force_list l = {"", 0};
+    for (size_t i = 0; i < prop->n_kernels; i++)
+        add_force(&l, &prop->kernels[i], NULL);
+    if (r)
+        sl_registry_each_kernel(r, prop->name, add_force, &l);
+    return sl_fail(SL_ERR_UNSUPPORTED,
+                   "integrator '%s' has no kernels for force '%s' (it has kernels for %s): a "
+                   "force plugin carries kernels for the integrators installed when it was "
+                   "built, so rebuild the force's plugin against this starling (docs/PLUGINS.md)",
+                   prop->name, force, l.used ? l.text : "no force");
 }

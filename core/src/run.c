@@ -1,5 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "starling/run.h"
+#include "starling/registry.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -69,10 +70,9 @@ static sl_status check_config(const sl_backend *be, const sl_ensemble *e, const 
         return sl_fail(SL_ERR_ARG, "integrate: max_steps and steps_per_launch must be >= 0");
     if (c->mon.log_every_steps < 0 || c->mon.log_every_dt < 0 || !(c->mon.check_every >= 1))
         return sl_fail(SL_ERR_ARG, "integrate: log and check periods must be >= 0 (check >= 1)");
-    *kernel = sl_propagator_kernel(c->prop, c->force->name, e->n_body);
-    if (!*kernel)
-        return sl_fail(SL_ERR_UNSUPPORTED, "integrator '%s' was not built for force '%s'",
-                       c->prop->name, c->force->name);
+    sl_status st = sl_registry_kernel(c->registry, c->prop, c->force->name, e->n_body, kernel);
+    if (st)
+        return st;
     if (be->kind == SL_BACKEND_CUDA && !(*kernel)->cuda)
         return sl_fail(SL_ERR_UNSUPPORTED,
                        "integrator '%s' with force '%s' has no CUDA kernel in this build",

@@ -1,4 +1,4 @@
-/* Build-time composition: SL_INTEGRATOR_INSTANTIATE(P, FORCES, NBODIES)
+/* Build-time instantiation: SL_INTEGRATOR_INSTANTIATE(P, FORCES, NBODIES)
  * stamps out, for every force in the X-macro list FORCES and every body
  * count in NBODIES, the generic loop of integrate.h with N a literal, plus a
  * runtime-N fallback per force. In a C translation unit it defines the CPU
@@ -9,6 +9,7 @@
 #define STARLING_INSTANTIATE_H
 
 #include "starling/integrate.h"
+#include "starling/plugin.h"
 #include "starling/version.h"
 
 /* Body counts with fully unrolled specialisations, in three groups of
@@ -49,6 +50,7 @@ SL_EXTERN_C_END
     NBODIES(SL__INST_N, P, F)                                                              \
     SL__INST_KERNEL(P, F, any, SL_NBODY_MAX, a->n_body)
 #define SL_INTEGRATOR_INSTANTIATE(P, FORCES, NBODIES) FORCES(SL__INST_FORCE, P, NBODIES)
+#define SL_KERNELS_INSTANTIATE(P, F, NBODIES) SL__INST_FORCE(P, NBODIES, F)
 
 #else /* C: CPU loops and the kernel table */
 
@@ -88,6 +90,21 @@ SL_EXTERN_C_END
 #define SL_INTEGRATOR_INSTANTIATE(P, FORCES, NBODIES)                                      \
     SL_INTEGRATOR_INSTANTIATE_CPU(P, FORCES, NBODIES)                                      \
     SL_INTEGRATOR_TABLE(P, FORCES, NBODIES)
+
+/* Kernels of integrator P for force F in a plugin that is not P's (a force
+ * plugin carrying kernels for the integrators installed when it was built,
+ * or an integrator plugin for installed forces): the CPU loops for NBODIES,
+ * the runtime-N fallback and the kernel set sl_kset_<P>_<F>, which the
+ * plugin lists in its tables as {SL_KIND_KERNELS, "P/F", &sl_kset_<P>_<F>}.
+ * The same macro in a CUDA translation unit makes the kernels. */
+#define SL_KERNELS_INSTANTIATE(P, F, NBODIES)                                              \
+    SL__INST_FORCE(P, NBODIES, F)                                                          \
+    SL__INST_ANY(P, F)                                                                     \
+    SL__DECL_FORCE(P, NBODIES, F)                                                          \
+    static const sl_kernel_entry sl_kernels_##P##_##F[] = {SL__ENTRY_FORCE(P, NBODIES, F)}; \
+    const sl_kernel_set sl_kset_##P##_##F = {                                              \
+        SL_ABI_VERSION, #P "/" #F, #P, #F, sl_kernels_##P##_##F,                           \
+        sizeof sl_kernels_##P##_##F / sizeof sl_kernels_##P##_##F[0]};
 
 #endif
 

@@ -9,8 +9,9 @@
 SL_EXTERN_C_BEGIN
 
 /* Bumped whenever any interface table or sl_run_args changes layout. */
-#define SL_ABI_VERSION 3u /* 2: sl_run_args start time/steps; sl_likelihood chi2 and model
-                              * entries. 3: sl_likelihood last_kernel_s */
+#define SL_ABI_VERSION 4u /* 2: sl_run_args start time/steps; sl_likelihood chi2 and model
+                              * entries. 3: sl_likelihood last_kernel_s. 4: kernel sets
+                              * (SL_KIND_KERNELS), sl_periodogram read_with */
 #define SL_PLUGIN_ENTRY_SYMBOL "sl_plugin_entry"
 
 typedef enum sl_kind {
@@ -18,13 +19,15 @@ typedef enum sl_kind {
     SL_KIND_FORCE,
     SL_KIND_MONITOR,
     SL_KIND_LIKELIHOOD,
-    SL_KIND_PERIODOGRAM /* appended: values above keep their numbers */
+    SL_KIND_PERIODOGRAM, /* appended: values above keep their numbers */
+    SL_KIND_KERNELS      /* an sl_kernel_set: kernels of one (integrator, force) pair */
 } sl_kind;
 
 typedef struct sl_plugin_table {
     sl_kind kind;
     const char *name;
-    const void *table; /* sl_propagator, sl_force, sl_monitor, sl_likelihood or sl_periodogram */
+    const void *table; /* sl_propagator, sl_force, sl_monitor, sl_likelihood, sl_periodogram
+                          or sl_kernel_set */
 } sl_plugin_table;
 
 typedef struct sl_plugin {

@@ -1,8 +1,13 @@
 /* The propagator interface. An integrator advances one system by one step;
  * it is written as SL_HD stage functions (see integrate.h) and instantiated
- * at build time for every (force, N) pair in SL_FORCES x SL_NBODIES, giving
- * a CPU loop and a CUDA kernel each. The table lists those
- * specialisations; n_body == 0 marks the runtime-N fallback of a force. */
+ * at build time for (force, N) pairs, giving a CPU loop and a CUDA kernel
+ * each (n_body == 0 marks a force's runtime-N fallback).
+ *
+ * Kernels are composed by the registry, not by the integrator: the
+ * integrator's own table lists the kernels it was built with (the forces it
+ * knew), and any plugin may add sl_kernel_sets for other pairs: a force
+ * plugin for every integrator installed when it was built, an integrator
+ * plugin for every installed force. sl_registry_kernel finds them all. */
 #ifndef STARLING_PROPAGATOR_H
 #define STARLING_PROPAGATOR_H
 
@@ -39,8 +44,20 @@ typedef struct sl_propagator {
     size_t n_kernels;
 } sl_propagator;
 
-/* Finds the specialisation for (force, n_body), else the force's runtime-N
- * fallback; NULL if the integrator was not built for that force. */
+/* Kernels of one (integrator, force) pair that a plugin carries, exported
+ * as a table of kind SL_KIND_KERNELS named "integrator/force". */
+typedef struct sl_kernel_set {
+    uint32_t abi;
+    const char *name;       /* "integrator/force" */
+    const char *integrator;
+    const char *force;
+    const sl_kernel_entry *kernels; /* each entry's force is `force` */
+    size_t n_kernels;
+} sl_kernel_set;
+
+/* In the integrator's own table: the specialisation for (force, n_body),
+ * else the force's runtime-N fallback; NULL if it has none for that force.
+ * sl_registry_kernel (registry.h) also looks in every plugin's kernel sets. */
 const sl_kernel_entry *sl_propagator_kernel(const sl_propagator *p, const char *force,
                                             int n_body);
 

@@ -51,6 +51,19 @@ const void *sl_registry_find(const sl_registry *r, sl_kind kind, const char *nam
 sl_status sl_registry_get(const sl_registry *r, sl_kind kind, const char *name,
                           const void **table);
 
+/* The kernel for (integrator, force, n_body) from any loaded plugin: the
+ * integrator's own table or any kernel set, an N-specialised kernel before
+ * a runtime-N fallback. An absence is an error that says which forces the
+ * integrator has kernels for and how to get the missing ones. */
+sl_status sl_registry_kernel(const sl_registry *r, const sl_propagator *prop,
+                             const char *force, int n_body, const sl_kernel_entry **out);
+
+/* Calls fn for every kernel an integrator can run, from every source;
+ * `path` is the plugin file that carries it. */
+void sl_registry_each_kernel(const sl_registry *r, const char *integrator,
+                             void (*fn)(void *ud, const sl_kernel_entry *k, const char *path),
+                             void *ud);
+
 SL_EXTERN_C_END
 
 #endif

@@ -20,6 +20,9 @@ typedef sl_status (*sl_log_sink_fn)(void *ud, const double *records, int64_t n, 
 typedef struct sl_run_config {
     const sl_propagator *prop;
     const sl_force *force;
+    /* Where kernels for (prop, force) are looked for besides prop's own
+     * table: every plugin's kernel sets (NULL: prop's table only). */
+    const struct sl_registry *registry;
     double pp[SL_PROP_PARAMS_MAX]; /* from prop->pack */
     double fp[SL_FORCE_PARAMS_MAX];/* from force->pack */
     double t_end;

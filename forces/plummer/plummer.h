@@ -1,0 +1,97 @@
+/* Plummer-softened gravity, G = 1: the potential of a pair is
+ * -m_i m_k / sqrt(r^2 + eps^2), so close encounters stay finite (star
+ * clusters, discs of planetesimals). eps = 0 is Newtonian gravity, bit for
+ * bit. fp[0] holds eps^2. Arrays are strided by S (see newton.h). */
+#ifndef STARLING_FORCE_PLUMMER_H
+#define STARLING_FORCE_PLUMMER_H
+
+#include <math.h>
+#include "starling/hd.h"
+
+SL_HD SL_INLINE void sl_force_plummer_acc(int n, int S, const double *x, const double *m,
+                                          const double *fp, double *a)
+{
+    const double eps2 = fp[0];
+    SL_UNROLL
+    for (int k = 0; k < 3 * n; k++)
+        a[S * k] = 0.0;
+    SL_UNROLL
+    for (int i = 0; i < n; i++) {
+        SL_UNROLL
+        for (int k = i + 1; k < n; k++) {
+            double dx = x[S * (3 * k)] - x[S * (3 * i)];
+            double dy = x[S * (3 * k + 1)] - x[S * (3 * i + 1)];
+            double dz = x[S * (3 * k + 2)] - x[S * (3 * i + 2)];
+            double rinv = SL_RSQRT(dx * dx + dy * dy + dz * dz + eps2);
+            double rinv3 = rinv * rinv * rinv;
+            double fi = m[S * k] * rinv3, fk = m[S * i] * rinv3;
+            a[S * (3 * i)] += fi * dx;
+            a[S * (3 * i + 1)] += fi * dy;
+            a[S * (3 * i + 2)] += fi * dz;
+            a[S * (3 * k)] -= fk * dx;
+            a[S * (3 * k + 1)] -= fk * dy;
+            a[S * (3 * k + 2)] -= fk * dz;
+        }
+    }
+}
+
+/* Jerk of a softened pair: d/dt [d s^-3] = dv s^-3 - 3 (d.dv) d s^-5, s^2 = r^2 + eps^2. */
+SL_HD SL_INLINE void sl_force_plummer_acc_jerk(int n, int S, const double *x, const double *v,
+                                               const double *m, const double *fp, double *a,
+                                               double *j)
+{
+    const double eps2 = fp[0];
+    SL_UNROLL
+    for (int k = 0; k < 3 * n; k++) {
+        a[S * k] = 0.0;
+        j[S * k] = 0.0;
+    }
+    SL_UNROLL
+    for (int i = 0; i < n; i++) {
+        SL_UNROLL
+        for (int k = i + 1; k < n; k++) {
+            double dx = x[S * (3 * k)] - x[S * (3 * i)];
+            double dy = x[S * (3 * k + 1)] - x[S * (3 * i + 1)];
+            double dz = x[S * (3 * k + 2)] - x[S * (3 * i + 2)];
+            double du = v[S * (3 * k)] - v[S * (3 * i)];
+            double dv = v[S * (3 * k + 1)] - v[S * (3 * i + 1)];
+            double dw = v[S * (3 * k + 2)] - v[S * (3 * i + 2)];
+            double rinv = SL_RSQRT(dx * dx + dy * dy + dz * dz + eps2);
+            double rinv2 = rinv * rinv;
+            double rinv3 = rinv * rinv2;
+            double rv = 3.0 * (dx * du + dy * dv + dz * dw) * rinv2;
+            double ax = dx * rinv3, ay = dy * rinv3, az = dz * rinv3;
+            double jx = (du - rv * dx) * rinv3, jy = (dv - rv * dy) * rinv3,
+                   jz = (dw - rv * dz) * rinv3;
+            double mi = m[S * i], mk = m[S * k];
+            a[S * (3 * i)] += mk * ax;
+            a[S * (3 * i + 1)] += mk * ay;
+            a[S * (3 * i + 2)] += mk * az;
+            a[S * (3 * k)] -= mi * ax;
+            a[S * (3 * k + 1)] -= mi * ay;
+            a[S * (3 * k + 2)] -= mi * az;
+            j[S * (3 * i)] += mk * jx;
+            j[S * (3 * i + 1)] += mk * jy;
+            j[S * (3 * i + 2)] += mk * jz;
+            j[S * (3 * k)] -= mi * jx;
+            j[S * (3 * k + 1)] -= mi * jy;
+            j[S * (3 * k + 2)] -= mi * jz;
+        }
+    }
+}
+
+SL_HD SL_INLINE double sl_force_plummer_potential(int n, int S, const double *x,
+                                                  const double *m, const double *fp)
+{
+    double u = 0.0;
+    for (int i = 0; i < n; i++)
+        for (int k = i + 1; k < n; k++) {
+            double dx = x[S * (3 * k)] - x[S * (3 * i)];
+            double dy = x[S * (3 * k + 1)] - x[S * (3 * i + 1)];
+            double dz = x[S * (3 * k + 2)] - x[S * (3 * i + 2)];
+            u -= m[S * i] * m[S * k] / sqrt(dx * dx + dy * dy + dz * dz + fp[0]);
+        }
+    return u;
+}
+
+#endif

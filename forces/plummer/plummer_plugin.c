@@ -1,0 +1,61 @@
+/* The softened-gravity force plugin. It is built the way a force from
+ * outside the tree is: besides its runtime table it carries the kernels of
+ * the integrators it was built against (plummer_kernels.c, and the CUDA
+ * twin), as kernel sets the registry pools, so `hermite` runs with it
+ * although hermite's plugin knows nothing of it. */
+#include "starling/force.h"
+#include "starling/plugin.h"
+#include "starling/propagator.h"
+#include "plummer.h"
+
+extern const sl_kernel_set sl_kset_hermite_plummer;
+
+static void plummer_acc(int n, const double *x, const double *m, const double *fp, double *a)
+{
+    sl_force_plummer_acc(n, 1, x, m, fp, a);
+}
+
+static double plummer_potential(int n, const double *x, const double *m, const double *fp)
+{
+    return sl_force_plummer_potential(n, 1, x, m, fp);
+}
+
+static const sl_param plummer_params[] = {
+    {"eps", SL_PARAM_NUMBER, 0.0, 0.0, 1e150, 1, "softening length (units of x)"},
+};
+
+static sl_status plummer_pack(const sl_param_values *pv, double fp[SL_FORCE_PARAMS_MAX])
+{
+    for (int i = 0; i < SL_FORCE_PARAMS_MAX; i++)
+        fp[i] = 0.0;
+    double eps = sl_params_get(pv, "eps");
+    fp[0] = eps * eps;
+    return SL_OK;
+}
+
+static const sl_force plummer = {
+    .abi = SL_ABI_VERSION,
+    .name = "plummer",
+    .description = "Plummer-softened gravity, G = 1: pair potential -m_i m_k / sqrt(r^2 + eps^2)",
+    .params = plummer_params,
+    .n_params = sizeof plummer_params / sizeof plummer_params[0],
+    .pack = plummer_pack,
+    .acc = plummer_acc,
+    .potential = plummer_potential,
+};
+
+static const sl_plugin_table tables[] = {
+    {SL_KIND_FORCE, "plummer", &plummer},
+    {SL_KIND_KERNELS, "hermite/plummer", &sl_kset_hermite_plummer},
+};
+
+static const sl_plugin plugin = {
+    .abi = SL_ABI_VERSION,
+    .name = "plummer",
+    .version = "1.0",
+    .description = "Plummer-softened gravity, with kernels for the hermite integrator",
+    .tables = tables,
+    .n_tables = sizeof tables / sizeof tables[0],
+};
+
+SL_PLUGIN_EXPORT const sl_plugin *sl_plugin_entry(void) { return &plugin; }
