@@ -7,6 +7,7 @@
 #include "starling/integrate.h"
 #include "starling/likelihood.h"
 #include "starling/monitor.h"
+#include "starling/nomem.h"
 #include "starling/params.h"
 #include "starling/periodogram.h"
 #include "starling/plugin.h"
