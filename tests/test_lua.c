@@ -9,13 +9,19 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pty.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "starling/nomem.h"
 #include "starling/version.h"
 #include "slt_files.h"
 
@@ -111,7 +117,7 @@ static void expect_bad(const char *line3, const char *const *needles)
     char script[2048];
     snprintf(script, sizeof script,
              "local starling = require \"starling\"\n"
-             "local E = starling.ensemble{ n = 4, planets = 2, seed = 1 }\n"
+             "local E, O = starling.ensemble{ n = 4, planets = 2, seed = 1 }, {0, 0, 0}\n"
              "%s\n"
              "print(\"not reached\")\n",
              line3);
@@ -342,15 +348,39 @@ Test(lua, ensemble_unknown_key)
 
 Test(lua, ensemble_body_table)
 {
-    expect_bad("local E2 = starling.ensemble{ systems = { { {m = 1}, {m = 1e-3, x = {1, 0/0, 0}} } "
-               "} }; E2:write_csv(\"out.csv\")",
+    expect_bad("local E2 = starling.ensemble{ systems = { { {m = 1, x = O, v = O}, "
+               "{m = 1e-3, x = {1, 0/0, 0}, v = O} } } }; E2:write_csv(\"out.csv\")",
                NEEDLES("ensemble: systems[1][2]: key 'x'[2] = nan: expected a finite number"));
 }
 
 Test(lua, ensemble_ragged_systems)
 {
-    expect_bad("local E2 = starling.ensemble{ systems = { { {m = 1}, {m = 1e-3} }, { {m = 1} } } }",
+    expect_bad("local E2 = starling.ensemble{ systems = { { {m = 1, x = O, v = O}, "
+               "{m = 1e-3, x = {1, 0, 0}, v = O} }, { {m = 1, x = O, v = O} } } }",
                NEEDLES("systems[2] has 1 bodies, but systems[1] has 2"));
+}
+
+/* A body without a position or velocity used to sit silently at the
+ * origin, on top of the star. */
+Test(lua, ensemble_body_needs_position)
+{
+    expect_bad("local E2 = starling.ensemble{ systems = { { {m = 1, x = O, v = O}, "
+               "{m = 1e-3, v = {0, 1, 0}} } } }",
+               NEEDLES("ensemble: systems[1][2]: key 'x' is missing",
+                       "every body needs a position x = {x, y, z} and a velocity"));
+}
+
+Test(lua, ensemble_body_needs_velocity)
+{
+    expect_bad("local E2 = starling.ensemble{ systems = { { {m = 1, x = O, v = O} }, "
+               "{ {m = 1, x = {1, 2, 3}} } } }",
+               NEEDLES("ensemble: systems[2][1]: key 'v' is missing"));
+}
+
+Test(lua, set_body_needs_position)
+{
+    expect_bad("E:set_body(2, 1, {m = 1, v = {0, 0, 0}})",
+               NEEDLES("set_body(2, 1): key 'x' is missing"));
 }
 
 Test(lua, method_bad_index)
@@ -631,9 +661,10 @@ Test(lua, explicit_systems_and_ejection)
 {
     write_text("ej.lua",
                "local starling = require \"starling\"\n"
+               "local O = {0, 0, 0}\n"
                "local sys = {\n"
-               "  { {m = 1}, {m = 1e-3, x = {1, 0, 0}, v = {0, 1, 0}} },\n"
-               "  { {m = 1}, {m = 1e-3, x = {4, 0, 0}, v = {0, 2, 0}} },\n"
+               "  { {m = 1, x = O, v = O}, {m = 1e-3, x = {1, 0, 0}, v = {0, 1, 0}} },\n"
+               "  { {m = 1, x = O, v = O}, {m = 1e-3, x = {4, 0, 0}, v = {0, 2, 0}} },\n"
                "}\n"
                "local E = starling.ensemble{ systems = sys }\n"
                "local r = starling.integrate{ ensemble = E, dt = 0.01, t_end = 10,\n"
@@ -661,3 +692,4 @@ Test(lua, quickstart_tiny)
     cr_expect(exists("qs.csv"), "quickstart did not write its results");
     free_out(&o);
 }
+
