@@ -845,9 +845,35 @@ static int wait_for(pid_t pid, double limit_s)
     return st;
 }
 
-/* SIGINT/SIGTERM at random moments of a run with a log: the exit status
- * is 130/143, the message says so, and the folder holds the script alone
- * (the log's hidden temporary file used to stay: tens of MB each time). */
+/* Whether the work folder holds a name starting with prefix. */
+static int work_has(const char *prefix)
+{
+    DIR *d = opendir(work);
+    int found = 0;
+    struct dirent *de;
+    while (d && !found && (de = readdir(d)))
+        found = !strncmp(de->d_name, prefix, strlen(prefix));
+    if (d)
+        closedir(d);
+    return found;
+}
+
+/* Waits (up to 20 s, for slow sanitizer builds) until the run has opened
+ * its log, so that the signal handlers are in place. */
+static void wait_for_log(pid_t pid)
+{
+    for (int i = 0; i < 2000 && !work_has(".snap.csv."); i++) {
+        int st;
+        cr_assert_eq(waitpid(pid, &st, WNOHANG), 0, "starling ended before opening its log");
+        usleep(10000);
+    }
+    cr_assert(work_has(".snap.csv."), "the run never opened its log");
+}
+
+/* SIGINT/SIGTERM at random moments (0-1 s after the log is opened) of a
+ * run with a log: the exit status is 130/143, the message says so, and the
+ * folder holds the script alone (the log's hidden temporary file used to
+ * stay: tens of MB each time). */
 Test(lua, interrupt_leaves_nothing_behind, .timeout = 60)
 {
     write_long_run("1e4");
@@ -856,8 +882,9 @@ Test(lua, interrupt_leaves_nothing_behind, .timeout = 60)
     const char *const args[] = {"starling", "run", "long.lua", NULL};
     for (int trial = 0; trial < 6; trial++) {
         int sig = trial % 2 ? SIGTERM : SIGINT;
-        int delay_ms = 150 + rand() % 1100;
+        int delay_ms = rand() % 1000;
         pid_t pid = spawn(args);
+        wait_for_log(pid);
         usleep((useconds_t)delay_ms * 1000);
         kill(pid, sig);
         int st = wait_for(pid, 10);
@@ -895,7 +922,8 @@ Test(lua, interrupt_message_and_second_signal)
     write_long_run("1e4");
     const char *const args[] = {"starling", "run", "long.lua", NULL};
     pid_t pid = spawn(args);
-    usleep(1200 * 1000);
+    wait_for_log(pid);
+    usleep(300 * 1000);
     kill(pid, SIGINT);
     int st = wait_for(pid, 10);
     char err_path[400];
@@ -908,10 +936,20 @@ Test(lua, interrupt_message_and_second_signal)
     cr_expect(strstr(err, "unfinished output files were removed"), "%s", err);
     free(err);
 
-    write_text("stubborn.lua", "while true do pcall(function() while true do end end) end\n");
+    write_text("stubborn.lua", "io.write('ready\\n'); io.stdout:flush()\n"
+                               "while true do pcall(function() while true do end end) end\n");
     const char *const args2[] = {"starling", "run", "stubborn.lua", NULL};
     pid = spawn(args2);
-    usleep(300 * 1000);
+    char out_path[400];
+    snprintf(out_path, sizeof out_path, "%s/stdout", base);
+    for (int i = 0; i < 2000; i++) {
+        char *out = slurp(out_path);
+        int ready = out && strstr(out, "ready");
+        free(out);
+        if (ready)
+            break;
+        usleep(10000);
+    }
     kill(pid, SIGINT);
     usleep(300 * 1000);
     cr_expect_eq(waitpid(pid, &st, WNOHANG), 0, "the first SIGINT should only stop the loop");
@@ -1022,7 +1060,7 @@ Test(lua, long_run_warns_in_a_pipe, .timeout = 60)
     char script[512];
     snprintf(script, sizeof script, endless_run, ", progress = false");
     write_text("endless.lua", script);
-    run_out o = run_env("timeout -s INT --preserve-status 3", "run endless.lua", NULL);
+    run_out o = run_env("timeout -s INT --preserve-status 5", "run endless.lua", NULL);
     cr_expect_eq(o.status, 130, "%s", o.err);
     cr_expect(strstr(o.err, "starling: warning: this run will take about "), "%s", o.err);
     cr_expect(!strstr(o.err, "integrating"), "%s", o.err);
