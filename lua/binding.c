@@ -63,6 +63,32 @@ void sl_lua_check(lua_State *L, sl_status st, const char *ctx)
         sl_lua_error(L, "%s: %s", ctx, sl_last_error());
 }
 
+static int afile_gc(lua_State *L)
+{
+    sl_afile_abort(lua_touserdata(L, 1)); /* a no-op after commit */
+    return 0;
+}
+
+sl_afile *sl_lua_afile_open(lua_State *L, const char *path, const char *ctx)
+{
+    sl_afile *af = lua_newuserdatauv(L, sizeof *af, 0);
+    memset(af, 0, sizeof *af);
+    if (luaL_newmetatable(L, "starling.afile")) {
+        lua_pushcfunction(L, afile_gc);
+        lua_setfield(L, -2, "__gc");
+        lua_pushcfunction(L, afile_gc);
+        lua_setfield(L, -2, "__close");
+    }
+    lua_setmetatable(L, -2);
+    sl_lua_check(L, sl_afile_open(af, path), ctx);
+    return af;
+}
+
+void sl_lua_afile_commit(lua_State *L, sl_afile *af, const char *ctx)
+{
+    sl_lua_check(L, sl_afile_commit(af), ctx);
+}
+
 void sl_lua_describe(lua_State *L, int idx, char *buf, size_t cap)
 {
     switch (lua_type(L, idx)) {

@@ -48,6 +48,18 @@ const char *sl_lua_check_str(lua_State *L, int idx, const char *fn, const char *
 /* Raises "ctx: " + sl_last_error() when st is not SL_OK. */
 void sl_lua_check(lua_State *L, sl_status st, const char *ctx);
 
+/* --- output files (binding.c) --- */
+
+/* An output file (csv.h sl_afile) owned by a userdata left on the stack:
+ * whatever raises before sl_lua_afile_commit (a bad value, an error from a
+ * Lua callback, an interrupt) removes its temporary file, at once when the
+ * caller aborts it and at the latest when the state closes. Raises
+ * "ctx: cannot create ..." when it cannot be created. */
+struct sl_afile;
+struct sl_afile *sl_lua_afile_open(lua_State *L, const char *path, const char *ctx);
+/* Renames it into place; raises "ctx: ..." (the temporary file removed). */
+void sl_lua_afile_commit(lua_State *L, struct sl_afile *af, const char *ctx);
+
 /* The registry this Lua state loaded at module open. */
 const sl_registry *sl_lua_registry(lua_State *L);
 /* Description and parameter schema of any kind of registry item. */

@@ -188,15 +188,16 @@ static int from_generator(lua_State *L)
     return 1;
 }
 
-/* A vector key of a body: absent (zero) or a list of 3 finite numbers. */
+/* A vector key of a body: a list of 3 finite numbers, required. */
 static void read_vec(lua_State *L, int body, const char *key, const char *ctx, double out[3])
 {
-    out[0] = out[1] = out[2] = 0.0;
     int t = lua_getfield(L, body, key);
-    if (t == LUA_TNIL) {
-        lua_pop(L, 1);
-        return;
-    }
+    /* no default: a body silently placed at the origin (on the star) is
+     * a typo, not a choice */
+    if (t == LUA_TNIL)
+        sl_lua_error(L, "%s: key '%s' is missing: every body needs a position x = {x, y, z} and "
+                        "a velocity v = {vx, vy, vz} (use {0, 0, 0} for a body at rest at the "
+                        "origin)", ctx, key);
     char got[96];
     if (t != LUA_TTABLE || lua_rawlen(L, -1) != 3) {
         sl_lua_describe(L, -1, got, sizeof got);
@@ -388,7 +389,9 @@ static int m_set_body(lua_State *L)
     sl_ensemble *e = sl_lua_check_ensemble(L, 1);
     int64_t s = check_index(L, 2, e->n_sys, "set_body", "system");
     int b = (int)check_index(L, 3, e->n_body, "set_body", "body");
-    read_body(L, 4, "set_body", e, s, b);
+    char ctx[96];
+    snprintf(ctx, sizeof ctx, "set_body(%lld, %d)", (long long)s + 1, b + 1);
+    read_body(L, 4, ctx, e, s, b);
     return 0;
 }
 
@@ -472,11 +475,11 @@ static int m_write_csv(lua_State *L)
     const char *path = sl_lua_check_str(L, 2, "write_csv", "file name");
     sl_lua_ensemble_meta(L, 1);
     sl_lua_push_header(L, -1);
-    sl_afile af;
-    sl_lua_check(L, sl_afile_open(&af, path), "write_csv");
-    sl_lua_write_header(L, -1, af.f); /* cannot raise: plain table reads */
-    sl_csv_write_ensemble(af.f, e);
-    sl_lua_check(L, sl_afile_commit(&af), "write_csv");
+    int header = lua_gettop(L);
+    sl_afile *af = sl_lua_afile_open(L, path, "write_csv");
+    sl_lua_write_header(L, header, af->f);
+    sl_csv_write_ensemble(af->f, e);
+    sl_lua_afile_commit(L, af, "write_csv");
     return 0;
 }
 

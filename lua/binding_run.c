@@ -238,11 +238,11 @@ static int r_write_csv(lua_State *L)
     lua_getfield(L, meta, "ensemble");
     const sl_ensemble *e = sl_lua_to_ensemble(L, -1);
     sl_lua_push_header(L, meta);
-    sl_afile af;
-    sl_lua_check(L, sl_afile_open(&af, path), "write_csv");
-    sl_lua_write_header(L, -1, af.f);
-    write_result_rows(af.f, r, e);
-    sl_lua_check(L, sl_afile_commit(&af), "write_csv");
+    int header = lua_gettop(L);
+    sl_afile *af = sl_lua_afile_open(L, path, "write_csv");
+    sl_lua_write_header(L, header, af->f);
+    write_result_rows(af->f, r, e);
+    sl_lua_afile_commit(L, af, "write_csv");
     return 0;
 }
 
@@ -621,32 +621,15 @@ static sl_status log_sink(void *ud, const double *rec, int64_t n, int rec_len)
     return SL_OK;
 }
 
-typedef struct sl_lua_logfile {
-    sl_afile af;
-} sl_lua_logfile;
-
-static int logfile_gc(lua_State *L)
+/* The log's temporary file, removed whatever error ends the call. */
+static sl_afile *open_log(lua_State *L, const char *path, int header)
 {
-    sl_lua_logfile *lf = lua_touserdata(L, 1);
-    sl_afile_abort(&lf->af); /* a no-op after commit */
-    return 0;
-}
-
-/* The log's temporary file, owned by a userdata so that it is removed
- * whatever error ends the call. */
-static sl_lua_logfile *open_log(lua_State *L, const char *path, int header)
-{
-    sl_lua_logfile *lf = lua_newuserdatauv(L, sizeof *lf, 0);
-    memset(lf, 0, sizeof *lf);
-    lua_newtable(L);
-    lua_pushcfunction(L, logfile_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_setmetatable(L, -2);
-    if (sl_afile_open(&lf->af, path) != SL_OK)
-        sl_lua_error(L, "integrate: key 'log' = \"%s\": %s", path, sl_last_error());
-    sl_lua_write_header(L, header, lf->af.f);
-    fputs("sys,time,step,event,body,x,y,z,vx,vy,vz\n", lf->af.f);
-    return lf;
+    char ctx[1100];
+    snprintf(ctx, sizeof ctx, "integrate: key 'log' = \"%.1000s\"", path);
+    sl_afile *af = sl_lua_afile_open(L, path, ctx);
+    sl_lua_write_header(L, header, af->f);
+    fputs("sys,time,step,event,body,x,y,z,vx,vy,vz\n", af->f);
+    return af;
 }
 
 /* The result's metadata: its ensemble, the seed (given to integrate, else
@@ -697,7 +680,7 @@ static int l_integrate(lua_State *L)
     int res_idx = lua_gettop(L);
     lua_pushvalue(L, meta);
     lua_setiuservalue(L, res_idx, 1);
-    sl_lua_logfile *lf = p.log_path ? open_log(L, p.log_path, header) : NULL;
+    sl_afile *lf = p.log_path ? open_log(L, p.log_path, header) : NULL;
     lua_pushnil(L); /* slot for a progress error */
     progress_ctx pc = {L, 3, lua_gettop(L), 0, 0.0};
     if (lua_type(L, 3) == LUA_TFUNCTION) {
@@ -706,7 +689,7 @@ static int l_integrate(lua_State *L)
     }
     if (lf) {
         p.rc.log_sink = log_sink;
-        p.rc.log_ud = lf->af.f;
+        p.rc.log_ud = lf->f;
     }
 
     sl_run_result res;
@@ -714,7 +697,7 @@ static int l_integrate(lua_State *L)
 
     if (st != SL_OK) {
         if (lf)
-            sl_afile_abort(&lf->af);
+            sl_afile_abort(lf);
         if (pc.failed) {
             lua_pushvalue(L, pc.err);
             return lua_error(L);
@@ -724,7 +707,7 @@ static int l_integrate(lua_State *L)
     }
     take_results(r, p.e, &res, &p.be);
     if (lf)
-        sl_lua_check(L, sl_afile_commit(&lf->af), "integrate: log");
+        sl_lua_afile_commit(L, lf, "integrate: log");
     if (p.rc.progress && pc.last < 1.0) /* so that a printer can finish its line */
         progress_cb(&pc, 1.0, r->res.launches, r->res.wall_s);
     if (pc.failed) {

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "csv.h"
+#include "starling/nomem.h"
 #include "starling/table.h"
 
 #include <errno.h>
@@ -23,7 +24,7 @@ sl_status sl_afile_open(sl_afile *af, const char *path)
     af->tmp = malloc(strlen(path) + 16);
     if (!af->path || !af->tmp) {
         sl_afile_abort(af);
-        return sl_fail(SL_ERR_NOMEM, "file name '%s'", path);
+        return sl_fail_nomem(2.0 * strlen(path) + 18, "file name '%s'", path);
     }
     /* hidden name beside the destination: same file system, so rename is atomic */
     sprintf(af->tmp, "%.*s.%s.XXXXXX", (int)dirlen, path, base);

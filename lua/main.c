@@ -2,6 +2,7 @@
  * preloaded. The only part of starling that prints. */
 #define _GNU_SOURCE
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,77 @@ static const char *const usage_text =
     "\n"
     "Scripts use: local starling = require \"starling\"\n"
     "Environment: STARLING_PLUGIN_PATH (extra plugin folders, ':'-separated),\n"
-    "             STARLING_TRACEBACK=1 (add a Lua traceback to error messages)\n";
+    "             STARLING_TRACEBACK=1 (add a Lua traceback to error messages),\n"
+    "             CI (set: no progress line by default)\n"
+    "Exit status: 0 ok, 1 error, 2 usage, 3 ls: some objects failed or flagged,\n"
+    "             130/143 interrupted by SIGINT/SIGTERM (outputs in progress removed)\n";
+
+/* Exit statuses (docs/GUIDE.md lists them for users); 128 + the signal
+ * number after an interrupt. */
+enum { SL_EXIT_OK = 0, SL_EXIT_ERROR = 1, SL_EXIT_USAGE = 2, SL_EXIT_PARTIAL = 3 };
+
+/* ---- signals -------------------------------------------------------------------- */
+
+/* SIGINT/SIGTERM: the first one asks the library to stop (sl_cancel_request:
+ * runs abandon their launch loop and remove their temporary files) and
+ * stops Lua code at its next instruction through a hook, as lua.c does;
+ * SA_RESETHAND makes a second one kill at once. */
+static volatile sig_atomic_t caught_signal;
+static lua_State *volatile hooked_state;
+
+static const char *signal_name(int sig)
+{
+    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
+}
+
+/* 130 for SIGINT, 143 for SIGTERM: what a shell reports for a process the
+ * signal killed. */
+static int interrupted_status(void) { return 128 + caught_signal; }
+
+/* The error the hook raises; report_interrupt needs no more than the signal. */
+static const char stop_message[] = "stopped by a signal";
+
+/* A count hook runs only inside Lua functions, never in a C function such
+ * as the message handler, where raising would lose the message. */
+static void stop_hook(lua_State *L, lua_Debug *ar)
+{
+    (void)ar;
+    lua_sethook(L, NULL, 0, 0);
+    lua_pushstring(L, stop_message);
+    lua_error(L);
+}
+
+static void on_signal(int sig)
+{
+    caught_signal = sig;
+    sl_cancel_request(sig);
+    if (hooked_state) /* lua_sethook is safe in a signal handler */
+        lua_sethook(hooked_state, stop_hook, LUA_MASKCOUNT, 1);
+}
+
+static void catch_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESETHAND; /* no SA_RESTART: a prompt waiting for input stops too */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+/* The closing line after an interrupt; msg (may be NULL) says where. */
+static void report_interrupt(const char *msg)
+{
+    static int reported;
+    if (reported++)
+        return;
+    if (msg && !strcmp(msg, stop_message))
+        msg = NULL;
+    fflush(stdout);
+    fprintf(stderr, "starling: interrupted by %s%s%s; unfinished output files were removed\n",
+            signal_name(caught_signal), msg ? ": " : "", msg ? msg : "");
+}
 
 /* ---- Lua state ------------------------------------------------------------------ */
 
@@ -54,31 +125,87 @@ static void set_package_path(lua_State *L)
     lua_pop(L, 2);
 }
 
-/* starling.integrate{progress = true}: a line on stderr, only for runs
- * that take a while, redrawn in place on a terminal. */
+/* "42 s", "3.2 min", "3.2 h", "2.1 days" */
+static void fmt_duration(char *buf, size_t cap, double s)
+{
+    if (s < 90)
+        snprintf(buf, cap, "%.0f s", s);
+    else if (s < 5400)
+        snprintf(buf, cap, "%.1f min", s / 60);
+    else if (s < 172800)
+        snprintf(buf, cap, "%.1f h", s / 3600);
+    else
+        snprintf(buf, cap, "%.3g days", s / 86400);
+}
+
+/* Runs longer than this at the measured rate get a warning. */
+static const double long_run_s = 3600.0;
+/* ... measured over at least this long, so that start-up costs (the first
+ * launch, a GPU's warm-up) do not count as the rate. */
+static const double calibration_s = 1.0;
+
+/* The printer behind integrate's progress (upvalue 1: show the progress
+ * line or not). Called with (fraction, launches, elapsed_s) after each
+ * launch. The progress line appears for runs that take over 2 s and is
+ * redrawn in place on a terminal; whether or not it is shown, a run that
+ * would take over an hour at the measured rate gets one warning. */
 static int progress_printer(lua_State *L)
 {
     static double last_shown = -1.0, last_elapsed = 0.0;
+    static int warned;
     double fraction = luaL_checknumber(L, 1), elapsed = luaL_checknumber(L, 3);
     lua_Integer launches = luaL_checkinteger(L, 2);
+    int show_line = lua_toboolean(L, lua_upvalueindex(1));
     int tty = isatty(2), done = fraction >= 1.0;
     if (elapsed < last_elapsed) /* a new run after one that failed */
-        last_shown = -1.0;
+        last_shown = -1.0, warned = 0;
     last_elapsed = elapsed;
+    double total = fraction > 0 ? elapsed / fraction : 0.0, left = total - elapsed;
+    char eta[64] = "", took[32];
+    if (!warned && !done && elapsed >= calibration_s && total > long_run_s) {
+        fmt_duration(took, sizeof took, total);
+        double rate = (double)launches / elapsed, to_go = (double)launches / fraction - launches;
+        fprintf(stderr, "%sstarling: warning: this run will take about %s at the measured rate "
+                "(%.3g launches/s, about %.3g launches to go); Ctrl-C abandons it\n",
+                tty && last_shown >= 0 ? "\n" : "", took, rate, to_go);
+        fflush(stderr);
+        warned = 1;
+    }
     double every = tty ? 0.25 : 10.0;
-    int show = elapsed >= 2.0 && (last_shown < 0 || elapsed - last_shown >= every);
+    int show = show_line && elapsed >= 2.0 && (last_shown < 0 || elapsed - last_shown >= every);
     if (done && last_shown >= 0)
         show = 1;
     if (show) {
-        fprintf(stderr, "%sstarling: integrating %3.0f%% (%lld launches, %.1f s)%s",
-                tty ? "\r" : "", 100.0 * fraction, (long long)launches, elapsed,
-                tty && !done ? "" : "\n");
+        if (!done && fraction > 0) {
+            fmt_duration(took, sizeof took, left);
+            snprintf(eta, sizeof eta, ", about %s left", took);
+        }
+        fprintf(stderr, "%sstarling: integrating %3.0f%% (%lld launches, %.1f s%s)%s%s",
+                tty ? "\r" : "", 100.0 * fraction, (long long)launches, elapsed, eta,
+                tty ? "\033[K" : "", tty && !done ? "" : "\n");
         fflush(stderr);
         last_shown = elapsed;
     }
     if (done)
-        last_shown = -1.0, last_elapsed = 0.0;
+        last_shown = -1.0, last_elapsed = 0.0, warned = 0;
     return 0;
+}
+
+/* core.progress_printer(show): the printer, with or without the line. */
+static int make_progress_printer(lua_State *L)
+{
+    lua_settop(L, 1);
+    lua_pushboolean(L, lua_toboolean(L, 1));
+    lua_pushcclosure(L, progress_printer, 1);
+    return 1;
+}
+
+/* Progress is on by default where someone watches it: stderr is a terminal
+ * and CI is unset (or empty). */
+static int progress_by_default(void)
+{
+    const char *ci = getenv("CI");
+    return isatty(2) && !(ci && *ci);
 }
 
 /* Preloads starling.core and gives it the progress printer. */
@@ -93,8 +220,10 @@ static int open_starling(lua_State *L)
     lua_getglobal(L, "require");
     lua_pushliteral(L, "starling.core");
     lua_call(L, 1, 1);
-    lua_pushcfunction(L, progress_printer);
+    lua_pushcfunction(L, make_progress_printer);
     lua_setfield(L, -2, "progress_printer");
+    lua_pushboolean(L, progress_by_default());
+    lua_setfield(L, -2, "progress_default");
     lua_pop(L, 1);
     return 0;
 }
@@ -126,7 +255,10 @@ static int pcall_report(lua_State *L, int nargs, int nres)
     lua_remove(L, base);
     if (st != LUA_OK) {
         fflush(stdout);
-        fprintf(stderr, "starling: %s\n", lua_tostring(L, -1));
+        if (caught_signal)
+            report_interrupt(lua_tostring(L, -1));
+        else
+            fprintf(stderr, "starling: %s\n", lua_tostring(L, -1));
         lua_pop(L, 1);
     }
     return st;
@@ -144,7 +276,24 @@ static lua_State *new_state(void)
         lua_close(L);
         return NULL;
     }
+    hooked_state = L;
+    if (caught_signal) /* it came while the state was being set up */
+        lua_sethook(L, stop_hook, LUA_MASKCOUNT, 1);
     return L;
+}
+
+/* Closing runs the __gc of every output file still open (removing its
+ * temporary file) before the exit status is chosen. */
+static int close_state(lua_State *L, int failed)
+{
+    hooked_state = NULL;
+    lua_sethook(L, NULL, 0, 0); /* a pending stop would skip the finalizers */
+    lua_close(L);
+    if (caught_signal) {
+        report_interrupt(NULL); /* when no error did: it came after the last check */
+        return interrupted_status();
+    }
+    return failed ? SL_EXIT_ERROR : SL_EXIT_OK;
 }
 
 /* ---- commands ----------------------------------------------------------------- */
@@ -174,8 +323,7 @@ static int run_script(const char *path, int argc, char **argv, const char *exe)
         lua_pushstring(L, argv[i]);
     st = pcall_report(L, argc, 0);
     fflush(stdout);
-    lua_close(L);
-    return st == LUA_OK ? 0 : 1;
+    return close_state(L, st != LUA_OK);
 }
 
 static int print_version(void)
@@ -262,6 +410,37 @@ static int list_plugins(void)
     return 0;
 }
 
+/* What `starling ls` could not do, for its closing summary. */
+typedef struct ls_tally {
+    long long objects, flagged, by_flag[SL_LS_FLAG_NUMERIC + 1];
+    int files, failed_files;
+} ls_tally;
+
+/* "2 of 1000 objects flagged (fewer than 3 points: 1, constant values: 1);
+ * 1 of 3 files failed (see above)" on stderr; returns the exit status. */
+static int ls_summary(const ls_tally *t)
+{
+    if (!t->flagged && !t->failed_files)
+        return SL_EXIT_OK;
+    fprintf(stderr, "starling: ls: ");
+    if (t->flagged) {
+        fprintf(stderr, "%lld of %lld object%s flagged (", t->flagged, t->objects,
+                t->objects == 1 ? "" : "s");
+        const char *sep = "";
+        for (int f = 1; f <= SL_LS_FLAG_NUMERIC; f++)
+            if (t->by_flag[f]) {
+                fprintf(stderr, "%s%s: %lld", sep, sl_ls_flag_name((sl_ls_flag)f), t->by_flag[f]);
+                sep = ", ";
+            }
+        fprintf(stderr, ")%s", t->failed_files ? "; " : "");
+    }
+    if (t->failed_files)
+        fprintf(stderr, "%d of %d file%s failed (see above)", t->failed_files, t->files,
+                t->files == 1 ? "" : "s");
+    fprintf(stderr, "; the other results are on stdout\n");
+    return SL_EXIT_PARTIAL;
+}
+
 /* `starling ls`: the best period of each light curve, with astropy's
  * defaults (generalised periodogram, autofrequency 5/5). */
 static int ls_command(int argc, char **argv)
@@ -278,7 +457,8 @@ static int ls_command(int argc, char **argv)
     sl_ls_options o;
     sl_ls_options_default(&o);
     const char *backend = "auto";
-    int batch = 0, files = 0, failed = 0;
+    int batch = 0, files = 0;
+    ls_tally tally = {0};
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--batch")) batch = 1;
         else if (!strcmp(argv[i], "--fp32")) o.precision = SL_LS_FP32;
@@ -289,7 +469,7 @@ static int ls_command(int argc, char **argv)
             if (ls->set_choice(&o, "engine", argv[i] + 9)) {
                 fprintf(stderr, "starling: ls: %s\n", sl_last_error());
                 sl_registry_destroy(r);
-                return 2;
+                return SL_EXIT_USAGE;
             }
         }
         else if (argv[i][0] == '-' && argv[i][1]) {
@@ -309,17 +489,26 @@ static int ls_command(int argc, char **argv)
     for (int i = 0; i < argc; i++) {
         if (argv[i][0] == '-' && argv[i][1])
             continue;
+        if (caught_signal)
+            break;
         sl_ls_set *set = NULL;
         sl_ls_result res;
+        tally.files++;
         if (ls->read(argv[i], batch, &set) || ls->compute(&be, &set->data, &o, &res)) {
+            ls->set_free(set);
+            if (caught_signal)
+                break;
             fflush(stdout);
             fprintf(stderr, "starling: ls: %s\n", sl_last_error());
-            ls->set_free(set);
-            failed = 1;
+            tally.failed_files++;
             continue;
         }
+        tally.objects += res.n_obj;
         for (int64_t k = 0; k < res.n_obj; k++) {
             const char *name = batch || set->data.n_obj > 1 ? set->id[k] : argv[i];
+            if (res.flag[k] && (int)res.flag[k] <= SL_LS_FLAG_NUMERIC)
+                tally.by_flag[res.flag[k]]++;
+            tally.flagged += res.flag[k] != SL_LS_OK;
             if (res.flag[k])
                 printf("%-32s flagged: %s\n", name, sl_ls_flag_name(res.flag[k]));
             else if (o.fap)
@@ -334,7 +523,13 @@ static int ls_command(int argc, char **argv)
     }
     fflush(stdout);
     sl_registry_destroy(r);
-    return failed;
+    if (caught_signal) {
+        char where[96];
+        snprintf(where, sizeof where, "ls: stopped in file %d of %d", tally.files, files);
+        report_interrupt(where);
+        return interrupted_status();
+    }
+    return ls_summary(&tally);
 }
 
 /* ---- the prompt ---------------------------------------------------------------- */
@@ -395,7 +590,7 @@ static int repl(void)
             fflush(stdout);
         }
         ssize_t n = getline(&line, &cap, stdin);
-        if (n < 0)
+        if (n < 0 || caught_signal)
             break;
         char *grown = realloc(code, code_len + (size_t)n + 1);
         if (!grown)
@@ -416,8 +611,10 @@ static int repl(void)
             failures += run_input(L);
         fflush(stdout);
         code_len = 0;
+        if (caught_signal)
+            break;
     }
-    if (code_len) {
+    if (code_len && !caught_signal) {
         fprintf(stderr, "starling: stdin: incomplete statement at end of input\n");
         failures++;
     }
@@ -425,9 +622,9 @@ static int repl(void)
         printf("\n");
     free(line);
     free(code);
-    lua_close(L);
-    /* piped input is a script: report failure like one */
-    return tty || failures == 0 ? 0 : 1;
+    /* piped input is a script: report failure like one; an interrupt at
+     * the prompt was reported by no call, so close_state reports it */
+    return close_state(L, !tty && failures > 0);
 }
 
 /* ---- main ------------------------------------------------------------------------ */
@@ -440,8 +637,10 @@ static int ends_with(const char *s, const char *suffix)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2)
+    if (argc < 2) {
+        catch_signals();
         return repl();
+    }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         fputs(usage_text, stdout);
@@ -451,6 +650,8 @@ int main(int argc, char **argv)
         return print_version();
     if (!strcmp(cmd, "plugins"))
         return list_plugins();
+    /* the commands that run long enough to interrupt */
+    catch_signals();
     if (!strcmp(cmd, "ls"))
         return ls_command(argc - 2, argv + 2);
     if (!strcmp(cmd, "run")) {

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "binding.h"
+#include "csv.h"
 
 typedef struct canvas {
     int w, h;
@@ -157,19 +158,32 @@ static double opt_num(lua_State *L, int t, const char *k, double dflt)
     return v;
 }
 
+/* libpng reports through this (instead of printing to stderr); it must not
+ * return. */
+static void png_fail(png_structp png, png_const_charp msg)
+{
+    snprintf(png_get_error_ptr(png), 256, "%s", msg);
+    png_longjmp(png, 1);
+}
+
+static void png_warn(png_structp png, png_const_charp msg) { (void)png, (void)msg; }
+
+/* Written whole or not at all (sl_afile); the messages say why not. */
 static sl_status write_png(const char *path, const canvas *c)
 {
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return sl_fail(SL_ERR_IO, "plot_png: %s: cannot be written", path);
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    sl_afile af;
+    sl_status st = sl_afile_open(&af, path);
+    if (st)
+        return st;
+    char why[256] = "libpng could not start";
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, why, png_fail, png_warn);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (!png || !info || setjmp(png_jmpbuf(png))) {
         png_destroy_write_struct(&png, &info);
-        fclose(f);
-        return sl_fail(SL_ERR_IO, "plot_png: %s: libpng failed to write it", path);
+        sl_afile_abort(&af);
+        return sl_fail(SL_ERR_IO, "'%s': libpng: %s", path, why);
     }
-    png_init_io(png, f);
+    png_init_io(png, af.f);
     png_set_IHDR(png, info, (png_uint_32)c->w, (png_uint_32)c->h, 8, PNG_COLOR_TYPE_RGB,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_write_info(png, info);
@@ -177,9 +191,7 @@ static sl_status write_png(const char *path, const canvas *c)
         png_write_row(png, c->px + (size_t)y * (size_t)c->w * 3);
     png_write_end(png, NULL);
     png_destroy_write_struct(&png, &info);
-    if (fclose(f))
-        return sl_fail(SL_ERR_IO, "plot_png: %s: cannot be written", path);
-    return SL_OK;
+    return sl_afile_commit(&af);
 }
 
 static const char *const plot_keys[] = {"path", "x", "y", "object", "title", "xlabel", "ylabel",
@@ -290,7 +302,7 @@ int sl_lua_plot_png(lua_State *L)
     text(&c, (L0 + R0) / 2 - (int)strlen(xl) * CW / 2, h - 6 - CH, xl, black);
     text(&c, 8, T0 - CH - 6, yl, black);
     text(&c, (L0 + R0) / 2 - (int)strlen(title) * CW / 2, 6, title, black);
-    sl_lua_check(L, write_png(path, &c), "starling");
+    sl_lua_check(L, write_png(path, &c), "plot_png");
     (void)xs;
     return 0;
 }

@@ -304,3 +304,49 @@ Test(ensemble, error_context)
     sl_clear_error();
     cr_assert_str_eq(sl_last_error(), "");
 }
+
+/* ---- out of memory: the message keeps the cause and the size ------------- */
+
+Test(nomem, byte_sizes)
+{
+    char b[32];
+    sl_fmt_bytes(b, sizeof b, 0);
+    cr_expect_str_eq(b, "0 bytes");
+    sl_fmt_bytes(b, sizeof b, 1);
+    cr_expect_str_eq(b, "1 byte");
+    sl_fmt_bytes(b, sizeof b, 1023);
+    cr_expect_str_eq(b, "1023 bytes");
+    sl_fmt_bytes(b, sizeof b, 1024);
+    cr_expect_str_eq(b, "1.00 KiB");
+    sl_fmt_bytes(b, sizeof b, 80e9);
+    cr_expect_str_eq(b, "74.5 GiB");
+    sl_fmt_bytes(b, sizeof b, 300.0 * 1024 * 1024);
+    cr_expect_str_eq(b, "300 MiB");
+    sl_fmt_bytes(b, sizeof b, 1e30);
+    cr_expect(strstr(b, "EiB"), "%s", b);
+}
+
+Test(nomem, gpu_message_names_free_memory)
+{
+    cr_assert_eq(sl_fail_nomem_gpu(80e9, 85e9, "ensemble state of %d systems", 7), SL_ERR_NOMEM);
+    cr_expect_str_eq(sl_last_error(), "ensemble state of 7 systems: out of memory on the GPU "
+                                      "(needs 74.5 GiB, the device has 79.2 GiB free)");
+    sl_fail_nomem_gpu(2048, -1, "x");
+    cr_expect_str_eq(sl_last_error(), "x: out of memory on the GPU (needs 2.00 KiB)");
+}
+
+/* An ensemble far beyond any machine fails before allocating, saying what
+ * and how much; it used to say only "ensemble of N systems x 3 bodies". */
+Test(nomem, huge_ensemble_says_out_of_memory_and_how_much)
+{
+    sl_ensemble *e = (sl_ensemble *)1;
+    cr_assert_eq(sl_ensemble_create(1000000000000LL, 3, &e), SL_ERR_NOMEM, "%s",
+                 sl_last_error());
+    cr_assert_null(e);
+    const char *msg = sl_last_error();
+    cr_expect(strstr(msg, "ensemble of 1000000000000 systems x 3 bodies: out of memory (needs "
+                          "186 TiB of host memory; this machine has "), "%s", msg);
+    /* so big that size_t arithmetic would wrap: still a clean refusal */
+    cr_assert_eq(sl_ensemble_create(INT64_MAX / 2, SL_NBODY_MAX, &e), SL_ERR_NOMEM);
+    cr_expect(strstr(sl_last_error(), "out of memory (needs "), "%s", sl_last_error());
+}

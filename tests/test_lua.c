@@ -9,13 +9,19 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pty.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "starling/nomem.h"
 #include "starling/version.h"
 #include "slt_files.h"
 
@@ -111,7 +117,7 @@ static void expect_bad(const char *line3, const char *const *needles)
     char script[2048];
     snprintf(script, sizeof script,
              "local starling = require \"starling\"\n"
-             "local E = starling.ensemble{ n = 4, planets = 2, seed = 1 }\n"
+             "local E, O = starling.ensemble{ n = 4, planets = 2, seed = 1 }, {0, 0, 0}\n"
              "%s\n"
              "print(\"not reached\")\n",
              line3);
@@ -282,6 +288,32 @@ Test(lua, integrate_progress_error_removes_log)
                NEEDLES("bad.lua:3: stop here"));
 }
 
+/* The kernels only step forward: a t_end behind the ensemble used to leave
+ * it where it was and report success. */
+Test(lua, integrate_t_end_behind_ensemble)
+{
+    expect_bad("starling.integrate{ ensemble = E, dt = 0.01, t_end = 1 }; "
+               "starling.integrate{ ensemble = E, dt = 0.01, t_end = 0.5, log = \"out.csv\" }",
+               NEEDLES("integrate: t_end = 0.5 is before the ensemble's time (t = 1 in system 1)",
+                       "integrates forward only", "give t_end >= 1"));
+}
+
+/* Reaching exactly the ensemble's time again is not an error. */
+Test(lua, integrate_t_end_equal_is_fine)
+{
+    write_text("again.lua",
+               "local starling = require \"starling\"\n"
+               "local E = starling.ensemble{ n = 2, planets = 1, seed = 1 }\n"
+               "starling.integrate{ ensemble = E, dt = 0.01, t_end = 1 }\n"
+               "local r = starling.integrate{ ensemble = E, dt = 0.01, t_end = 1 }\n"
+               "assert(r:time(1) == 1 and r.system_steps == 0)\n"
+               "print('again ok')\n");
+    run_out o = run("run again.lua", NULL);
+    cr_expect_eq(o.status, 0, "%s", o.err);
+    cr_expect(strstr(o.out, "again ok"), "%s", o.out);
+    free_out(&o);
+}
+
 Test(lua, write_csv_into_missing_folder)
 {
     expect_bad("E:write_csv(\"no/such/out.csv\")",
@@ -342,15 +374,39 @@ Test(lua, ensemble_unknown_key)
 
 Test(lua, ensemble_body_table)
 {
-    expect_bad("local E2 = starling.ensemble{ systems = { { {m = 1}, {m = 1e-3, x = {1, 0/0, 0}} } "
-               "} }; E2:write_csv(\"out.csv\")",
+    expect_bad("local E2 = starling.ensemble{ systems = { { {m = 1, x = O, v = O}, "
+               "{m = 1e-3, x = {1, 0/0, 0}, v = O} } } }; E2:write_csv(\"out.csv\")",
                NEEDLES("ensemble: systems[1][2]: key 'x'[2] = nan: expected a finite number"));
 }
 
 Test(lua, ensemble_ragged_systems)
 {
-    expect_bad("local E2 = starling.ensemble{ systems = { { {m = 1}, {m = 1e-3} }, { {m = 1} } } }",
+    expect_bad("local E2 = starling.ensemble{ systems = { { {m = 1, x = O, v = O}, "
+               "{m = 1e-3, x = {1, 0, 0}, v = O} }, { {m = 1, x = O, v = O} } } }",
                NEEDLES("systems[2] has 1 bodies, but systems[1] has 2"));
+}
+
+/* A body without a position or velocity used to sit silently at the
+ * origin, on top of the star. */
+Test(lua, ensemble_body_needs_position)
+{
+    expect_bad("local E2 = starling.ensemble{ systems = { { {m = 1, x = O, v = O}, "
+               "{m = 1e-3, v = {0, 1, 0}} } } }",
+               NEEDLES("ensemble: systems[1][2]: key 'x' is missing",
+                       "every body needs a position x = {x, y, z} and a velocity"));
+}
+
+Test(lua, ensemble_body_needs_velocity)
+{
+    expect_bad("local E2 = starling.ensemble{ systems = { { {m = 1, x = O, v = O} }, "
+               "{ {m = 1, x = {1, 2, 3}} } } }",
+               NEEDLES("ensemble: systems[2][1]: key 'v' is missing"));
+}
+
+Test(lua, set_body_needs_position)
+{
+    expect_bad("E:set_body(2, 1, {m = 1, v = {0, 0, 0}})",
+               NEEDLES("set_body(2, 1): key 'x' is missing"));
 }
 
 Test(lua, method_bad_index)
@@ -631,9 +687,10 @@ Test(lua, explicit_systems_and_ejection)
 {
     write_text("ej.lua",
                "local starling = require \"starling\"\n"
+               "local O = {0, 0, 0}\n"
                "local sys = {\n"
-               "  { {m = 1}, {m = 1e-3, x = {1, 0, 0}, v = {0, 1, 0}} },\n"
-               "  { {m = 1}, {m = 1e-3, x = {4, 0, 0}, v = {0, 2, 0}} },\n"
+               "  { {m = 1, x = O, v = O}, {m = 1e-3, x = {1, 0, 0}, v = {0, 1, 0}} },\n"
+               "  { {m = 1, x = O, v = O}, {m = 1e-3, x = {4, 0, 0}, v = {0, 2, 0}} },\n"
                "}\n"
                "local E = starling.ensemble{ systems = sys }\n"
                "local r = starling.integrate{ ensemble = E, dt = 0.01, t_end = 10,\n"
@@ -659,5 +716,353 @@ Test(lua, quickstart_tiny)
                        "worst relative energy error", "results (one row per system): qs.csv"),
                "stdout");
     cr_expect(exists("qs.csv"), "quickstart did not write its results");
+    free_out(&o);
+}
+
+/* ---- out of memory ---------------------------------------------------------------- */
+
+/* 1e9 systems of 64 bodies need 3.3 TiB: refused before allocating, with
+ * the cause and the size (it used to say only "ensemble of ... bodies"). */
+Test(lua, huge_ensemble_out_of_memory)
+{
+    if (sl_host_memory_bytes() > 3e12)
+        cr_skip_test("this machine could hold 3 TiB");
+    expect_bad("local E2 = starling.ensemble{ n = 1e9, planets = 63 }",
+               NEEDLES("ensemble: ensemble of 1000000000 systems x 64 bodies: out of memory "
+                       "(needs 3.29 TiB of host memory; this machine has "));
+}
+
+/* ---- `starling ls` exit statuses ------------------------------------------------------ */
+
+/* 200 points of a sinusoid of period 3.1, unevenly sampled (no exact
+ * aliases), as "t y" lines (with `id,` first). */
+static void write_curve(const char *name, const char *id)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/%s", work, name);
+    FILE *f = fopen(path, id ? "a" : "w");
+    cr_assert(f);
+    for (int i = 1; i <= 200; i++) {
+        double t = 0.37 * i + 0.1 * sin(i);
+        fprintf(f, "%s%s%.6f%s%.6f\n", id ? id : "", id ? "," : "", t, id ? "," : " ",
+                sin(2 * M_PI * t / 3.1));
+    }
+    fclose(f);
+}
+
+/* Every object flagged used to exit 0; now any flagged object gives 3, a
+ * summary on stderr, and the good objects' results on stdout. */
+Test(lua, ls_batch_flagged_objects_exit_3)
+{
+    write_text("b.csv", "id,t,y\nshort,1,1\nshort,2,2\nflat,1,5\nflat,2,5\nflat,3,5\nflat,4,5\n");
+    write_curve("b.csv", "good");
+    run_out o = run("ls --batch --backend=cpu b.csv", NULL);
+    cr_expect_eq(o.status, 3, "exit %d\n%s", o.status, o.err);
+    const char *good = strstr(o.out, "\ngood ");
+    double period = 0;
+    cr_expect(good && sscanf(good + 6, "%lf", &period) == 1 && fabs(period - 3.1) < 0.05,
+              "the good object's period is missing:\n%s", o.out);
+    cr_expect(strstr(o.err, "starling: ls: 2 of 3 objects flagged (fewer than 3 points: 1, "
+                            "constant values: 1)"), "%s", o.err);
+    free_out(&o);
+    /* all flagged: still 3, never 0 */
+    write_text("bad.csv", "id,t,y\nshort,1,1\nshort,2,2\nflat,1,5\nflat,2,5\nflat,3,5\n");
+    o = run("ls --batch --backend=cpu bad.csv", NULL);
+    cr_expect_eq(o.status, 3, "exit %d\n%s", o.status, o.err);
+    cr_expect(strstr(o.err, "2 of 2 objects flagged (fewer than 3 points: 1, constant values: "
+                            "1)"), "%s", o.err);
+    free_out(&o);
+    o = run("ls --batch --backend=cpu b.csv x.csv", NULL);
+    cr_expect_eq(o.status, 3, "exit %d\n%s", o.status, o.err);
+    cr_expect(strstr(o.err, "; 1 of 2 files failed (see above)"), "%s", o.err);
+    free_out(&o);
+}
+
+Test(lua, ls_files_one_flagged_exit_3)
+{
+    write_curve("a.txt", NULL);
+    write_text("b.txt", "1 1\n2 2\n");
+    run_out o = run("ls --backend=cpu a.txt b.txt", NULL);
+    cr_expect_eq(o.status, 3, "exit %d\n%s", o.status, o.err);
+    cr_expect(strstr(o.out, "a.txt"), "%s", o.out);
+    cr_expect(strstr(o.err, "1 of 2 files failed (see above)"), "%s", o.err);
+    free_out(&o);
+    o = run("ls --backend=cpu a.txt", NULL);
+    cr_expect_eq(o.status, 0, "exit %d\n%s", o.status, o.err);
+    cr_expect_str_eq(o.err, "");
+    free_out(&o);
+}
+
+/* ---- interrupts ------------------------------------------------------------------- */
+
+/* A run of several seconds with a log, then outputs. */
+static const char *const long_run =
+    "local starling = require \"starling\"\n"
+    "local E = starling.ensemble{ n = 256, planets = 2, seed = 3 }\n"
+    "starling.integrate{ ensemble = E, dt = 0.001, t_end = %s, log = \"snap.csv\",\n"
+    "  backend = \"cpu\", monitors = { {\"log\", every = 200} } }\n"
+    "E:write_csv(\"final.csv\")\n"
+    "print(\"finished\")\n";
+
+static void write_long_run(const char *t_end)
+{
+    char script[1024];
+    snprintf(script, sizeof script, long_run, t_end);
+    write_text("long.lua", script);
+}
+
+/* Starts `starling ARGS...` in the work folder, stdout and stderr to files
+ * in base (outside the folder checked for debris). */
+static pid_t spawn(const char *const *args)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        char out[400], err[400];
+        snprintf(out, sizeof out, "%s/stdout", base);
+        snprintf(err, sizeof err, "%s/stderr", base);
+        if (chdir(work) || !freopen(out, "w", stdout) || !freopen(err, "w", stderr))
+            _exit(120);
+        execv(STARLING, (char *const *)args);
+        _exit(121);
+    }
+    return pid;
+}
+
+/* Waits up to limit_s for pid; kills it (and fails) when it hangs. */
+static int wait_for(pid_t pid, double limit_s)
+{
+    int st = 0;
+    for (int i = 0; i < (int)(limit_s * 100); i++) {
+        if (waitpid(pid, &st, WNOHANG) == pid)
+            return st;
+        usleep(10000);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    cr_assert_fail("starling did not exit within %.0f s of the signal", limit_s);
+    return st;
+}
+
+/* Whether the work folder holds a name starting with prefix. */
+static int work_has(const char *prefix)
+{
+    DIR *d = opendir(work);
+    int found = 0;
+    struct dirent *de;
+    while (d && !found && (de = readdir(d)))
+        found = !strncmp(de->d_name, prefix, strlen(prefix));
+    if (d)
+        closedir(d);
+    return found;
+}
+
+/* Waits (up to 20 s, for slow sanitizer builds) until the run has opened
+ * its log, so that the signal handlers are in place. */
+static void wait_for_log(pid_t pid)
+{
+    for (int i = 0; i < 2000 && !work_has(".snap.csv."); i++) {
+        int st;
+        cr_assert_eq(waitpid(pid, &st, WNOHANG), 0, "starling ended before opening its log");
+        usleep(10000);
+    }
+    cr_assert(work_has(".snap.csv."), "the run never opened its log");
+}
+
+/* SIGINT/SIGTERM at random moments (0-1 s after the log is opened) of a
+ * run with a log: the exit status is 130/143, the message says so, and the
+ * folder holds the script alone (the log's hidden temporary file used to
+ * stay: tens of MB each time). */
+Test(lua, interrupt_leaves_nothing_behind, .timeout = 60)
+{
+    write_long_run("1e4");
+    unsigned seed = (unsigned)time(NULL) ^ (unsigned)getpid();
+    srand(seed);
+    const char *const args[] = {"starling", "run", "long.lua", NULL};
+    for (int trial = 0; trial < 6; trial++) {
+        int sig = trial % 2 ? SIGTERM : SIGINT;
+        int delay_ms = rand() % 1000;
+        pid_t pid = spawn(args);
+        wait_for_log(pid);
+        usleep((useconds_t)delay_ms * 1000);
+        kill(pid, sig);
+        int st = wait_for(pid, 10);
+        char err_path[400];
+        snprintf(err_path, sizeof err_path, "%s/stderr", base);
+        char *err = slurp(err_path);
+        cr_assert(WIFEXITED(st), "trial %d (seed %u, %s after %d ms): not a clean exit "
+                  "(signal %d)\n%s", trial, seed, strsignal(sig), delay_ms,
+                  WIFSIGNALED(st) ? WTERMSIG(st) : 0, err);
+        cr_expect_eq(WEXITSTATUS(st), 128 + sig, "trial %d (seed %u, %s after %d ms): exit %d\n%s",
+                     trial, seed, strsignal(sig), delay_ms, WEXITSTATUS(st), err);
+        cr_expect(strstr(err, sig == SIGINT ? "starling: interrupted by SIGINT"
+                                            : "starling: interrupted by SIGTERM"),
+                  "trial %d: %s", trial, err);
+        free(err);
+        char names[1024];
+        int n = list_work(names, sizeof names);
+        cr_expect_eq(n, 1, "trial %d (seed %u, %s after %d ms): left behind: %s", trial, seed,
+                     strsignal(sig), delay_ms, names);
+    }
+    /* the same run, short and left alone, writes both files */
+    write_long_run("0.5");
+    pid_t pid = spawn(args);
+    int st = wait_for(pid, 30);
+    cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "uninterrupted run failed");
+    cr_expect(exists("snap.csv") && exists("final.csv"));
+    char names[1024];
+    cr_expect_eq(list_work(names, sizeof names), 3, "%s", names);
+}
+
+/* A cancelled run names where it stopped; a second signal kills at once
+ * even when the script swallows the first one's error. */
+Test(lua, interrupt_message_and_second_signal)
+{
+    write_long_run("1e4");
+    const char *const args[] = {"starling", "run", "long.lua", NULL};
+    pid_t pid = spawn(args);
+    wait_for_log(pid);
+    usleep(300 * 1000);
+    kill(pid, SIGINT);
+    int st = wait_for(pid, 10);
+    char err_path[400];
+    snprintf(err_path, sizeof err_path, "%s/stderr", base);
+    char *err = slurp(err_path);
+    cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 130, "%s", err);
+    cr_expect(strstr(err, "starling: interrupted by SIGINT: long.lua:3: integrate: cancelled: "
+                          "run abandoned at t = "), "%s", err);
+    cr_expect(strstr(err, "of t_end = 10000, after "), "%s", err);
+    cr_expect(strstr(err, "unfinished output files were removed"), "%s", err);
+    free(err);
+
+    write_text("stubborn.lua", "io.write('ready\\n'); io.stdout:flush()\n"
+                               "while true do pcall(function() while true do end end) end\n");
+    const char *const args2[] = {"starling", "run", "stubborn.lua", NULL};
+    pid = spawn(args2);
+    char out_path[400];
+    snprintf(out_path, sizeof out_path, "%s/stdout", base);
+    for (int i = 0; i < 2000; i++) {
+        char *out = slurp(out_path);
+        int ready = out && strstr(out, "ready");
+        free(out);
+        if (ready)
+            break;
+        usleep(10000);
+    }
+    kill(pid, SIGINT);
+    usleep(300 * 1000);
+    cr_expect_eq(waitpid(pid, &st, WNOHANG), 0, "the first SIGINT should only stop the loop");
+    kill(pid, SIGINT);
+    st = wait_for(pid, 5);
+    cr_expect(WIFSIGNALED(st) && WTERMSIG(st) == SIGINT, "the second SIGINT should kill");
+}
+
+/* ---- progress --------------------------------------------------------------------- */
+
+/* Runs `starling ARGS` on a pseudo-terminal (stdin, stdout and stderr);
+ * with interrupt_on, sends SIGINT once the output holds every string of
+ * interrupt_on (or after limit_s). Returns the wait status; *text gets the
+ * output. */
+static int run_on_tty(const char *const *args, const char *ci, const char *const *interrupt_on,
+                      double limit_s, char *text, size_t cap)
+{
+    int master;
+    fflush(NULL);
+    pid_t pid = forkpty(&master, NULL, NULL, NULL);
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        if (ci)
+            setenv("CI", ci, 1);
+        else
+            unsetenv("CI");
+        if (chdir(work))
+            _exit(120);
+        execv(STARLING, (char *const *)args);
+        _exit(121);
+    }
+    fcntl(master, F_SETFL, O_NONBLOCK);
+    size_t used = 0;
+    int st = 0, sent = 0, done = 0;
+    for (int i = 0; i < (int)(limit_s * 100) && !done; i++) {
+        ssize_t n;
+        while (used + 1 < cap && (n = read(master, text + used, cap - 1 - used)) > 0)
+            used += (size_t)n;
+        text[used] = '\0';
+        int all = interrupt_on != NULL;
+        for (const char *const *s = interrupt_on; s && *s; s++)
+            all &= strstr(text, *s) != NULL;
+        if (all && !sent) {
+            kill(pid, SIGINT);
+            sent = 1;
+        }
+        done = waitpid(pid, &st, WNOHANG) == pid;
+        if (!done)
+            usleep(10000);
+    }
+    if (!done) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &st, 0);
+    }
+    ssize_t n;
+    while (used + 1 < cap && (n = read(master, text + used, cap - 1 - used)) > 0)
+        used += (size_t)n;
+    text[used] = '\0';
+    close(master);
+    return st;
+}
+
+/* On by default on a terminal, off when CI is set and in pipes. */
+Test(lua, progress_default_follows_terminal)
+{
+    write_text("p.lua", "print('default', require('starling.core').progress_default)\n");
+    const char *const args[] = {"starling", "run", "p.lua", NULL};
+    char text[4096];
+    run_on_tty(args, NULL, NULL, 10, text, sizeof text);
+    cr_expect(strstr(text, "default\ttrue"), "on a terminal: %s", text);
+    run_on_tty(args, "true", NULL, 10, text, sizeof text);
+    cr_expect(strstr(text, "default\tfalse"), "with CI set: %s", text);
+    run_out o = run_env("env -u CI", "run p.lua", NULL);
+    cr_expect(strstr(o.out, "default\tfalse"), "in a pipe: %s", o.out);
+    free_out(&o);
+}
+
+/* 1e12 steps: on a terminal the progress line (with an estimate of the
+ * time left) appears unasked, and so does one warning with the estimate;
+ * Ctrl-C then abandons the run. */
+static const char *const endless_run =
+    "local starling = require \"starling\"\n"
+    "local E = starling.ensemble{ n = 1, planets = 1, seed = 3 }\n"
+    "starling.integrate{ ensemble = E, dt = 1e-6, t_end = 1e6, backend = \"cpu\"%s }\n";
+
+Test(lua, long_run_warns_and_shows_progress_on_a_terminal, .timeout = 60)
+{
+    char script[512];
+    snprintf(script, sizeof script, endless_run, "");
+    write_text("endless.lua", script);
+    const char *const args[] = {"starling", "run", "endless.lua", NULL};
+    char text[16384];
+    int st = run_on_tty(args, NULL,
+                        NEEDLES("starling: warning: this run will take about ", "left)"), 20,
+                        text, sizeof text);
+    cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 130, "status %d: %s", st, text);
+    cr_expect(strstr(text, "at the measured rate ("), "%s", text);
+    cr_expect(strstr(text, "launches/s, about "), "%s", text);
+    cr_expect(strstr(text, "); Ctrl-C abandons it"), "%s", text);
+    cr_expect(strstr(text, "starling: integrating "), "%s", text);
+    const char *w = strstr(text, "warning:");
+    cr_expect(w && !strstr(w + 1, "warning:"), "one warning only: %s", text);
+}
+
+/* In a pipe (or with progress = false) the line stays off, the warning not. */
+Test(lua, long_run_warns_in_a_pipe, .timeout = 60)
+{
+    char script[512];
+    snprintf(script, sizeof script, endless_run, ", progress = false");
+    write_text("endless.lua", script);
+    run_out o = run_env("timeout -s INT --preserve-status 5", "run endless.lua", NULL);
+    cr_expect_eq(o.status, 130, "%s", o.err);
+    cr_expect(strstr(o.err, "starling: warning: this run will take about "), "%s", o.err);
+    cr_expect(!strstr(o.err, "integrating"), "%s", o.err);
     free_out(&o);
 }

@@ -7,6 +7,7 @@
 #include "sl_test.h"
 #include "slt_files.h"
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -127,4 +128,34 @@ Test(lua_ls, plot_png)
                     out, sizeof out);
     cr_assert_eq(st, 1, "%s", out);
     cr_assert(strstr(out, "unknown key 'colour'"), "%s", out);
+}
+
+/* A PNG that cannot be written says so once, with the reason, and leaves
+ * nothing behind (it used to print "starling:" twice and no cause). */
+Test(lua_ls, plot_png_write_error_says_why)
+{
+    char out[4096];
+    int st = run_script("local s = require 'starling'\n"
+                        "print('start')\n"
+                        "s.plot_png{path = 'nodir/q.png', x = {1, 2}, y = {1, 2}}\n",
+                        out, sizeof out);
+    cr_assert_eq(st, 1, "%s", out);
+    cr_assert(strstr(out, "starling: s.lua:3: plot_png: cannot create 'nodir/q.png': "
+                          "No such file or directory"), "%s", out);
+    const char *first = strstr(out, "starling:");
+    cr_assert(first && !strstr(first + 1, "starling:"), "'starling:' more than once:\n%s", out);
+    /* a folder where the file should be: the rename fails, the temp file goes */
+    char dir[400];
+    snprintf(dir, sizeof dir, "%s/taken.png", work);
+    cr_assert_eq(mkdir(dir, 0755), 0);
+    st = run_script("local s = require 'starling'\n"
+                    "print('start')\n"
+                    "s.plot_png{path = 'taken.png', x = {1, 2}, y = {1, 2}}\n",
+                    out, sizeof out);
+    cr_assert_eq(st, 1, "%s", out);
+    cr_assert(strstr(out, "s.lua:3: plot_png: cannot rename the finished file to 'taken.png': "
+                          "Is a directory"), "%s", out);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "ls -A '%s' | grep -v '^s.lua$\\|^taken.png$' | grep -q .", work);
+    cr_assert_neq(system(cmd), 0, "files left behind in %s", work);
 }

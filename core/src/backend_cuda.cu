@@ -5,6 +5,7 @@
 
 #include "starling/backend.h"
 #include "starling/integrate.h"
+#include "starling/nomem.h"
 
 #define SL_CUDA_TRY(call, what)                                                            \
     do {                                                                                   \
@@ -52,12 +53,16 @@ extern "C" sl_status sl_dev_alloc(void **ptr, size_t bytes, const char *what)
     if (bytes == 0)
         return SL_OK;
     cudaError_t err = cudaMalloc(ptr, bytes);
-    if (err != cudaSuccess) {
-        *ptr = NULL;
-        return sl_fail(SL_ERR_NOMEM, "device allocation of %zu bytes for %s: %s", bytes, what,
+    if (err == cudaSuccess)
+        return SL_OK;
+    *ptr = NULL;
+    if (err != cudaErrorMemoryAllocation)
+        return sl_fail(SL_ERR_CUDA, "%s: allocating %zu bytes on the GPU: %s", what, bytes,
                        cudaGetErrorString(err));
-    }
-    return SL_OK;
+    cudaGetLastError(); /* not sticky, but clear it for the next check */
+    size_t free_b = 0, total_b = 0;
+    double avail = cudaMemGetInfo(&free_b, &total_b) == cudaSuccess ? (double)free_b : -1.0;
+    return sl_fail_nomem_gpu((double)bytes, avail, "%s", what);
 }
 
 extern "C" void sl_dev_free(void *ptr)

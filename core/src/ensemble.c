@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "starling/nomem.h"
 #include "starling/rng.h"
 
 sl_status sl_ensemble_create(int64_t n_sys, int n_body, sl_ensemble **out)
@@ -15,9 +16,17 @@ sl_status sl_ensemble_create(int64_t n_sys, int n_body, sl_ensemble **out)
     if (n_body < 1 || n_body > SL_NBODY_MAX)
         return sl_fail(SL_ERR_ARG, "ensemble of %d bodies: expected 1..%d", n_body,
                        SL_NBODY_MAX);
+    /* in double: the product must not wrap for absurd sizes */
+    double chunks = (double)((n_sys + SL_CHUNK - 1) / SL_CHUNK);
+    double bytes = chunks * SL_CHUNK * n_body * SL_NFIELD * sizeof(double) +
+                   (double)n_sys * (2 * sizeof(double) + sizeof(int64_t) + 3 * sizeof(int32_t));
+    sl_status st = sl_host_fits(bytes, "ensemble of %lld systems x %d bodies", (long long)n_sys,
+                                n_body);
+    if (st)
+        return st;
     sl_ensemble *e = calloc(1, sizeof *e);
     if (!e)
-        return sl_fail(SL_ERR_NOMEM, "ensemble header");
+        return sl_fail_nomem(sizeof *e, "ensemble header");
     e->n_sys = n_sys;
     e->n_body = n_body;
     e->n_chunks = (n_sys + SL_CHUNK - 1) / SL_CHUNK;
@@ -32,8 +41,8 @@ sl_status sl_ensemble_create(int64_t n_sys, int n_body, sl_ensemble **out)
     if (!e->state || !e->time || !e->steps || !e->status || !e->reason || !e->detail ||
         !e->stop_time) {
         sl_ensemble_destroy(e);
-        return sl_fail(SL_ERR_NOMEM, "ensemble of %lld systems x %d bodies", (long long)n_sys,
-                       n_body);
+        return sl_fail_nomem(bytes, "ensemble of %lld systems x %d bodies", (long long)n_sys,
+                             n_body);
     }
     for (size_t i = 0; i < ns; i++)
         e->stop_time[i] = NAN;
@@ -129,16 +138,17 @@ sl_status sl_ensemble_attr(sl_ensemble *e, const char *name, int *index)
     size_t ns = (size_t)e->n_sys;
     char **names = realloc(e->attr_name, (size_t)(e->n_attr + 1) * sizeof *names);
     if (!names)
-        return sl_fail(SL_ERR_NOMEM, "attribute '%s'", name);
+        return sl_fail_nomem((double)(e->n_attr + 1) * sizeof *names, "attribute '%s'", name);
     e->attr_name = names;
     double *vals = realloc(e->attr, (size_t)(e->n_attr + 1) * ns * sizeof(double));
     if (!vals)
-        return sl_fail(SL_ERR_NOMEM, "attribute '%s'", name);
+        return sl_fail_nomem((double)(e->n_attr + 1) * (double)ns * sizeof(double),
+                             "attribute '%s' of %lld systems", name, (long long)e->n_sys);
     e->attr = vals;
     memset(e->attr + (size_t)e->n_attr * ns, 0, ns * sizeof(double));
     e->attr_name[e->n_attr] = strdup(name);
     if (!e->attr_name[e->n_attr])
-        return sl_fail(SL_ERR_NOMEM, "attribute '%s'", name);
+        return sl_fail_nomem((double)strlen(name) + 1, "attribute '%s'", name);
     *index = e->n_attr++;
     return SL_OK;
 }

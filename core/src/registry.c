@@ -13,6 +13,7 @@
 #include "starling/force.h"
 #include "starling/likelihood.h"
 #include "starling/monitor.h"
+#include "starling/nomem.h"
 #include "starling/periodogram.h"
 #include "starling/propagator.h"
 
@@ -44,7 +45,7 @@ const char *sl_kind_name(sl_kind k)
 sl_status sl_registry_create(sl_registry **out)
 {
     *out = calloc(1, sizeof **out);
-    return *out ? SL_OK : sl_fail(SL_ERR_NOMEM, "plugin registry");
+    return *out ? SL_OK : sl_fail_nomem(sizeof **out, "plugin registry");
 }
 
 void sl_registry_destroy(sl_registry *r)
@@ -187,13 +188,13 @@ sl_status sl_registry_load_file(sl_registry *r, const char *path)
     void **hs = realloc(r->handles, (r->n_handles + 1) * sizeof *hs);
     if (!hs) {
         dlclose(h);
-        return sl_fail(SL_ERR_NOMEM, "plugin %s", path);
+        return sl_fail_nomem((double)(r->n_handles + 1) * sizeof *hs, "plugin %s", path);
     }
     r->handles = hs;
     size_t np = r->n_handles;
     if (push_str(&r->paths, &np, path)) {
         dlclose(h);
-        return sl_fail(SL_ERR_NOMEM, "plugin %s", path);
+        return sl_fail_nomem((double)(r->n_handles + 1) * sizeof *hs, "plugin %s", path);
     }
     r->handles[r->n_handles++] = h;
     const char *kept = r->paths[r->n_handles - 1];
@@ -201,7 +202,7 @@ sl_status sl_registry_load_file(sl_registry *r, const char *path)
         size_t cap = (r->n_items + p->n_tables) * 2;
         sl_registry_item *it = realloc(r->items, cap * sizeof *it);
         if (!it)
-            return sl_fail(SL_ERR_NOMEM, "plugin %s", path);
+            return sl_fail_nomem((double)cap * sizeof *it, "plugin %s", path);
         r->items = it;
         r->cap_items = cap;
     }
@@ -236,7 +237,7 @@ sl_status sl_registry_load_dir(sl_registry *r, const char *dir)
         if (strcmp(r->dirs[i], canon) == 0)
             return SL_OK;
     if (push_str(&r->dirs, &r->n_dirs, canon))
-        return sl_fail(SL_ERR_NOMEM, "plugin folder %s", dir);
+        return sl_fail_nomem((double)strlen(canon) + 1, "plugin folder %s", dir);
     DIR *d = opendir(canon);
     if (!d)
         return SL_OK;
@@ -246,7 +247,7 @@ sl_status sl_registry_load_dir(sl_registry *r, const char *dir)
     while ((de = readdir(d)))
         if (ends_with_so(de->d_name) && push_str(&names, &n, de->d_name)) {
             closedir(d);
-            return sl_fail(SL_ERR_NOMEM, "plugin folder %s", dir);
+            return sl_fail_nomem((double)strlen(de->d_name) + 1, "plugin folder %s", dir);
         }
     closedir(d);
     /* Sorted, so that which of two duplicates wins does not depend on the
@@ -276,7 +277,7 @@ sl_status sl_registry_load_default(sl_registry *r)
     if (env && *env) {
         char *copy = strdup(env);
         if (!copy)
-            return sl_fail(SL_ERR_NOMEM, "STARLING_PLUGIN_PATH");
+            return sl_fail_nomem((double)strlen(env) + 1, "STARLING_PLUGIN_PATH");
         for (char *save = NULL, *tok = strtok_r(copy, ":", &save); tok;
              tok = strtok_r(NULL, ":", &save))
             sl_registry_load_dir(r, tok);

@@ -2,6 +2,9 @@
 #include "starling/run.h"
 #include "starling/registry.h"
 
+#include "starling/cancel.h"
+#include "starling/nomem.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +73,22 @@ static sl_status check_config(const sl_backend *be, const sl_ensemble *e, const 
         return sl_fail(SL_ERR_ARG, "integrate: max_steps and steps_per_launch must be >= 0");
     if (c->mon.log_every_steps < 0 || c->mon.log_every_dt < 0 || !(c->mon.check_every >= 1))
         return sl_fail(SL_ERR_ARG, "integrate: log and check periods must be >= 0 (check >= 1)");
+    /* The kernels only step forward: a t_end behind a system's time would
+     * leave it where it is and report success. */
+    int64_t ahead = -1;
+    for (int64_t s = 0; s < e->n_sys; s++)
+        if (e->status[s] == SL_SYS_ACTIVE && e->time[s] > c->t_end &&
+            (ahead < 0 || e->time[s] > e->time[ahead]))
+            ahead = s;
+    if (ahead >= 0) {
+        char te[40], t[40];
+        sl_fmt_num(te, sizeof te, c->t_end);
+        sl_fmt_num(t, sizeof t, e->time[ahead]);
+        return sl_fail(SL_ERR_ARG, "integrate: t_end = %s is before the ensemble's time (t = %s "
+                       "in system %lld): starling integrates forward only, so there is no option "
+                       "to ask for this; give t_end >= %s, or integrate a fresh ensemble", te, t,
+                       (long long)ahead + 1, t);
+    }
     sl_status st = sl_registry_kernel(c->registry, c->prop, c->force->name, e->n_body, kernel);
     if (st)
         return st;
@@ -165,7 +184,9 @@ static sl_status alloc_bufs(const sl_backend *be, sl_ensemble *e, int persist_do
         b->step_start = malloc(ns * sizeof(int64_t));
         if (!b->persist || !b->next_log || !b->e0 || !b->log || !b->counters || !b->t_start ||
             !b->step_start)
-            return sl_fail(SL_ERR_NOMEM, "integrate: work buffers for %zu systems", ns);
+            return sl_fail_nomem(((double)npersist + (double)nlog + 4.0 * (double)ns) *
+                                     sizeof(double) + SL_NCOUNTERS * sizeof(unsigned long long),
+                                 "integrate: work buffers for %zu systems", ns);
         memcpy(b->t_start, e->time, ns * sizeof(double));
         memcpy(b->step_start, e->steps, ns * sizeof(int64_t));
         return SL_OK;
@@ -236,7 +257,8 @@ static sl_status sort_records(double *rec, int64_t n, int len)
     double *kx = malloc((size_t)n * 5 * sizeof(double)); /* sys, t, step, event, index */
     if (!tmp || !kx) {
         free(tmp), free(kx);
-        return sl_fail(SL_ERR_NOMEM, "sorting %lld log records", (long long)n);
+        return sl_fail_nomem((double)n * (len + 5) * sizeof(double), "sorting %lld log records",
+                             (long long)n);
     }
     for (int64_t i = 0; i < n; i++) {
         memcpy(kx + 5 * i, rec + (size_t)i * (size_t)len, 4 * sizeof(double));
@@ -257,7 +279,7 @@ static sl_status host_snapshot(const sl_ensemble *e, const sl_run_config *c, int
     int len = SL_LOG_HEAD + 6 * e->n_body;
     double *rec = malloc((size_t)len * sizeof(double));
     if (!rec)
-        return sl_fail(SL_ERR_NOMEM, "snapshot record");
+        return sl_fail_nomem((double)len * sizeof(double), "snapshot record");
     sl_status st = SL_OK;
     for (int64_t s = 0; s < e->n_sys && !st; s++) {
         if (e->status[s] != SL_SYS_ACTIVE)
@@ -273,6 +295,40 @@ static sl_status host_snapshot(const sl_ensemble *e, const sl_run_config *c, int
     }
     free(rec);
     return st;
+}
+
+/* The earliest time of an active system, which the run has reached. */
+static double reached_time(const sl_backend *be, const sl_ensemble *e, const sl_bufs *b)
+{
+    const double *t = e->time;
+    double *host = NULL;
+    size_t ns = (size_t)e->n_sys;
+    if (be->kind == SL_BACKEND_CUDA) {
+        host = malloc(ns * sizeof *host);
+        if (!host || sl_dev_download(host, b->time, ns * sizeof *host, "reading times")) {
+            free(host);
+            return NAN;
+        }
+        t = host;
+    }
+    double t_min = INFINITY;
+    for (size_t s = 0; s < ns; s++)
+        if (e->status[s] == SL_SYS_ACTIVE && t[s] < t_min)
+            t_min = t[s];
+    free(host);
+    return t_min;
+}
+
+/* SL_ERR_CANCELLED naming how far the run got; the caller abandons it. */
+static sl_status fail_cancelled(const sl_backend *be, const sl_ensemble *e, const sl_bufs *b,
+                                const sl_run_config *c, int64_t launches, int64_t expect)
+{
+    char t[40], end[40];
+    sl_fmt_num(t, sizeof t, reached_time(be, e, b));
+    sl_fmt_num(end, sizeof end, c->t_end);
+    return sl_fail(SL_ERR_CANCELLED, "integrate: cancelled: run abandoned at t = %s of t_end = "
+                   "%s, after %lld of about %lld launches", t, end, (long long)launches,
+                   (long long)expect);
 }
 
 static sl_status run_launches(const sl_backend *be, sl_ensemble *e, const sl_run_config *c,
@@ -317,7 +373,8 @@ static sl_status run_launches(const sl_backend *be, sl_ensemble *e, const sl_run
     if (be->kind == SL_BACKEND_CUDA && log_cap > 0) {
         host_log = malloc((size_t)log_cap * (size_t)rec_len * sizeof(double));
         if (!host_log)
-            return sl_fail(SL_ERR_NOMEM, "host log buffer");
+            return sl_fail_nomem((double)log_cap * rec_len * sizeof(double),
+                                 "integrate: host log buffer of %lld records", (long long)log_cap);
     }
     sl_status st = SL_OK;
     double t0 = now_s();
@@ -330,12 +387,20 @@ static sl_status run_launches(const sl_backend *be, sl_ensemble *e, const sl_run
             memset(b->counters, 0, sizeof cnt);
         if (st)
             break;
+        if (sl_cancelled()) {
+            st = fail_cancelled(be, e, b, c, launch, expect);
+            break;
+        }
         double tk = now_s();
         st = be->kind == SL_BACKEND_CUDA ? k->cuda(&a) : k->cpu(&a);
         res->kernel_s += now_s() - tk;
         res->launches++;
         if (st)
             break;
+        if (sl_cancelled()) { /* the launch may have skipped chunks: abandon it */
+            st = fail_cancelled(be, e, b, c, launch + 1, expect);
+            break;
+        }
         if (be->kind == SL_BACKEND_CUDA)
             st = sl_dev_download(cnt, b->counters, sizeof cnt, "reading counters");
         else
@@ -367,8 +432,8 @@ static sl_status run_launches(const sl_backend *be, sl_ensemble *e, const sl_run
         if (c->progress &&
             c->progress(c->progress_ud, expect > 0 ? fmin(1.0, (launch + 1.0) / expect) : 1.0,
                         launch + 1, now_s() - t0)) {
-            st = sl_fail(SL_ERR_ARG, "integrate: cancelled after %lld launches",
-                         (long long)launch + 1);
+            st = sl_fail(SL_ERR_CANCELLED, "integrate: cancelled by the progress function after "
+                         "%lld launches", (long long)launch + 1);
             break;
         }
         if (left == 0)
@@ -403,7 +468,8 @@ sl_status sl_integrate(const sl_backend *be, sl_ensemble *e, const sl_run_config
     if (!res->energy_error || !res->angmom_error || !e0 || !l0 || !steps0) {
         free(e0), free(l0), free(steps0);
         sl_run_result_free(res);
-        return sl_fail(SL_ERR_NOMEM, "integrate: diagnostics for %zu systems", ns);
+        return sl_fail_nomem((double)ns * (6 * sizeof(double) + sizeof(int64_t)),
+                             "integrate: diagnostics for %zu systems", ns);
     }
 #pragma omp parallel for schedule(static)
     for (int64_t s = 0; s < e->n_sys; s++) {
@@ -426,7 +492,7 @@ sl_status sl_integrate(const sl_backend *be, sl_ensemble *e, const sl_run_config
     if (!st) {
         double *next = malloc(ns * sizeof(double));
         if (!next)
-            st = sl_fail(SL_ERR_NOMEM, "log schedule");
+            st = sl_fail_nomem((double)ns * sizeof(double), "integrate: log schedule");
         else {
             for (size_t s = 0; s < ns; s++)
                 next[s] = e->time[s] + c->mon.log_every_dt;

@@ -45,6 +45,7 @@ const char *sl_status_name(sl_status s)
     case SL_ERR_UNSUPPORTED: return "unsupported";
     case SL_ERR_NUMERIC: return "numeric error";
     case SL_ERR_INTERNAL: return "internal error";
+    case SL_ERR_CANCELLED: return "cancelled";
     }
     return "unknown status";
 }

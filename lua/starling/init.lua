@@ -104,9 +104,14 @@ end
 --- Integrates cfg.ensemble in place to cfg.t_end; returns a result.
 function M.integrate(cfg)
   if type(cfg) ~= "table" then return core.integrate(cfg) end
+  -- The starling executable installs core.progress_printer(show) and
+  -- core.progress_default (on when stderr is a terminal and CI is unset).
+  -- Its printer also warns once when a run would take over an hour, even
+  -- with the progress line off; a function given here replaces it.
   local progress = cfg.progress
-  if progress == true then
-    progress = core.progress_printer -- installed by the starling executable
+  if progress == nil then progress = core.progress_default == true end
+  if type(progress) == "boolean" and core.progress_printer then
+    progress = core.progress_printer(progress)
   end
   if type(progress) ~= "function" then progress = nil end
   local r = core.integrate(cfg, "integrate" .. serialize(cfg), progress)

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "starling/likelihood.h"
+#include "starling/nomem.h"
 #include "starling/plugin.h"
 
 enum { OPT_PLANETS, OPT_BASIS, OPT_TREND, OPT_PRECISION, OPT_EPOCH, N_OPT };
@@ -69,7 +70,9 @@ static sl_status build_names(sl_krv_ctx *c)
     c->lo = calloc(n, sizeof *c->lo);
     c->hi = calloc(n, sizeof *c->hi);
     if (!c->names || !c->name_ptrs || !c->lo || !c->hi)
-        return sl_fail(SL_ERR_NOMEM, "kepler_rv: out of memory for parameter names");
+        return sl_fail_nomem((double)n * (sizeof *c->names + sizeof *c->name_ptrs +
+                                          2 * sizeof(double)),
+                             "kepler_rv: parameter names");
     size_t k = 0;
     for (int j = 1; j <= c->n_pl; j++)
         for (int q = 0; q < SL_KRV_NPP; q++, k++)
@@ -142,7 +145,7 @@ static sl_status group_obs(sl_krv_ctx *c)
     size_t n = c->n_obs;
     obs_key *order = malloc(n * sizeof *order);
     if (!order)
-        return sl_fail(SL_ERR_NOMEM, "kepler_rv: out of memory for %zu observations", n);
+        return sl_fail_nomem((double)n * sizeof *order, "kepler_rv: %zu observations", n);
     for (size_t m = 0; m < n; m++)
         order[m] = (obs_key){c->data.inst[m], c->data.t[m], c->data.v[m], c->data.err[m], m};
     qsort(order, n, sizeof *order, cmp_obs);
@@ -153,7 +156,8 @@ static sl_status group_obs(sl_krv_ctx *c)
     c->varf = malloc(n * sizeof *c->varf);
     if (!c->dt || !c->v || !c->var || !c->vf || !c->varf) {
         free(order);
-        return sl_fail(SL_ERR_NOMEM, "kepler_rv: out of memory for %zu observations", n);
+        return sl_fail_nomem((double)n * (3 * sizeof(double) + 2 * sizeof(float)),
+                             "kepler_rv: %zu observations", n);
     }
     for (int i = 0; i <= c->n_inst; i++)
         c->inst_start[i] = n;
@@ -185,7 +189,7 @@ static sl_status krv_prepare(const sl_param_values *opt, const char *data_path, 
         return sl_fail(SL_ERR_ARG, "kepler_rv: no data file given");
     sl_krv_ctx *c = calloc(1, sizeof *c);
     if (!c)
-        return sl_fail(SL_ERR_NOMEM, "kepler_rv: out of memory");
+        return sl_fail_nomem(sizeof *c, "kepler_rv: likelihood state");
     sl_status st = sl_rv_read(data_path, &c->data);
     if (st != SL_OK) {
         free(c);

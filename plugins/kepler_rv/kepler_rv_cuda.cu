@@ -14,7 +14,9 @@
 #include <string.h>
 
 #include "kepler_rv.h"
+#include "starling/backend.h"
 #include "starling/copy.h"
+#include "starling/nomem.h"
 
 #define KRV_TRY(call, what)                                                                \
     do {                                                                                   \
@@ -22,6 +24,15 @@
         if (err_ != cudaSuccess)                                                           \
             return sl_fail(SL_ERR_CUDA, "kepler_rv: %s: %s (%s)", (what),                  \
                            cudaGetErrorString(err_), #call);                               \
+    } while (0)
+
+/* Device memory through the core, whose message says how much was needed
+ * and how much the device had free. */
+#define KRV_ALLOC(ptr, bytes, what)                                                        \
+    do {                                                                                   \
+        sl_status st_ = sl_dev_alloc((void **)&(ptr), (bytes), "kepler_rv: " what);       \
+        if (st_ != SL_OK)                                                                  \
+            return st_;                                                                    \
     } while (0)
 
 /* KRV_TPM threads share a model's observations: one thread per model
@@ -208,11 +219,11 @@ extern "C" void sl_krv_cuda_release(sl_krv_ctx *c)
 static sl_status upload_obs(krv_dev *d, const sl_krv_ctx *c)
 {
     size_t n = c->n_obs;
-    KRV_TRY(cudaMalloc((void **)&d->dt, n * sizeof(double)), "allocating observations");
-    KRV_TRY(cudaMalloc((void **)&d->v, n * sizeof(double)), "allocating observations");
-    KRV_TRY(cudaMalloc((void **)&d->var, n * sizeof(double)), "allocating observations");
-    KRV_TRY(cudaMalloc((void **)&d->vf, n * sizeof(float)), "allocating observations");
-    KRV_TRY(cudaMalloc((void **)&d->varf, n * sizeof(float)), "allocating observations");
+    KRV_ALLOC(d->dt, n * sizeof(double), "allocating observations");
+    KRV_ALLOC(d->v, n * sizeof(double), "allocating observations");
+    KRV_ALLOC(d->var, n * sizeof(double), "allocating observations");
+    KRV_ALLOC(d->vf, n * sizeof(float), "allocating observations");
+    KRV_ALLOC(d->varf, n * sizeof(float), "allocating observations");
     KRV_TRY(cudaMemcpy(d->dt, c->dt, n * sizeof(double), cudaMemcpyHostToDevice), "uploading");
     KRV_TRY(cudaMemcpy(d->v, c->v, n * sizeof(double), cudaMemcpyHostToDevice), "uploading");
     KRV_TRY(cudaMemcpy(d->var, c->var, n * sizeof(double), cudaMemcpyHostToDevice), "uploading");
@@ -228,10 +239,9 @@ static sl_status alloc_streams(krv_dev *d, size_t n_par)
         KRV_TRY(cudaStreamCreateWithFlags(&d->stream[s], cudaStreamNonBlocking), "stream");
         KRV_TRY(cudaEventCreate(&d->k0[s]), "creating an event");
         KRV_TRY(cudaEventCreate(&d->k1[s]), "creating an event");
-        KRV_TRY(cudaMalloc((void **)&d->params[s], KRV_CHUNK * n_par * sizeof(double)),
-                "allocating the parameter buffer");
-        KRV_TRY(cudaMalloc((void **)&d->out[s], 2 * KRV_CHUNK * sizeof(double)),
-                "allocating the output buffer");
+        KRV_ALLOC(d->params[s], KRV_CHUNK * n_par * sizeof(double),
+                  "allocating the parameter buffer");
+        KRV_ALLOC(d->out[s], 2 * KRV_CHUNK * sizeof(double), "allocating the output buffer");
         KRV_TRY(cudaMallocHost((void **)&d->hparams[s], KRV_CHUNK * n_par * sizeof(double)),
                 "allocating pinned host memory");
         KRV_TRY(cudaMallocHost((void **)&d->hout[s], 2 * KRV_CHUNK * sizeof(double)),
@@ -249,7 +259,7 @@ static sl_status ensure_dev(sl_krv_ctx *c, krv_dev **out)
     }
     krv_dev *d = (krv_dev *)calloc(1, sizeof *d);
     if (!d)
-        return sl_fail(SL_ERR_NOMEM, "kepler_rv: out of memory");
+        return sl_fail_nomem(sizeof *d, "kepler_rv: device state");
     c->cuda = d;
     KRV_TRY(cudaGetDevice(&d->device), "selecting the device");
     sl_status st = upload_obs(d, c);

@@ -13,6 +13,8 @@
 #include <time.h>
 
 #include "ls_internal.h"
+#include "starling/cancel.h"
+#include "starling/nomem.h"
 
 enum { LS_J = 256 };     /* points per chunk (stays in L1) */
 #define LS_B_D 64        /* frequencies per tile, FP64 */
@@ -86,7 +88,7 @@ static sl_status make_tiles(const sl_ls_job *j, int b, tile **out, int64_t *n_ou
             n += (j->obj[i].n_f + b - 1) / b;
     tile *tl = malloc((size_t)(n ? n : 1) * sizeof *tl);
     if (!tl)
-        return sl_fail(SL_ERR_NOMEM, "lombscargle: %lld work tiles", (long long)n);
+        return sl_fail_nomem((double)n * sizeof *tl, "lombscargle: %lld work tiles", (long long)n);
     int64_t at = 0;
     for (int64_t i = 0; i < j->n_obj; i++) {
         if (j->obj[i].flag || j->obj[i].fast)
@@ -113,11 +115,14 @@ sl_status sl_ls_cpu_run(sl_ls_job *j)
     int64_t *tk = malloc((size_t)(nt ? nt : 1) * sizeof *tk);
     if (!tp || !tk) {
         free(tl), free(tp), free(tk);
-        return sl_fail(SL_ERR_NOMEM, "lombscargle: per-tile maxima");
+        return sl_fail_nomem((double)nt * (sizeof *tp + sizeof *tk),
+                             "lombscargle: maxima of %lld work tiles", (long long)nt);
     }
     double t0 = sl_ls_now();
 #pragma omp parallel for schedule(dynamic, 4)
     for (int64_t i = 0; i < nt; i++) {
+        if (sl_cancelled()) /* skip the rest; checked after the loop */
+            continue;
         const sl_ls_obj *o = &j->obj[tl[i].obj];
         sl_ls_sums sums[LS_B_D];
         if (j->fp32)
@@ -137,6 +142,10 @@ sl_status sl_ls_cpu_run(sl_ls_job *j)
         tk[i] = bk;
     }
     j->kernel_s = sl_ls_now() - t0;
+    if ((st = sl_cancel_check("lombscargle"))) {
+        free(tl), free(tp), free(tk);
+        return st;
+    }
     for (int64_t i = 0; i < j->n_obj; i++)
         if (!j->obj[i].fast)
             j->best_p[i] = NAN, j->best_k[i] = -1;

@@ -25,7 +25,9 @@
 #include <string.h>
 
 #include "ls_internal.h"
+#include "starling/backend.h"
 #include "starling/copy.h"
+#include "starling/nomem.h"
 
 #define LS_TPB 256   /* threads (frequencies) per tile */
 #define LS_CHUNK 512 /* points staged in shared memory at a time */
@@ -38,6 +40,14 @@
                          cudaGetErrorString(e_), #call);                                   \
             goto done;                                                                     \
         }                                                                                  \
+    } while (0)
+
+/* Device memory through the core, whose message says how much was needed
+ * and how much the device had free. */
+#define LS_ALLOC(ptr, bytes, what)                                                         \
+    do {                                                                                   \
+        if ((st = sl_dev_alloc((void **)&(ptr), (bytes), "lombscargle: " what)) != SL_OK) \
+            goto done;                                                                     \
     } while (0)
 
 /* Block-wide best (power, index): warp shuffles, then one warp over the
@@ -371,16 +381,17 @@ static sl_status cuda_fast_object(sl_ls_job *j, int64_t i, double *d_p64, float 
     h_tp = (double *)malloc((size_t)n_tiles * sizeof *h_tp);
     h_tk = (long long *)malloc((size_t)n_tiles * sizeof *h_tk);
     if (!h_tp || !h_tk) {
-        st = sl_fail(SL_ERR_NOMEM, "lombscargle: %lld tiles", n_tiles);
+        st = sl_fail_nomem((double)n_tiles * (sizeof *h_tp + sizeof *h_tk),
+                           "lombscargle: fast engine: maxima of %lld tiles", n_tiles);
         goto done;
     }
-    LS_TRY(cudaMalloc((void **)&d_t, (size_t)n * sizeof(double)), "fast engine: times");
-    LS_TRY(cudaMalloc((void **)&d_w, (size_t)n * sizeof(double)), "fast engine: weights");
-    LS_TRY(cudaMalloc((void **)&d_wy, (size_t)n * sizeof(double)), "fast engine: values");
-    LS_TRY(cudaMalloc((void **)&d_g, (size_t)nfft * sizeof(double2)), "fast engine: FFT grid");
-    LS_TRY(cudaMalloc((void **)&d_T, (size_t)o->n_f * 3 * sizeof(double2)), "fast engine: sums");
-    LS_TRY(cudaMalloc((void **)&d_tp, (size_t)n_tiles * sizeof(double)), "fast engine: maxima");
-    LS_TRY(cudaMalloc((void **)&d_tk, (size_t)n_tiles * sizeof(long long)), "fast engine: maxima");
+    LS_ALLOC(d_t, (size_t)n * sizeof(double), "fast engine: times");
+    LS_ALLOC(d_w, (size_t)n * sizeof(double), "fast engine: weights");
+    LS_ALLOC(d_wy, (size_t)n * sizeof(double), "fast engine: values");
+    LS_ALLOC(d_g, (size_t)nfft * sizeof(double2), "fast engine: FFT grid");
+    LS_ALLOC(d_T, (size_t)o->n_f * 3 * sizeof(double2), "fast engine: sums");
+    LS_ALLOC(d_tp, (size_t)n_tiles * sizeof(double), "fast engine: maxima");
+    LS_ALLOC(d_tk, (size_t)n_tiles * sizeof(long long), "fast engine: maxima");
     LS_TRY(cudaMemcpy(d_t, j->t + o->first, (size_t)n * sizeof(double), cudaMemcpyHostToDevice),
            "fast engine: uploading times");
     LS_TRY(cudaMemcpy(d_w, j->w + o->first, (size_t)n * sizeof(double), cudaMemcpyHostToDevice),
@@ -455,7 +466,7 @@ static sl_status ws_reserve(ls_ws *w, size_t dev_bytes, size_t pin_bytes)
     if (dev_bytes > w->dev_cap) {
         cudaFree(w->dev);
         w->dev = NULL, w->dev_cap = 0;
-        LS_TRY(cudaMalloc(&w->dev, dev_bytes), "allocating the device work space");
+        LS_ALLOC(w->dev, dev_bytes, "allocating the device work space");
         w->dev_cap = dev_bytes;
     }
     if (pin_bytes > w->pin_cap) {
@@ -603,9 +614,9 @@ static sl_status ls_run_locked(sl_ls_job *j, ls_ws *ws)
     if (j->full) {
         size_t n = (size_t)(j->n_power ? j->n_power : 1);
         if (j->fp32)
-            LS_TRY(cudaMalloc((void **)&d_p32, n * sizeof(float)), "periodograms");
+            LS_ALLOC(d_p32, n * sizeof(float), "periodograms");
         else
-            LS_TRY(cudaMalloc((void **)&d_p64, n * sizeof(double)), "periodograms");
+            LS_ALLOC(d_p64, n * sizeof(double), "periodograms");
     }
     t0 = sl_ls_now();
     ls_pack(j, &L, tile, hp);

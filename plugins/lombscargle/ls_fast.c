@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "ls_internal.h"
+#include "starling/nomem.h"
 
 /* FFTW's planner is not re-entrant (executing plans is): plans are made
  * and destroyed under this lock. */
@@ -81,7 +82,8 @@ static sl_status trig_sum(const double *t, const double *h, int64_t n, double f0
     fftw_plan p = fftw_plan_dft_1d((int)nfft, g, g, FFTW_BACKWARD, FFTW_ESTIMATE);
     pthread_mutex_unlock(&plan_lock);
     if (!p)
-        return sl_fail(SL_ERR_NOMEM, "lombscargle: FFTW plan of length %lld", (long long)nfft);
+        return sl_fail(SL_ERR_NOMEM, "lombscargle: FFTW could not plan an FFT of length %lld "
+                       "(out of memory?)", (long long)nfft);
     fftw_execute(p);
     pthread_mutex_lock(&plan_lock);
     fftw_destroy_plan(p);
@@ -103,8 +105,8 @@ static sl_status fast_object(sl_ls_job *j, int64_t i, int nthreads)
     double complex *tw = malloc((size_t)o->n_f * 3 * sizeof *tw);
     if (!g || !tw) {
         fftw_free(g), free(tw);
-        return sl_fail(SL_ERR_NOMEM, "lombscargle: fast engine: FFT of %lld points",
-                       (long long)nfft);
+        return sl_fail_nomem((double)nfft * sizeof *g + (double)o->n_f * 3 * sizeof *tw,
+                             "lombscargle: fast engine: FFT of %lld points", (long long)nfft);
     }
     const double *t = j->t + o->first, *w = j->w + o->first, *wy = j->wy + o->first;
     double W = 0.0;

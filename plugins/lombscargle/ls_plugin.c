@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "ls_internal.h"
+#include "starling/cancel.h"
+#include "starling/nomem.h"
 #include "starling/plugin.h"
 
 /* ---- options ----------------------------------------------------------------- */
@@ -224,8 +226,9 @@ static sl_status prepare(const sl_ls_data *d, const sl_ls_options *o, prep *p, s
     }
     if (!j->obj || !p->t || !p->w || !p->wy || !p->tvar || !p->base || !j->best_p ||
         !j->best_k || (o->precision == SL_LS_FP32 && (!p->wf || !p->wyf)))
-        return sl_fail(SL_ERR_NOMEM, "lombscargle: work arrays for %lld points",
-                       (long long)n_pts);
+        return sl_fail_nomem((double)np * (3 + (o->precision == SL_LS_FP32)) * sizeof(double) +
+                                 (double)no * (sizeof *j->obj + 4 * sizeof(double)),
+                             "lombscargle: work arrays for %lld points", (long long)n_pts);
     j->t = p->t, j->w = p->w, j->wy = p->wy, j->wf = p->wf, j->wyf = p->wyf;
 
     double t_span_max = 0.0;
@@ -426,7 +429,8 @@ static sl_status alloc_result(sl_ls_result *r, int64_t n_obj, int top_k)
     }
     if (!ok) {
         ls_result_free(r);
-        return sl_fail(SL_ERR_NOMEM, "lombscargle: results for %lld objects", (long long)n_obj);
+        return sl_fail_nomem((double)n * (9 * sizeof(double) + 3.0 * top_k * sizeof(double)),
+                             "lombscargle: results for %lld objects", (long long)n_obj);
     }
     return SL_OK;
 }
@@ -457,6 +461,8 @@ static sl_status run_backend(const sl_backend *be, sl_ls_job *j, int64_t n_fast)
     sl_status st = sl_ls_cpu_run(j);
     if (!st && n_fast > 0)
         st = sl_ls_fast_run(j);
+    if (!st) /* the fast engine's objects do not poll */
+        st = sl_cancel_check("lombscargle");
     return st;
 }
 
@@ -570,8 +576,7 @@ static sl_status ls_compute(const sl_backend *be, const sl_ls_data *d, const sl_
         else
             j->power64 = malloc(bytes);
         if (!j->power32 && !j->power64) {
-            st = sl_fail(SL_ERR_NOMEM, "lombscargle: %lld powers (%.1f GiB)", (long long)total,
-                         (double)bytes / 1073741824.0);
+            st = sl_fail_nomem((double)bytes, "lombscargle: %lld powers", (long long)total);
             goto fail;
         }
     }

@@ -28,6 +28,9 @@ int sl_cuda_built(void);
 /* Number of usable CUDA devices; 0 when none or when built without CUDA. */
 int sl_cuda_device_count(void);
 
+/* Device memory on the current device. Out of memory fails with SL_ERR_NOMEM
+ * "<what>: out of memory on the GPU (needs X, the device has Y free)";
+ * every device allocation goes through here so that they all say so. */
 sl_status sl_dev_alloc(void **p, size_t bytes, const char *what);
 void sl_dev_free(void *p);
 sl_status sl_dev_upload(void *dst, const void *src, size_t bytes, const char *what);

@@ -27,6 +27,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include "starling/cancel.h"
 #include "starling/ensemble.h"
 #include "starling/force.h"
 #include "starling/hd.h"
@@ -648,7 +649,8 @@ static inline int sl_lanes_screen(const sl_monitor_config *mc, int n, const doub
         const int64_t chunks = (a->n_sys + SL_CHUNK - 1) / SL_CHUNK;                       \
         _Pragma("omp parallel for schedule(dynamic, 1)")                                   \
         for (int64_t c = 0; c < chunks; c++)                                               \
-            sl_lanes_##P##_##F##_##N(a, c);                                                \
+            if (!sl_cancelled()) /* run.c abandons the launch */                           \
+                sl_lanes_##P##_##F##_##N(a, c);                                            \
         return SL_OK;                                                                      \
     }
 
@@ -661,7 +663,8 @@ static inline int sl_lanes_screen(const sl_monitor_config *mc, int n, const doub
     {                                                                                      \
         _Pragma("omp parallel for schedule(dynamic, 64)")                                  \
         for (int64_t s = 0; s < a->n_sys; s++)                                             \
-            sl_loop_##P##_##F##_##SUFFIX(a, s);                                            \
+            if (!sl_cancelled()) /* run.c abandons the launch */                           \
+                sl_loop_##P##_##F##_##SUFFIX(a, s);                                        \
         return SL_OK;                                                                      \
     }
 

@@ -2,11 +2,13 @@
 #ifndef STARLING_H
 #define STARLING_H
 #include "starling/backend.h"
+#include "starling/cancel.h"
 #include "starling/ensemble.h"
 #include "starling/force.h"
 #include "starling/integrate.h"
 #include "starling/likelihood.h"
 #include "starling/monitor.h"
+#include "starling/nomem.h"
 #include "starling/params.h"
 #include "starling/periodogram.h"
 #include "starling/plugin.h"

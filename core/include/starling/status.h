@@ -16,7 +16,8 @@ typedef enum sl_status {
     SL_ERR_NODEVICE,   /* a GPU was asked for and none is usable */
     SL_ERR_UNSUPPORTED,/* the combination asked for is not built in */
     SL_ERR_NUMERIC,    /* non-finite result where one is not allowed */
-    SL_ERR_INTERNAL
+    SL_ERR_INTERNAL,
+    SL_ERR_CANCELLED   /* stopped on request (sl_cancel_request, e.g. Ctrl-C) */
 } sl_status;
 
 /* Sets the calling thread's message (printf-style) and returns `code`, so a
