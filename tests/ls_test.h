@@ -56,6 +56,10 @@ static SLT_UNUSED int64_t slt_read_csv(const char *name, int skip, int ncol, dou
     return n;
 }
 
+/* The fast engine's documented accuracy with its defaults (docs/GUIDE.md):
+ * max |P_fast - P_direct| / P_peak over the grid, CPU (FFTW) and GPU (cuFFT). */
+#define SLT_LS_FAST_BOUND 1e-10
+
 /* Relative difference, with 0 vs 0 = 0. */
 static SLT_UNUSED double slt_rel(double a, double b)
 {
