@@ -23,7 +23,8 @@ static const char *const usage_text =
     "       starling ls [OPTIONS] FILE...     best Lomb-Scargle period of each light curve\n"
     "           (t, y[, dy] columns; --batch: id, t, y[, dy]; a folder: one curve per file;\n"
     "            FITS tables too; --backend=auto|cpu|cuda, --engine=auto|direct|fast,\n"
-    "            --fp32, --standard, --fap)\n"
+    "            --fp32, --standard, --fap, --fast-accuracy=X: the fast engine's bound,\n"
+    "            default 1e-10)\n"
     "       starling --version                version, CUDA support and devices\n"
     "       starling --help                   this text\n"
     "       starling                          interactive prompt (reads stdin)\n"
@@ -441,6 +442,24 @@ static int ls_summary(const ls_tally *t)
     return SL_EXIT_PARTIAL;
 }
 
+/* A numeric option of the plugin's schema from text: the whole text must be
+ * a number, in the key's range (checked by the schema, which names both). */
+static sl_status ls_number_option(const sl_periodogram *ls, const char *key, const char *text,
+                                  double *out)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || *end)
+        return sl_fail(SL_ERR_ARG, "'%s' is not a number", text);
+    sl_param_values pv;
+    sl_status st = sl_params_init(&pv, ls->options, ls->n_options);
+    if (!st)
+        st = sl_params_set(&pv, key, v);
+    if (!st)
+        *out = v;
+    return st;
+}
+
 /* `starling ls`: the best period of each light curve, with astropy's
  * defaults (generalised periodogram, autofrequency 5/5). */
 static int ls_command(int argc, char **argv)
@@ -470,6 +489,13 @@ static int ls_command(int argc, char **argv)
                 fprintf(stderr, "starling: ls: %s\n", sl_last_error());
                 sl_registry_destroy(r);
                 return SL_EXIT_USAGE;
+            }
+        }
+        else if (!strncmp(argv[i], "--fast-accuracy=", 16)) {
+            if (ls_number_option(ls, "fast_accuracy", argv[i] + 16, &o.fast_accuracy)) {
+                fprintf(stderr, "starling: ls: --fast-accuracy: %s\n", sl_last_error());
+                sl_registry_destroy(r);
+                return 2;
             }
         }
         else if (argv[i][0] == '-' && argv[i][1]) {

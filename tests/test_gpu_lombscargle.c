@@ -143,6 +143,49 @@ Test(gpu_lombscargle, fast_engine_matches_cpu)
     slt_ls_unload(&p);
 }
 
+/* The cuFFT path against the exact sum (the CPU's direct engine) on the
+ * survey curve of test_lombscargle's fast_engine_survey_curve (n_f = 2^17,
+ * so the FFT is exactly 8 n_f): the documented bound, SLT_LS_FAST_BOUND of
+ * the peak, with the defaults, as the CPU's FFTW path is held to. */
+Test(gpu_lombscargle, fast_engine_survey_bound)
+{
+    SLT_REQUIRE_GPU();
+    slt_ls p;
+    slt_ls_load(&p);
+    sl_backend cpu, gpu;
+    SLT_OK(sl_backend_open("cpu", &cpu));
+    SLT_OK(sl_backend_open("cuda", &gpu));
+    static double t[1000], y[1000], dy[1000];
+    int64_t n = slt_ls_macho(1000, 0.5668, 0.15, 11, t, y, dy);
+    cr_assert_eq(n, 1000);
+    sl_ls_data d = {1, (int64_t[]){0, n}, t, y, dy, NULL, NULL};
+    for (int m = 0; m < 2; m++) {
+        sl_ls_options o;
+        sl_ls_options_default(&o);
+        o.method = m ? SL_LS_GENERALISED : SL_LS_STANDARD;
+        o.grid = SL_LS_GRID_EXPLICIT, o.f_min = 1e-3, o.f_max = 10.0, o.n_f = 131072;
+        o.full = 1;
+        sl_ls_result rd, rf;
+        o.engine = SL_LS_ENGINE_DIRECT;
+        SLT_OK(p.ls->compute(&cpu, &d, &o, &rd));
+        o.engine = SL_LS_ENGINE_FAST;
+        SLT_OK(p.ls->compute(&gpu, &d, &o, &rf));
+        cr_assert(rf.n_fast == 1 && strstr(rf.engine, "cuda"), "%s", rf.engine);
+        double peak = rd.best_p[0], worst = 0;
+        for (int64_t k = 0; k < rd.n_f[0]; k++)
+            worst = fmax(worst, fabs(rf.power64[k] - rd.power64[k]) / peak);
+        fprintf(stderr, "cuFFT fast engine, defaults, MACHO-like, %s: max |dP| / P_peak = %.3g\n",
+                m ? "generalised" : "standard", worst);
+        cr_assert(worst < SLT_LS_FAST_BOUND, "%s: %.3g >= %g", m ? "generalised" : "standard",
+                  worst, SLT_LS_FAST_BOUND);
+        cr_assert_eq(rf.best_f[0], rd.best_f[0], "best %.12g vs direct %.12g", rf.best_f[0],
+                     rd.best_f[0]);
+        p.ls->result_free(&rd);
+        p.ls->result_free(&rf);
+    }
+    slt_ls_unload(&p);
+}
+
 /* Full batch periodograms: the staged copy (pinned buffers, 3 streams)
  * gives exactly the plain cudaMemcpy's bytes (more than 3 x 8 MiB, so
  * every buffer is reused); transfer "device" leaves them on the GPU. */

@@ -58,6 +58,53 @@ Test(lua_ls, objects_batch_and_flags)
     cr_assert(strstr(out, "times\ttrue\ttrue"), "%s", out);
 }
 
+/* fast_accuracy from Lua: a looser bound gives a lower order and still the
+ * period; a value outside the schema's range is refused naming the key. */
+Test(lua_ls, fast_accuracy_key)
+{
+    char out[4096];
+    int st = run_script(
+        "local s = require 'starling'\n"
+        "local t, y = {}, {}\n"
+        "for i = 1, 300 do t[i] = 50000 + i * 0.91; y[i] = math.sin(2 * math.pi * t[i] / 3.1) end\n"
+        "local r = s.lombscargle{t = t, y = y, engine = 'fast', fast_accuracy = 1e-6,\n"
+        "                        grid = 'explicit', f_min = 0.05, f_max = 0.5, n_f = 4096}\n"
+        "print(r.engine, r.n_fast, string.format('period %.3f', r[1].best_period))\n"
+        "s.lombscargle{t = t, y = y, fast_accuracy = 1}\n",
+        out, sizeof out);
+    cr_assert_neq(st, 0, "%s", out);
+    cr_assert(strstr(out, "fast/fp64/cpu\t1\tperiod 3.100"), "%s", out);
+    cr_assert(strstr(out, "fast_accuracy") && strstr(out, "s.lua:7"), "%s", out);
+}
+
+/* `starling ls --fast-accuracy=X`: the same key from the command line,
+ * checked against the schema before any file is read. */
+Test(lua_ls, cli_fast_accuracy)
+{
+    char cmd[1200], out[4096];
+    const char *cases[3] = {"--engine=fast --fast-accuracy=1e-6", "--fast-accuracy=abc",
+                            "--fast-accuracy=1"};
+    for (int c = 0; c < 3; c++) {
+        snprintf(cmd, sizeof cmd, "'%s' ls %s '%s/ls_single.csv' 2>&1", STARLING, cases[c],
+                 SL_TEST_DATA_DIR);
+        FILE *p = popen(cmd, "r");
+        cr_assert(p);
+        size_t n = fread(out, 1, sizeof out - 1, p);
+        out[n] = 0;
+        int st = pclose(p);
+        st = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+        if (c == 0) {
+            cr_assert_eq(st, 0, "%s", out);
+            cr_assert(strstr(out, "2.69116"), "%s", out);
+        } else {
+            cr_assert_eq(st, 2, "%s: %s", cases[c], out);
+            cr_assert(strstr(out, c == 1 ? "--fast-accuracy: 'abc' is not a number"
+                                         : "'fast_accuracy' = 1: expected"),
+                      "%s", out);
+        }
+    }
+}
+
 Test(lua_ls, errors_name_line_once)
 {
     char out[4096];

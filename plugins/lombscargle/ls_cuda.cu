@@ -268,7 +268,7 @@ extern "C" void sl_ls_cuda_free(void *device_ptr) { cudaFree(device_ptr); }
 /* ---- the fast engine on the GPU: Press & Rybicki with cuFFT -------------------
  *
  * The same method as ls_fast.c (see there): each point is spread onto the
- * fast_order nearest cells of a regular grid (atomic adds, one thread per
+ * sl_ls_fast_order nearest cells of a regular grid (atomic adds, one thread per
  * point), one inverse FFT per trigonometric sum, then the shared power
  * formula per frequency. cuFFT is loaded with dlopen when first needed:
  * linking it would make every CUDA build carry its ~290 MB library, while
@@ -362,6 +362,7 @@ static sl_status cuda_fast_object(sl_ls_job *j, int64_t i, double *d_p64, float 
     sl_status st = SL_OK;
     const sl_ls_obj *o = &j->obj[i];
     long long nfft = (long long)sl_ls_fast_size(o->n_f, j->fast_oversampling);
+    const int order = sl_ls_fast_order(j, o); /* the CPU engine's choice, same grid */
     long long n = o->n, n_tiles = (o->n_f + LS_TPB - 1) / LS_TPB;
     double *d_t = NULL, *d_w = NULL, *d_wy = NULL, *d_tp = NULL, *h_tp = NULL;
     long long *d_tk = NULL, *h_tk = NULL;
@@ -409,7 +410,7 @@ static sl_status cuda_fast_object(sl_ls_job *j, int64_t i, double *d_p64, float 
         int ff = sum == 1 ? 2 : 1;
         LS_TRY(cudaMemset(d_g, 0, (size_t)nfft * sizeof(double2)), "fast engine: clearing");
         ls_extirpolate<<<(unsigned)((n + 255) / 256), 256>>>(
-            d_t, sum == 0 ? d_wy : d_w, n, ff * o->f0, ff * o->df, nfft, j->fast_order, d_g);
+            d_t, sum == 0 ? d_wy : d_w, n, ff * o->f0, ff * o->df, nfft, order, d_g);
         LS_TRY(cudaGetLastError(), "fast engine: launching the extirpolation");
         if (ls_cufft_exec(plan, (cufftDoubleComplex *)d_g, (cufftDoubleComplex *)d_g,
                           CUFFT_INVERSE) != CUFFT_SUCCESS) {

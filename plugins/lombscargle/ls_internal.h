@@ -24,8 +24,9 @@ typedef struct sl_ls_job {
     int64_t *best_k;        /* n_obj: its grid index (lowest on ties), -1 if none */
     double kernel_s;        /* filled by the backend */
     double transfer_s;      /* CUDA: packing, uploads and downloads */
-    int fast_order;         /* FAST engine: Lagrange points per sample */
+    int fast_order;         /* FAST engine: Lagrange points per sample; 0: sl_ls_fast_order */
     double fast_oversampling;
+    double fast_accuracy;   /* fast_order 0: the bound the order is chosen to meet */
     int transfer;           /* sl_ls_transfer (CUDA full output) */
     void *device_power;     /* transfer = device: the periodograms left on the GPU */
 } sl_ls_job;
@@ -39,6 +40,18 @@ void sl_ls_cuda_free(void *device_ptr);
 sl_status sl_ls_fast_run(sl_ls_job *j);
 /* Its FFT length for n_f frequencies: a power of 2 >= oversampling n_f. */
 int64_t sl_ls_fast_size(int64_t n_f, double oversampling);
+
+#define SL_LS_FAST_MAX_ORDER 64
+/* Bound on the error of extirpolating exp(i theta x) onto m (even)
+ * nodes centred on x's cell: the worst term of a trigonometric sum at
+ * theta = 2 pi k / Nfft, relative to its weight. */
+double sl_ls_fast_bound(int m, double theta);
+/* The least even order whose bound at theta is <= accuracy; 0 if none up
+ * to SL_LS_FAST_MAX_ORDER. */
+int sl_ls_fast_auto_order(double theta, double accuracy);
+/* The order object o runs with: the job's fast_order, or (0) the least
+ * meeting fast_accuracy at the top of o's grid, theta = 2 pi n_f / Nfft. */
+int sl_ls_fast_order(const sl_ls_job *j, const sl_ls_obj *o);
 
 /* Power p of frequency k of object o into the host's full output (FP32 or
  * FP64), when the job keeps one. */

@@ -24,8 +24,9 @@ static const sl_param ls_schema[] = {
     {"top_k", SL_PARAM_INTEGER, 0.0, 0.0, 1000.0, 0, "return the k highest distinct peaks per object"},
     {"full", SL_PARAM_BOOL, 0.0, 0.0, 1.0, 0, "return every power, not only the best"},
     {"fap", SL_PARAM_BOOL, 0.0, 0.0, 1.0, 0, "Baluev (2008) false-alarm probabilities"},
-    {"fast_order", SL_PARAM_INTEGER, 12.0, 2.0, 64.0, 0, "fast engine: extirpolation points per sample"},
+    {"fast_order", SL_PARAM_INTEGER, 0.0, 0.0, 64.0, 0, "fast engine: extirpolation points per sample (0: from fast_accuracy)"},
     {"fast_oversampling", SL_PARAM_NUMBER, 8.0, 1.0, 1024.0, 0, "fast engine: FFT length / n_f"},
+    {"fast_accuracy", SL_PARAM_NUMBER, 1e-10, 1e-15, 0.1, 0, "fast engine: bound on each trigonometric sum's extirpolation error"},
 };
 #define LS_N_SCHEMA (sizeof ls_schema / sizeof ls_schema[0])
 
@@ -48,6 +49,7 @@ static sl_status ls_configure(const sl_param_values *pv, sl_ls_options *o)
         else if (!strcmp(k, "fap")) o->fap = v != 0;
         else if (!strcmp(k, "fast_order")) o->fast_order = (int)v;
         else if (!strcmp(k, "fast_oversampling")) o->fast_oversampling = v;
+        else if (!strcmp(k, "fast_accuracy")) o->fast_accuracy = v;
         else return sl_fail(SL_ERR_ARG, "unknown key '%s'", k);
     }
     return SL_OK;
@@ -129,10 +131,23 @@ static sl_status check_options(const sl_ls_options *o)
                        o->minimum_frequency, o->maximum_frequency);
     if (o->top_k < 0 || o->top_k > 1000)
         return sl_fail(SL_ERR_ARG, "lombscargle: top_k = %d: expected 0 .. 1000", o->top_k);
-    if (o->fast_order < 2 || o->fast_order > 64 || !(o->fast_oversampling >= 1.0) ||
-        !(o->fast_oversampling <= 1024.0))
+    if ((o->fast_order != 0 && (o->fast_order < 2 || o->fast_order > SL_LS_FAST_MAX_ORDER)) ||
+        !(o->fast_oversampling >= 1.0) || !(o->fast_oversampling <= 1024.0))
         return sl_fail(SL_ERR_ARG, "lombscargle: fast_order = %d, fast_oversampling = %g: "
-                       "expected 2 .. 64 and 1 .. 1024", o->fast_order, o->fast_oversampling);
+                       "expected 0 (automatic) or 2 .. %d, and 1 .. 1024", o->fast_order,
+                       o->fast_oversampling, SL_LS_FAST_MAX_ORDER);
+    if (!(o->fast_accuracy >= 1e-15) || !(o->fast_accuracy <= 0.1))
+        return sl_fail(SL_ERR_ARG, "lombscargle: fast_accuracy = %g: expected 1e-15 .. 0.1",
+                       o->fast_accuracy);
+    /* the FFT is at least fast_oversampling n_f long: the order chosen per
+     * object is at most the one for exactly that */
+    if (o->fast_order == 0 &&
+        !sl_ls_fast_auto_order(2.0 * M_PI / o->fast_oversampling, o->fast_accuracy))
+        return sl_fail(SL_ERR_ARG, "lombscargle: fast_accuracy = %g is out of reach at "
+                       "fast_oversampling = %g with at most %d extirpolation points: raise "
+                       "fast_oversampling (8, the default, reaches any fast_accuracy) or "
+                       "fast_accuracy, or set fast_order", o->fast_accuracy,
+                       o->fast_oversampling, SL_LS_FAST_MAX_ORDER);
     if (o->transfer == SL_LS_TRANSFER_DEVICE && o->top_k > 0)
         return sl_fail(SL_ERR_ARG, "lombscargle: transfer \"device\" keeps the periodograms on "
                        "the GPU, but top_k = %d needs them on the host", o->top_k);
@@ -557,6 +572,7 @@ static sl_status ls_compute(const sl_backend *be, const sl_ls_data *d, const sl_
     j->full = o->full || o->top_k > 0;
     j->fast_order = o->fast_order;
     j->fast_oversampling = o->fast_oversampling;
+    j->fast_accuracy = o->fast_accuracy;
     j->transfer = o->transfer;
     int64_t n_fast = 0;
     for (int64_t i = 0; i < d->n_obj; i++)

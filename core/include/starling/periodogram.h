@@ -99,8 +99,11 @@ typedef struct sl_ls_options {
     int top_k;                /* 0: none; else the k highest distinct local maxima */
     int fap;                  /* 1: Baluev (2008) false-alarm probabilities of best and peaks */
     sl_ls_transfer transfer;  /* full output on CUDA: staged (default), plain or device */
-    int fast_order;           /* FAST: extirpolation points per sample (default 12) */
+    int fast_order;           /* FAST: extirpolation points per sample, 2 .. 64; 0 (default):
+                               * per object, the least even order meeting fast_accuracy */
     double fast_oversampling; /* FAST: FFT length / n_f, rounded up to a power of 2 (default 8) */
+    double fast_accuracy;     /* FAST, fast_order 0: bound on the extirpolation error of each
+                               * trigonometric sum, relative to sum |weights| (default 1e-10) */
 } sl_ls_options;
 
 /* Defaults: generalised, standard normalisation, FP64, autofrequency 5/5,
@@ -111,8 +114,8 @@ static inline void sl_ls_options_default(sl_ls_options *o)
                          .precision = SL_LS_FP64, .engine = SL_LS_ENGINE_AUTO,
                          .grid = SL_LS_GRID_AUTO, .samples_per_peak = 5.0,
                          .nyquist_factor = 5.0, .minimum_frequency = __builtin_nan(""),
-                         .maximum_frequency = __builtin_nan(""), .fast_order = 12,
-                         .fast_oversampling = 8.0};
+                         .maximum_frequency = __builtin_nan(""), .fast_order = 0,
+                         .fast_oversampling = 8.0, .fast_accuracy = 1e-10};
 }
 
 typedef struct sl_ls_result {
