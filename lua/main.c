@@ -384,9 +384,64 @@ static void print_kind(const sl_registry *r, sl_kind kind, const char *title)
             printf("    parameters:\n");
         for (size_t k = 0; k < np; k++)
             print_param(&params[k]);
+        if (kind == SL_KIND_PROPAGATOR)
+            print_kernels(r, it->name);
     }
     if (any)
         printf("\n");
+}
+
+/* The kernels of one integrator, grouped by force and plugin file: the
+ * unrolled body counts as a bit set (bit 0: the runtime-N fallback). */
+typedef struct kernel_group {
+    const char *force, *path;
+    uint64_t n_mask;
+    int cuda;
+} kernel_group;
+
+typedef struct kernel_groups {
+    kernel_group g[32];
+    int n;
+} kernel_groups;
+
+static void group_kernel(void *ud, const sl_kernel_entry *k, const char *path)
+{
+    kernel_groups *gs = ud;
+    int i = 0;
+    while (i < gs->n && (strcmp(gs->g[i].force, k->force) || strcmp(gs->g[i].path, path)))
+        i++;
+    if (i == gs->n) {
+        if (gs->n == 32)
+            return;
+        gs->g[gs->n++] = (kernel_group){k->force, path, 0, 0};
+    }
+    gs->g[i].n_mask |= 1ull << (k->n_body < 64 ? k->n_body : 0);
+    gs->g[i].cuda |= k->cuda != NULL;
+}
+
+/* "    kernels: newton N = 2..16, any N up to 64 (CPU, CUDA)" per force. */
+static void print_kernels(const sl_registry *r, const char *integrator)
+{
+    kernel_groups gs = {.n = 0};
+    sl_registry_each_kernel(r, integrator, group_kernel, &gs);
+    for (int i = 0; i < gs.n; i++) {
+        const kernel_group *g = &gs.g[i];
+        printf("    kernels: %s N =", g->force);
+        const char *sep = " ";
+        for (int n = 1; n < 64; n++) {
+            if (!(g->n_mask >> n & 1) || (n > 1 && g->n_mask >> (n - 1) & 1))
+                continue;
+            int last = n;
+            while (last + 1 < 64 && g->n_mask >> (last + 1) & 1)
+                last++;
+            printf(last > n ? "%s%d..%d" : "%s%d", sep, n, last);
+            sep = ", ";
+        }
+        if (g->n_mask & 1)
+            printf("%sany N up to %d (generic, slower)", sep, SL_NBODY_MAX);
+        const char *slash = strrchr(g->path, '/');
+        printf(" (CPU%s) from %s\n", g->cuda ? ", CUDA" : "", slash ? slash + 1 : g->path);
+    }
 }
 
 static int list_plugins(void)

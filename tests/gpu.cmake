@@ -12,6 +12,10 @@ if(SL_HAVE_CUDA)
   sl_add_test(test_gpu_rng SOURCES test_gpu_rng.c CUDA_SOURCES gpu_rng.cu LABELS gpu
               LIBS CUDA::cudart TIMEOUT 300)
 
-  set_tests_properties(test_gpu_agreement test_gpu_device test_gpu_rng PROPERTIES
+  sl_add_test(test_gpu_composition SOURCES test_gpu_composition.c CUDA_SOURCES stages_cuda.cu
+              LABELS gpu TIMEOUT 300)
+  add_dependencies(test_gpu_composition hermite newton monitors plummer)
+
+  set_tests_properties(test_gpu_agreement test_gpu_device test_gpu_rng test_gpu_composition PROPERTIES
     SKIP_REGULAR_EXPRESSION "SL_GPU_SKIP")
 endif()

@@ -1,0 +1,112 @@
+/* GPU suite for kernels composed by the registry (issue 9): the plummer
+ * force plugin's CUDA kernels for hermite against its CPU kernels, and an
+ * integrator of 9 stages (more than the CPU lane loop once ran) on CUDA
+ * against the CPU. Skips without a device unless SL_REQUIRE_GPU=1. */
+#include "sl_test.h"
+
+#include "starling/instantiate.h"
+#include "forces.h"
+#include "integrators/drift_stages.h"
+
+#define SLT_N3(X, ...) X(__VA_ARGS__, 3)
+SL_INTEGRATOR_INSTANTIATE(drift9, SL_FORCES, SLT_N3)
+
+static sl_status drift9_pack(const sl_param_values *pv, double pp[SL_PROP_PARAMS_MAX])
+{
+    (void)pv;
+    for (int i = 0; i < SL_PROP_PARAMS_MAX; i++)
+        pp[i] = 0.0;
+    pp[0] = 0.25;
+    return SL_OK;
+}
+
+static const sl_propagator drift9 = {
+    .abi = SL_ABI_VERSION, .name = "drift9", .description = "9 drifts of h/9",
+    .order = 1, .pack = drift9_pack, .kernels = sl_kernels_drift9,
+    .n_kernels = sizeof sl_kernels_drift9 / sizeof sl_kernels_drift9[0],
+};
+
+static sl_ensemble *systems(int n_body)
+{
+    sl_test_system_spec sp = {.n_planets = n_body - 1, .planet_mass = 1e-4, .a1 = 1.0,
+                              .spacing = 0.5, .perturb = 0.02, .random_phase = 1, .seed = 11};
+    sl_ensemble *e;
+    SLT_OK(sl_ensemble_test_systems(&sp, 3000, &e));
+    return e;
+}
+
+static void run_on(const char *backend, const sl_run_config *c, sl_ensemble *e, char *kernel)
+{
+    sl_backend be;
+    SLT_OK(sl_backend_open(backend, &be));
+    sl_run_result r;
+    SLT_OK(sl_integrate(&be, e, c, &r));
+    snprintf(kernel, 96, "%s", r.kernel);
+    sl_run_result_free(&r);
+}
+
+static double worst_diff(const sl_ensemble *a, const sl_ensemble *b)
+{
+    double worst = 0;
+    for (int64_t s = 0; s < a->n_sys; s++)
+        for (int k = 0; k < a->n_body; k++) {
+            double ma, xa[3], va[3], mb, xb[3], vb[3];
+            sl_ensemble_get_body(a, s, k, &ma, xa, va);
+            sl_ensemble_get_body(b, s, k, &mb, xb, vb);
+            for (int c = 0; c < 3; c++)
+                worst = fmax(worst, fmax(fabs(xa[c] - xb[c]), fabs(va[c] - vb[c])));
+        }
+    return worst;
+}
+
+static void plummer_agrees(int n_body)
+{
+    SLT_REQUIRE_GPU();
+    slt_plugins p;
+    slt_load(&p);
+    sl_run_config c;
+    slt_config(&p, &c, 0.01, 10.0);
+    const void *t;
+    SLT_OK(sl_registry_get(p.reg, SL_KIND_FORCE, "plummer", &t));
+    c.force = t;
+    c.registry = p.reg;
+    sl_param_values pv;
+    SLT_OK(sl_params_init(&pv, c.force->params, c.force->n_params));
+    SLT_OK(sl_params_set(&pv, "eps", 0.05));
+    SLT_OK(c.force->pack(&pv, c.fp));
+    sl_ensemble *a = systems(n_body), *b = systems(n_body);
+    char ka[96], kb[96];
+    run_on("cpu", &c, a, ka);
+    run_on("cuda", &c, b, kb);
+    cr_assert_str_eq(ka, kb);
+    double d = worst_diff(a, b);
+    fprintf(stderr, "%s: CPU vs CUDA max |difference| %.3g\n", kb, d);
+    cr_assert(d < 1e-10, "%s: CPU and CUDA differ by %.3g", kb, d);
+    sl_ensemble_destroy(a), sl_ensemble_destroy(b);
+    slt_unload(&p);
+}
+
+Test(gpu_composition, plummer_kernels_from_the_force_plugin) { plummer_agrees(3); }
+Test(gpu_composition, plummer_runtime_n_from_the_force_plugin) { plummer_agrees(12); }
+
+Test(gpu_composition, nine_stages_on_cuda)
+{
+    SLT_REQUIRE_GPU();
+    slt_plugins p;
+    slt_load(&p);
+    sl_run_config c;
+    sl_run_config_init(&c);
+    c.prop = &drift9;
+    c.force = p.newton;
+    SLT_OK(drift9.pack(NULL, c.pp));
+    c.t_end = 1.0;
+    sl_ensemble *a = systems(3), *b = systems(3);
+    char ka[96], kb[96];
+    run_on("cpu", &c, a, ka);
+    run_on("cuda", &c, b, kb);
+    double d = worst_diff(a, b);
+    fprintf(stderr, "%s: CPU vs CUDA max |difference| %.3g\n", kb, d);
+    cr_assert(d < 1e-13, "%s: CPU and CUDA differ by %.3g", kb, d);
+    sl_ensemble_destroy(a), sl_ensemble_destroy(b);
+    slt_unload(&p);
+}
