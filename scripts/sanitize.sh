@@ -2,7 +2,8 @@
 # The CPU test suites under AddressSanitizer (with LeakSanitizer) and
 # UndefinedBehaviorSanitizer, in ${SAN_BUILD_DIR:-build-asan}: any invalid
 # access, leak or undefined behaviour fails its test. CPU-only (ASan and
-# the CUDA driver do not mix); GPU suites (label gpu) are left out.
+# the CUDA driver do not mix); GPU suites (label gpu) are left out. The
+# fuzz corpora run too (ctest label fuzz), as regression inputs.
 # See docs/TESTING.md. Extra arguments go to ctest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
