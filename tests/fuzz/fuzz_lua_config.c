@@ -1,5 +1,6 @@
 /* The Lua configuration checker: starling.integrate{..., dry_run = true}
- * (and starling.ensemble{...} for its ensemble) on configurations decoded
+ * (and starling.ensemble{...} for its ensemble, and for some inputs
+ * starling.likelihood with :eval) on configurations decoded
  * from the fuzz bytes by fuzz_lua_config.lua, in one Lua state with the
  * starling module, as the starling executable sets it up. A bad config
  * must raise a starling message; none may crash, leak or leave a file
@@ -48,7 +49,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     int st = luaL_loadfile(L, SLF_SOURCE_DIR "/fuzz_lua_config.lua");
     if (st == LUA_OK) {
         lua_pushstring(L, dir);
-        st = lua_pcall(L, 1, 1, 0);
+        lua_pushliteral(L, SLF_SOURCE_DIR);
+        st = lua_pcall(L, 2, 1, 0);
     }
     SLF_CHECK(st == LUA_OK && lua_isfunction(L, -1), "loading the decoder: %s",
               lua_tostring(L, -1));

@@ -1,13 +1,17 @@
 -- The decoder of fuzz_lua_config.c: fuzz bytes become configurations for
--- starling.ensemble{...} and starling.integrate{...}. The bytes are only
+-- starling.ensemble{...}, starling.integrate{...} and, for some inputs,
+-- starling.likelihood(name, {...}) and its :eval(rows). The bytes are only
 -- ever read as choices and numbers (string.byte, string.unpack): they are
 -- never loaded as code, and no os/io function is reachable from them.
 --
--- Loaded once with the scratch folder as its argument; returns a function
+-- Loaded once with the scratch folder and this folder as arguments; returns a function
 -- of the input bytes that gives nil when every call behaved, else a text
 -- describing the broken promise (fuzz_lua_config.c aborts with it), and
 -- then the config and its outcome as text (printed with SLF_VERBOSE=1).
-local tmpdir = ...
+local tmpdir, srcdir = ...
+-- real RV files for likelihoods (read only)
+local rv_files = { srcdir .. "/corpus/fuzz_rv_read/header_4col_inst.txt",
+  srcdir .. "/corpus/fuzz_rv_read/radvel_time_mnvel_errvel_tel.csv" }
 local starling = require "starling"
 
 -- ---- the dictionary ------------------------------------------------------
@@ -16,6 +20,7 @@ local run_keys = { "ensemble", "integrator", "force", "backend", "monitors", "lo
   "dry_run", "t_end", "max_steps", "steps_per_launch", "seed" }
 local ensemble_keys = { "n", "planets", "planet_mass", "a1", "spacing", "perturb",
   "random_phase", "seed", "systems", "min", "max", "m", "x", "v" }
+local likelihood_keys = { "data", "precision", "basis" }
 
 -- names and parameters of every loaded plugin, so new keys are fuzzed too
 local names = { "hermite", "newton", "log", "eject", "close_encounter", "energy", "unbound" }
@@ -26,7 +31,7 @@ for _, p in ipairs(starling.plugins()) do
 end
 
 local keys = {}
-for _, list in ipairs({ run_keys, ensemble_keys, param_keys }) do
+for _, list in ipairs({ run_keys, ensemble_keys, likelihood_keys, param_keys }) do
   for _, k in ipairs(list) do keys[#keys + 1] = k end
 end
 
@@ -36,6 +41,7 @@ local ints = { 0, 1, -1, 2, 3, 5, 7, 10, 63, 64, 65, 100, 1000, 1000000000, 1000
 local floats = { 0.0, -0.0, 1e-3, 0.01, 0.1, 0.5, 0.99, 1.0, 1.5, 2.5, -1.0, -0.5, 1 / 3,
   1e-300, 5e-324, 1e300, 1e308, math.huge, -math.huge, 0 / 0, 9e15, 1e16, 1e10, 20.0 }
 local strings = { "", "cpu", "auto", "cuda", "cuda:0", "cuda:99", "cuda:", "cuda:x", "gpu",
+  "double", "mixed", "M0", "tp", "tc", "kepler_rv",
   "nan", "1", "0.5", "-1", "inf", "1e999", " 1", "true", "x", "\0", "dt", "cpu\0x" }
 for _, n in ipairs(names) do strings[#strings + 1] = n end
 local odd_keys = { 0, -1, 1.5, 2 ^ 53, "", " dt", "DT", math.maxinteger, true, false }
@@ -197,6 +203,7 @@ special = {
   end,
   systems = systems_list,
   dt = function() return pick(floats) end,
+  data = function() return pick({ rv_files[1], rv_files[2], tmpdir .. "/none.txt", srcdir }) end,
   t_end = function() return pick(floats) end,
 }
 
@@ -228,9 +235,43 @@ local function check_error(what, e)
     return what .. ": a Lua error from inside starling: " .. e
   end
   if not (e:find("integrate", 1, true) or e:find("ensemble", 1, true)
+        or e:find("likelihood", 1, true) or e:find("eval", 1, true)
         or e:find("a user function failed", 1, true)) then
     return what .. ": a message that names no call: " .. e
   end
+end
+
+-- A list of parameter vectors, mostly of plausible numbers.
+local function rows_of(depth)
+  if byte() % 8 == 0 then return value(depth) end
+  local rows = {}
+  for i = 1, byte() % 4 + 1 do
+    local r = {}
+    for k = 1, byte() % 12 do r[k] = byte() % 4 == 0 and value(depth) or pick(floats) end
+    rows[i] = r
+  end
+  return rows
+end
+
+-- starling.likelihood(name, cfg), then :params() and :eval(rows).
+local function likelihood_case()
+  local name = byte() % 8 == 0 and pick(strings) or "kepler_rv"
+  local cfg = table_of(1)
+  if byte() % 4 ~= 0 then cfg.data = special.data() end
+  local ok, l = pcall(starling.likelihood, name, cfg)
+  if not ok then
+    errors[#errors + 1] = { "likelihood", l }
+    return
+  end
+  local np = #l:params()
+  local rows = rows_of(1)
+  if byte() % 2 == 0 then -- the right width, so that eval gets to work
+    for _, r in ipairs(type(rows) == "table" and rows or {}) do
+      if type(r) == "table" then for k = 1, np do r[k] = r[k] or 0.5 end end
+    end
+  end
+  local ok2, e = pcall(l.eval, l, rows)
+  if not ok2 then errors[#errors + 1] = { "likelihood eval", e } end
 end
 
 return function(bytes)
@@ -249,6 +290,7 @@ return function(bytes)
     cfg.log = tmpdir .. "/log.csv"
   end
   local ok, r = pcall(starling.integrate, cfg)
+  if byte() % 4 == 0 then likelihood_case() end
   local what = starling.serialize(cfg) .. "\n  -> " .. (ok and "accepted" or tostring(r))
   for _, e in ipairs(errors) do
     local bad = check_error(e[1], e[2])
