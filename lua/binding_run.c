@@ -21,7 +21,7 @@ static const sl_param run_params[] = {
 };
 
 static const char *const run_keys[] = {"ensemble", "integrator", "force",    "backend",
-                                       "monitors", "log",        "progress", NULL};
+                                       "monitors", "log",        "progress", "dry_run", NULL};
 
 #define MONITORS_EXAMPLE "{ {\"eject\", r = 50}, \"close_encounter\" }"
 
@@ -453,6 +453,20 @@ static const char *read_string_key(lua_State *L, int cfg, const char *key, const
     return t == LUA_TNIL ? NULL : s;
 }
 
+static int read_dry_run(lua_State *L, int cfg)
+{
+    int t = lua_getfield(L, cfg, "dry_run");
+    if (t != LUA_TNIL && t != LUA_TBOOLEAN) {
+        char got[96];
+        sl_lua_describe(L, -1, got, sizeof got);
+        sl_lua_error(L, "integrate: key 'dry_run' = %s%s: expected true or false", got,
+                     sl_lua_type_note(L, -1));
+    }
+    int on = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return on;
+}
+
 static void check_progress(lua_State *L, int cfg)
 {
     int t = lua_getfield(L, cfg, "progress");
@@ -503,6 +517,7 @@ typedef struct run_plan {
     const char *log_path;
     lua_Integer seed;
     int has_seed;
+    int dry_run;
 } run_plan;
 
 static void read_config(lua_State *L, int cfg, run_plan *p)
@@ -550,6 +565,7 @@ static void read_config(lua_State *L, int cfg, run_plan *p)
     if (!has_log_monitor && p->log_path)
         rc->mon.log_on_stop = 1; /* a log without a log monitor records the stops */
     check_progress(L, cfg);
+    p->dry_run = read_dry_run(L, cfg);
     open_backend(L, cfg, &p->be);
 
     /* sl_integrate checks these too, but only after the log file exists */
@@ -656,6 +672,49 @@ static void push_result_meta(lua_State *L, int ens, int config_text, const run_p
     }
 }
 
+/* Raises the core's message from sl_integrate or sl_run_check, which may
+ * already start with "integrate:". */
+static int core_error(lua_State *L)
+{
+    const char *msg = sl_last_error();
+    return sl_lua_error(L, "%s%s", strncmp(msg, "integrate:", 10) ? "integrate: " : "", msg);
+}
+
+/* starling.integrate{dry_run = true}: every check of a real run, the log
+ * file's folder included (a temporary file is created there and removed),
+ * then a summary table instead of the run. The ensemble is not touched. */
+static int dry_run(lua_State *L, const run_plan *p)
+{
+    if (p->log_path) {
+        sl_afile af;
+        if (sl_afile_open(&af, p->log_path) != SL_OK)
+            sl_lua_error(L, "integrate: key 'log' = \"%s\": %s", p->log_path, sl_last_error());
+        sl_afile_abort(&af);
+    }
+    if (sl_run_check(&p->be, p->e, &p->rc) != SL_OK)
+        return core_error(L);
+    lua_createtable(L, 0, 8);
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, "dry_run");
+    lua_pushinteger(L, p->e->n_sys);
+    lua_setfield(L, -2, "systems");
+    lua_pushinteger(L, p->e->n_body);
+    lua_setfield(L, -2, "bodies");
+    lua_pushstring(L, p->rc.prop->name);
+    lua_setfield(L, -2, "integrator");
+    lua_pushstring(L, p->rc.force->name);
+    lua_setfield(L, -2, "force");
+    lua_pushstring(L, p->be.description);
+    lua_setfield(L, -2, "backend");
+    lua_pushnumber(L, p->rc.t_end);
+    lua_setfield(L, -2, "t_end");
+    if (p->log_path) {
+        lua_pushstring(L, p->log_path);
+        lua_setfield(L, -2, "log");
+    }
+    return 1;
+}
+
 /* Stack: 1 config, 2 config text (or nil), 3 progress function (or nil). */
 static int l_integrate(lua_State *L)
 {
@@ -669,6 +728,8 @@ static int l_integrate(lua_State *L)
     run_plan p;
     memset(&p, 0, sizeof p);
     read_config(L, 1, &p);
+    if (p.dry_run)
+        return dry_run(L, &p);
     int ens = lua_gettop(L);
 
     push_result_meta(L, ens, 2, &p);
@@ -702,8 +763,7 @@ static int l_integrate(lua_State *L)
             lua_pushvalue(L, pc.err);
             return lua_error(L);
         }
-        const char *msg = sl_last_error();
-        return sl_lua_error(L, "%s%s", strncmp(msg, "integrate:", 10) ? "integrate: " : "", msg);
+        return core_error(L);
     }
     take_results(r, p.e, &res, &p.be);
     if (lf)

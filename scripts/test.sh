@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
 # README command 2: install dependencies, build, run every test suite. GPU
 # suites (ctest label `gpu`) skip with a message when no GPU is present.
+# Then the CPU suites again under ASan+UBSan (scripts/sanitize.sh) and each
+# fuzz target for FUZZ_SECONDS (scripts/fuzz.sh); SANITIZE=0 or
+# FUZZ_SECONDS=0 skips those (docs/TESTING.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 bash scripts/build.sh
-cd "${BUILD_DIR:-build}"
-ctest --output-on-failure -j "${JOBS:-$(nproc)}" "$@"
+(cd "${BUILD_DIR:-build}" && ctest --output-on-failure -j "${JOBS:-$(nproc)}" "$@")
+if [ "${SANITIZE:-1}" != 0 ]; then
+  bash scripts/sanitize.sh
+fi
+if [ "${FUZZ_SECONDS:-60}" != 0 ]; then
+  bash scripts/fuzz.sh
+fi

@@ -702,6 +702,7 @@ Test(lombscargle, fits_table_input)
     cr_assert_neq(p.ls->read_fits(path, &(sl_ls_columns){.hdu = 1}, 0, &set), SL_OK);
     cr_assert(strstr(sl_last_error(), "image"), "%s", sl_last_error());
     unlink(path);
+    free(s.lc);
     slt_ls_unload(&p);
 }
 
@@ -727,5 +728,6 @@ Test(lombscargle, transfer_option_errors)
     cr_assert(strstr(sl_last_error(), "top_k"), "%s", sl_last_error());
     cr_assert_neq(p.ls->set_choice(&o, "engine", "nufft"), SL_OK);
     cr_assert(strstr(sl_last_error(), "\"fast\""), "%s", sl_last_error());
+    free(s.lc);
     slt_ls_unload(&p);
 }

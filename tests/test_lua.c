@@ -1065,4 +1065,80 @@ Test(lua, long_run_warns_in_a_pipe, .timeout = 60)
     cr_expect(strstr(o.err, "starling: warning: this run will take about "), "%s", o.err);
     cr_expect(!strstr(o.err, "integrating"), "%s", o.err);
     free_out(&o);
+
+/* ---- dry runs: starling.integrate{dry_run = true} ----------------------------- */
+
+/* A dry run refuses exactly what a run refuses, with the same message (but
+ * for the line it names): each bad config is tried both ways. The last ones are checked only by the core
+ * (sl_integrate), after the binding's own checks. */
+Test(lua, dry_run_refuses_what_a_run_refuses)
+{
+    write_text("dry.lua",
+               "local starling = require \"starling\"\n"
+               "local E = starling.ensemble{ n = 4, planets = 2, seed = 1 }\n"
+               "local Z = starling.ensemble{ systems = { {{m = 1}, {m = 0, x = {1, 0, 0}}} } }\n"
+               "local bad = {\n"
+               "  { ensemble = E, dt = -1, t_end = 10 },\n"
+               "  { ensemble = E, dt = 0.1, t_end = 1, dtt = 3 },\n"
+               "  { ensemble = E, dt = 0.1, t_end = 1, monitors = {{\"eject\", r = -5}} },\n"
+               "  { ensemble = E, dt = 0.1, t_end = 1, monitors = {\"ejekt\"} },\n"
+               "  { ensemble = E, dt = 0.1, t_end = 1, backend = \"gpu\" },\n"
+               "  { ensemble = E, dt = 0.1, t_end = 1, log = \"no/such/log.csv\" },\n"
+               "  { ensemble = E, integrator = \"nope\", dt = 0.1, t_end = 1 },\n"
+               "  { ensemble = {}, dt = 0.1, t_end = 1 },\n"
+               "  { ensemble = Z, dt = 0.1, t_end = 1, monitors = {{\"energy\", max = 1e-3}} },\n"
+               "}\n"
+               "for i, c in ipairs(bad) do\n"
+               "  local ok1, e1 = pcall(starling.integrate, c)\n"
+               "  c.dry_run = true\n"
+               "  local ok2, e2 = pcall(starling.integrate, c)\n"
+               "  assert(not ok1 and not ok2, 'config ' .. i .. ' was accepted')\n"
+               "  local m1, m2 = e1:gsub('^dry.lua:%d+: ', ''), e2:gsub('^dry.lua:%d+: ', '')\n"
+               "  assert(m1 == m2, 'config ' .. i .. ':\\n run: ' .. e1 .. '\\n dry: ' .. e2)\n"
+               "  print(e2)\n"
+               "end\n"
+               "print('dry ok')\n");
+    run_out o = run("run dry.lua", NULL);
+    cr_expect_eq(o.status, 0, "%s", o.err);
+    expect_all(o.out,
+               NEEDLES("key 'dt' = -1", "unknown key 'dtt'", "('eject'): key 'r' = -5",
+                       "unknown monitor 'ejekt'", "key 'backend' = \"gpu\"",
+                       "key 'log' = \"no/such/log.csv\"", "unknown integrator 'nope'",
+                       "key 'ensemble' = a table", "system 1 has zero energy", "dry ok"),
+               "stdout");
+    free_out(&o);
+}
+
+/* A dry run of a good config does no work and leaves no file; it returns a
+ * summary. */
+Test(lua, dry_run_does_no_work)
+{
+    write_text("dry.lua",
+               "local starling = require \"starling\"\n"
+               "local E = starling.ensemble{ n = 4, planets = 2, seed = 1 }\n"
+               "local before = E:body(2, 2)\n"
+               "local s = starling.integrate{ ensemble = E, dt = 0.01, t_end = 5, backend = \"cpu\",\n"
+               "  monitors = {{\"log\", every = 10}, \"close_encounter\"}, log = \"log.csv\",\n"
+               "  progress = true, dry_run = true }\n"
+               "assert(s.dry_run == true and s.systems == 4 and s.bodies == 3)\n"
+               "assert(s.integrator == 'hermite' and s.force == 'newton' and s.t_end == 5)\n"
+               "assert(s.log == 'log.csv' and s.backend:match('^cpu'), s.backend)\n"
+               "local after = E:body(2, 2)\n"
+               "assert(E:time(2) == 0 and after.x[1] == before.x[1] and after.v[2] == before.v[2])\n"
+               "local r = starling.integrate{ ensemble = E, dt = 0.01, t_end = 0.1, dry_run = false }\n"
+               "assert(E:time(2) > 0 and r:steps(2) == 10, 'dry_run = false runs')\n"
+               "print('no work ok')\n");
+    run_out o = run("run dry.lua", NULL);
+    cr_expect_eq(o.status, 0, "%s", o.err);
+    cr_expect(strstr(o.out, "no work ok"), "%s", o.out);
+    char names[1024];
+    cr_expect_eq(list_work(names, sizeof names), 1, "files left besides dry.lua: %s", names);
+    free_out(&o);
+}
+
+Test(lua, dry_run_not_a_boolean)
+{
+    expect_bad("starling.integrate{ ensemble = E, dt = 0.1, t_end = 1, dry_run = \"yes\", "
+               "log = \"out.csv\" }",
+               NEEDLES("key 'dry_run' = \"yes\" (a string): expected true or false"));
 }

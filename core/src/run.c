@@ -99,6 +99,31 @@ static sl_status check_config(const sl_backend *be, const sl_ensemble *e, const 
     return SL_OK;
 }
 
+/* The energy monitor measures |E/E0 - 1|, undefined for a system whose
+ * initial energy is zero. */
+static sl_status check_energies(const sl_ensemble *e, const sl_run_config *c)
+{
+    if (!(c->mon.energy_max > 0))
+        return SL_OK;
+    for (int64_t s = 0; s < e->n_sys; s++) {
+        double en, L[3];
+        if (e->status[s] != SL_SYS_ACTIVE)
+            continue;
+        sl_system_energy(e, s, c->force, c->fp, &en, L);
+        if (!(fabs(en) > 0))
+            return sl_fail(SL_ERR_ARG, "integrate: system %lld has zero energy, so the energy "
+                           "monitor's relative error is undefined", (long long)s + 1);
+    }
+    return SL_OK;
+}
+
+sl_status sl_run_check(const sl_backend *be, const sl_ensemble *e, const sl_run_config *c)
+{
+    const sl_kernel_entry *k = NULL;
+    sl_status st = check_config(be, e, c, &k);
+    return st ? st : check_energies(e, c);
+}
+
 /* Steps per launch: the default, capped so that the log buffer (sized for
  * the most records one launch can produce) stays within its budget. */
 static int64_t plan_launch(const sl_ensemble *e, const sl_run_config *c, int64_t *log_cap)
@@ -456,6 +481,8 @@ sl_status sl_integrate(const sl_backend *be, sl_ensemble *e, const sl_run_config
     memset(res, 0, sizeof *res);
     const sl_kernel_entry *k = NULL;
     sl_status st = check_config(be, e, c, &k);
+    if (!st)
+        st = check_energies(e, c);
     if (st)
         return st;
     snprintf(res->kernel, sizeof res->kernel, "%s/%s/%s%.0d", c->prop->name, c->force->name,
@@ -476,14 +503,6 @@ sl_status sl_integrate(const sl_backend *be, sl_ensemble *e, const sl_run_config
         sl_system_energy(e, s, c->force, c->fp, &e0[s], &l0[3 * s]);
         steps0[s] = e->steps[s];
     }
-    if (c->mon.energy_max > 0)
-        for (size_t s = 0; s < ns; s++)
-            if (!(fabs(e0[s]) > 0) && e->status[s] == SL_SYS_ACTIVE) {
-                free(e0), free(l0), free(steps0);
-                sl_run_result_free(res);
-                return sl_fail(SL_ERR_ARG, "integrate: system %zu has zero energy, so the "
-                               "energy monitor's relative error is undefined", s + 1);
-            }
 
     int64_t log_cap = 0;
     int64_t launch_steps = plan_launch(e, c, &log_cap);

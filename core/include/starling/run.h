@@ -51,6 +51,9 @@ void sl_run_config_init(sl_run_config *c);
 sl_status sl_integrate(const sl_backend *be, sl_ensemble *e, const sl_run_config *c,
                        sl_run_result *res);
 void sl_run_result_free(sl_run_result *res);
+/* Everything sl_integrate refuses before it starts work, and nothing else:
+ * what a dry run (starling.integrate{dry_run = true}) checks. */
+sl_status sl_run_check(const sl_backend *be, const sl_ensemble *e, const sl_run_config *c);
 
 /* Total energy and angular momentum of system s (host). */
 void sl_system_energy(const sl_ensemble *e, int64_t s, const sl_force *f, const double *fp,

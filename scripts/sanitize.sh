@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The CPU test suites under AddressSanitizer (with LeakSanitizer) and
+# UndefinedBehaviorSanitizer, in ${SAN_BUILD_DIR:-build-asan}: any invalid
+# access, leak or undefined behaviour fails its test. CPU-only (ASan and
+# the CUDA driver do not mix); GPU suites (label gpu) are left out. The
+# fuzz corpora run too (ctest label fuzz), as regression inputs.
+# See docs/TESTING.md. Extra arguments go to ctest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh # gcc's sanitizer runtimes come with build-essential
+build=${SAN_BUILD_DIR:-build-asan}
+# -O1: what the sanitizers are designed for, and the unrolled integrator
+# kernels compile several times faster than at -O2. No NDEBUG: asserts on.
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" -DSL_CUDA=OFF \
+      -DSL_SANITIZE=address,undefined -DSL_BUILD_BENCH=OFF
+cmake --build "$build" -j "${JOBS:-$(nproc)}"
+# Leak reports for third-party internals only (tests/sanitizers/lsan.supp);
+# never for starling's own allocations.
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_string_checks=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+export LSAN_OPTIONS="suppressions=$PWD/tests/sanitizers/lsan.supp:print_suppressions=0"
+ctest --test-dir "$build" --output-on-failure -j "${JOBS:-$(nproc)}" -LE gpu "$@"
