@@ -731,3 +731,33 @@ Test(lombscargle, transfer_option_errors)
     free(s.lc);
     slt_ls_unload(&p);
 }
+
+/* Found by fuzzing: a FITS table with no rows was read as a curve of no
+ * points (or a batch of none); it is refused like an empty text file. */
+Test(lombscargle, fits_table_without_rows_is_refused)
+{
+    slt_ls p;
+    slt_ls_load(&p);
+    char dir[] = "/tmp/sl_ls_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char path[256], fname[300];
+    snprintf(path, sizeof path, "%s/empty.fits", dir);
+    snprintf(fname, sizeof fname, "!%s", path);
+    fitsfile *f;
+    int st = 0;
+    char *ttype[2] = {"TIME", "FLUX"}, *tform[2] = {"1D", "1D"};
+    fits_create_file(&f, fname, &st);
+    fits_create_tbl(f, BINARY_TBL, 0, 2, ttype, tform, NULL, "LC", &st);
+    fits_close_file(f, &st);
+    cr_assert_eq(st, 0, "cfitsio status %d", st);
+    sl_ls_set *s = NULL;
+    for (int batch = 0; batch < 2; batch++) {
+        cr_assert_neq(p.ls->read(path, batch, &s), SL_OK, "accepted as %s",
+                      batch ? "a batch" : "one curve");
+        cr_assert(strstr(sl_last_error(), "empty.fits (FITS HDU 2): the table has no rows"), "%s",
+                  sl_last_error());
+    }
+    unlink(path);
+    rmdir(dir);
+    slt_ls_unload(&p);
+}

@@ -158,17 +158,29 @@ sl_status sl_ls_read_fits(const char *path, const sl_ls_columns *cols, int with_
             return sl_fail(SL_ERR_IO, "%s (FITS HDU %d): an image, not a table", path, c->hdu);
         }
     } else if (fits_open_table(&f, path, READONLY, &st)) {
-        return fits_err(path, 1, "no table found", st);
+        /* cfitsio may hand back an open file with the error: close it */
+        sl_status e = fits_err(path, 1, "no table found", st);
+        if (f)
+            fits_close_file(f, &(int){0});
+        return e;
     }
     fits_get_hdu_num(f, &hdu);
     LONGLONG nrows = 0;
     fits_get_num_rowsll(f, &nrows, &st);
     int64_t n = (int64_t)nrows;
-    double *t = malloc((size_t)(n ? n : 1) * sizeof *t), *y = malloc((size_t)(n ? n : 1) * sizeof *y);
+    size_t alloc_n = (size_t)(n > 0 && n <= (int64_t)sb.st_size ? n : 1);
+    double *t = malloc(alloc_n * sizeof *t), *y = malloc(alloc_n * sizeof *y);
     double *dy = NULL;
     char **ids = NULL;
     int ct = 0, cy = 0, cdy = 0, cid = 0;
     sl_status s = st ? fits_err(path, hdu, "number of rows", st) : SL_OK;
+    if (!s && n == 0)
+        s = sl_fail(SL_ERR_ARG, "%s (FITS HDU %d): the table has no rows (expected %s)", path,
+                    hdu, with_id ? "id, t, y[, dy]" : "t, y[, dy]");
+    if (!s && n > (int64_t)sb.st_size) /* a row takes at least a byte of the file */
+        s = sl_fail(SL_ERR_ARG, "%s (FITS HDU %d): the header says %lld rows, but the file has "
+                    "only %lld bytes: truncated or damaged", path, hdu, (long long)n,
+                    (long long)sb.st_size);
     if (!s && (!t || !y))
         s = sl_fail(SL_ERR_NOMEM, "%s: %lld rows", path, (long long)n);
     if (!s)
