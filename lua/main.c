@@ -362,35 +362,6 @@ static void print_param(const sl_param *p)
            p->type <= SL_PARAM_BOOL ? type_name[p->type] : "?", def, range, p->doc ? p->doc : "");
 }
 
-static void print_kind(const sl_registry *r, sl_kind kind, const char *title)
-{
-    int any = 0;
-    for (size_t i = 0; i < sl_registry_count(r); i++) {
-        const sl_registry_item *it = sl_registry_at(r, i);
-        if (it->kind != kind)
-            continue;
-        if (!any++)
-            printf("%s:\n", title);
-        const char *desc;
-        const sl_param *params;
-        size_t np;
-        sl_lua_item_info(it, &desc, &params, &np);
-        printf("  %s: %s\n", it->name, desc ? desc : "");
-        printf("    source: %s (plugin %s %s)\n", it->path, it->plugin->name,
-               it->plugin->version ? it->plugin->version : "");
-        if (np == 0)
-            printf("    parameters: none\n");
-        else
-            printf("    parameters:\n");
-        for (size_t k = 0; k < np; k++)
-            print_param(&params[k]);
-        if (kind == SL_KIND_PROPAGATOR)
-            print_kernels(r, it->name);
-    }
-    if (any)
-        printf("\n");
-}
-
 /* The kernels of one integrator, grouped by force and plugin file: the
  * unrolled body counts as a bit set (bit 0: the runtime-N fallback). */
 typedef struct kernel_group {
@@ -442,6 +413,35 @@ static void print_kernels(const sl_registry *r, const char *integrator)
         const char *slash = strrchr(g->path, '/');
         printf(" (CPU%s) from %s\n", g->cuda ? ", CUDA" : "", slash ? slash + 1 : g->path);
     }
+}
+
+static void print_kind(const sl_registry *r, sl_kind kind, const char *title)
+{
+    int any = 0;
+    for (size_t i = 0; i < sl_registry_count(r); i++) {
+        const sl_registry_item *it = sl_registry_at(r, i);
+        if (it->kind != kind)
+            continue;
+        if (!any++)
+            printf("%s:\n", title);
+        const char *desc;
+        const sl_param *params;
+        size_t np;
+        sl_lua_item_info(it, &desc, &params, &np);
+        printf("  %s: %s\n", it->name, desc ? desc : "");
+        printf("    source: %s (plugin %s %s)\n", it->path, it->plugin->name,
+               it->plugin->version ? it->plugin->version : "");
+        if (np == 0)
+            printf("    parameters: none\n");
+        else
+            printf("    parameters:\n");
+        for (size_t k = 0; k < np; k++)
+            print_param(&params[k]);
+        if (kind == SL_KIND_PROPAGATOR)
+            print_kernels(r, it->name);
+    }
+    if (any)
+        printf("\n");
 }
 
 static int list_plugins(void)
