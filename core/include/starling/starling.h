@@ -2,6 +2,7 @@
 #ifndef STARLING_H
 #define STARLING_H
 #include "starling/backend.h"
+#include "starling/conformance.h"
 #include "starling/ensemble.h"
 #include "starling/force.h"
 #include "starling/integrate.h"
