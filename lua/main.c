@@ -25,6 +25,10 @@ static const char *const usage_text =
     "            FITS tables too; --backend=auto|cpu|cuda, --engine=auto|direct|fast,\n"
     "            --fp32, --standard, --fap, --fast-accuracy=X: the fast engine's bound,\n"
     "            default 1e-10)\n"
+    "       starling check-plugin [OPTIONS] FILE.so\n"
+    "                                         run the plugin interface's contract on a plugin\n"
+    "           (--data=FILE: likelihood data; --cpu-only: no CUDA comparisons;\n"
+    "            --require-gpu: no usable GPU is a failure; --seed=N)\n"
     "       starling --version                version, CUDA support and devices\n"
     "       starling --help                   this text\n"
     "       starling                          interactive prompt (reads stdin)\n"
@@ -613,6 +617,73 @@ static int ls_command(int argc, char **argv)
     return ls_summary(&tally);
 }
 
+/* `starling check-plugin`: the conformance suite (starling/conformance.h)
+ * on every table of one plugin file; exit 0 only when nothing failed. */
+static void print_report(const sl_check_report *r)
+{
+    printf("%s '%s':\n", sl_kind_name(r->kind), r->table);
+    for (size_t i = 0; i < r->n; i++)
+        printf("  %s  %-28s %s\n", sl_check_result_name(r->checks[i].result), r->checks[i].name,
+               r->checks[i].detail);
+    if (r->n_dropped)
+        printf("  (%zu more checks not shown)\n", r->n_dropped);
+}
+
+/* One option of check-plugin; 0 when it is not one. */
+static int check_option(const char *arg, sl_check_options *o)
+{
+    char *end;
+    if (!strncmp(arg, "--data=", 7) && arg[7])
+        o->data_path = arg + 7;
+    else if (!strcmp(arg, "--cpu-only"))
+        o->cuda = SL_CHECK_CUDA_OFF;
+    else if (!strcmp(arg, "--require-gpu"))
+        o->cuda = SL_CHECK_CUDA_REQUIRE;
+    else if (!strncmp(arg, "--seed=", 7)) {
+        o->seed = strtoull(arg + 7, &end, 10);
+        return end > arg + 7 && !*end;
+    } else
+        return 0;
+    return 1;
+}
+
+static int check_plugin_command(int argc, char **argv)
+{
+    sl_check_options o;
+    sl_check_options_default(&o);
+    const char *file = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (argv[i][0] == '-' ? check_option(argv[i], &o) : !file && (file = argv[i]))
+            continue;
+        fprintf(stderr, "starling: check-plugin: %s '%s'\n%s",
+                argv[i][0] == '-' ? "unknown option or bad value" : "one file only, not", argv[i],
+                usage_text);
+        return 2;
+    }
+    if (!file) {
+        fprintf(stderr, "starling: check-plugin: expected a plugin file (.so)\n%s", usage_text);
+        return 2;
+    }
+    sl_check_plugin_result res;
+    sl_status st = sl_check_plugin(file, &o, &res);
+    if (res.n_reports)
+        printf("check-plugin: %s (plugin %s %s)\n", res.path, res.plugin, res.version);
+    size_t pass = 0, fail = 0, skip = 0;
+    for (size_t i = 0; i < res.n_reports; i++) {
+        print_report(&res.reports[i]);
+        pass += res.reports[i].n_pass, fail += res.reports[i].n_fail, skip += res.reports[i].n_skip;
+    }
+    if (res.n_reports)
+        printf("%zu passed, %zu failed, %zu skipped\n", pass, fail, skip);
+    fflush(stdout);
+    for (size_t i = 0; i < res.n_problems; i++)
+        fprintf(stderr, "starling: warning: %s\n", res.problems[i]);
+    if (st)
+        fprintf(stderr, "starling: check-plugin: %s\n", sl_last_error());
+    sl_check_plugin_result_free(&res);
+    return st || fail ? 1 : 0;
+}
+
 /* ---- the prompt ---------------------------------------------------------------- */
 
 /* Loads a line as an expression first, so that "1 + 1" prints 2. */
@@ -735,6 +806,8 @@ int main(int argc, char **argv)
     catch_signals();
     if (!strcmp(cmd, "ls"))
         return ls_command(argc - 2, argv + 2);
+    if (!strcmp(cmd, "check-plugin"))
+        return check_plugin_command(argc - 2, argv + 2);
     if (!strcmp(cmd, "run")) {
         if (argc < 3) {
             fprintf(stderr, "starling: run: expected a script file\n%s", usage_text);

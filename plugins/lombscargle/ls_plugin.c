@@ -16,7 +16,7 @@
 static const sl_param ls_schema[] = {
     {"f_min", SL_PARAM_NUMBER, 0.0, 0.0, 1e300, 0, "lowest frequency (cycles per unit of t), grid explicit/baseline"},
     {"f_max", SL_PARAM_NUMBER, 0.0, 0.0, 1e300, 0, "end of the grid, excluded (grid explicit/baseline)"},
-    {"n_f", SL_PARAM_INTEGER, 0.0, 1.0, 1e12, 0, "number of frequencies (grid explicit)"},
+    {"n_f", SL_PARAM_INTEGER, NAN, 1.0, 1e12, 0, "number of frequencies (grid explicit; no default)"},
     {"samples_per_peak", SL_PARAM_NUMBER, 5.0, 1e-3, 1e6, 0, "autofrequency: grid points per peak width"},
     {"nyquist_factor", SL_PARAM_NUMBER, 5.0, 1e-6, 1e6, 0, "autofrequency: multiple of the average Nyquist frequency"},
     {"minimum_frequency", SL_PARAM_NUMBER, NAN, 0.0, 1e300, 0, "autofrequency: lowest frequency (default 0.5 df)"},

@@ -3,6 +3,7 @@
 #define STARLING_H
 #include "starling/backend.h"
 #include "starling/cancel.h"
+#include "starling/conformance.h"
 #include "starling/ensemble.h"
 #include "starling/force.h"
 #include "starling/integrate.h"

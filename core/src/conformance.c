@@ -1,0 +1,385 @@
+/* The conformance suite: reports, the schema checks every kind shares, the
+ * monitor checks and the whole-plugin driver. Integrators and forces are in
+ * conformance_orbit.c, likelihoods and periodograms in conformance_data.c. */
+#define _GNU_SOURCE
+#include "conformance_internal.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- reports ----------------------------------------------------------------- */
+
+const char *sl_check_result_name(sl_check_result r)
+{
+    switch (r) {
+    case SL_CHECK_PASS: return "PASS";
+    case SL_CHECK_FAIL: return "FAIL";
+    case SL_CHECK_SKIP: return "SKIP";
+    }
+    return "????";
+}
+
+void sl_check_begin(sl_check_report *r, sl_kind kind, const char *table)
+{
+    memset(r, 0, sizeof *r);
+    r->kind = kind;
+    snprintf(r->table, sizeof r->table, "%s", table ? table : "(unnamed)");
+}
+
+void sl_check_add(sl_check_report *r, sl_check_result res, const char *name, const char *fmt, ...)
+{
+    r->n_pass += res == SL_CHECK_PASS;
+    r->n_fail += res == SL_CHECK_FAIL;
+    r->n_skip += res == SL_CHECK_SKIP;
+    if (r->n >= SL_CHECKS_MAX) {
+        r->n_dropped++;
+        return;
+    }
+    sl_check *c = &r->checks[r->n++];
+    c->result = res;
+    snprintf(c->name, sizeof c->name, "%s", name);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->detail, sizeof c->detail, fmt, ap);
+    va_end(ap);
+}
+
+void sl_check_options_default(sl_check_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->cuda = SL_CHECK_CUDA_AUTO;
+    o->seed = SL_CHECK_DEFAULT_SEED;
+}
+
+uint64_t sl_check_seed(const sl_check_options *o)
+{
+    return o && o->seed ? o->seed : SL_CHECK_DEFAULT_SEED;
+}
+
+double sl_check_rel(double a, double b, double floor)
+{
+    if (memcmp(&a, &b, sizeof a) == 0)
+        return 0.0;
+    if (!isfinite(a) || !isfinite(b))
+        return a == b ? 0.0 : INFINITY;
+    double s = fmax(fmax(fabs(a), fabs(b)), floor);
+    return fabs(a - b) / s;
+}
+
+int sl_check_names_key(const char *key)
+{
+    char quoted[SL_CHECK_NAME_MAX + 4];
+    snprintf(quoted, sizeof quoted, "'%s'", key);
+    return strstr(sl_last_error(), quoted) != NULL;
+}
+
+int sl_check_cuda_backend(const sl_check_options *o, sl_backend *be, sl_check_result *res,
+                          char *why, size_t cap)
+{
+    sl_check_cuda mode = o ? o->cuda : SL_CHECK_CUDA_AUTO;
+    if (mode == SL_CHECK_CUDA_OFF) {
+        *res = SL_CHECK_SKIP;
+        snprintf(why, cap, "CUDA comparisons turned off");
+        return 0;
+    }
+    if (!sl_cuda_built() || sl_cuda_device_count() < 1) {
+        *res = mode == SL_CHECK_CUDA_REQUIRE ? SL_CHECK_FAIL : SL_CHECK_SKIP;
+        snprintf(why, cap, "no usable CUDA device (starling built with CUDA: %s)",
+                 sl_cuda_built() ? "yes" : "no");
+        return 0;
+    }
+    if (sl_backend_open("cuda", be) != SL_OK) {
+        *res = SL_CHECK_FAIL;
+        snprintf(why, cap, "opening the CUDA backend: %s", sl_last_error());
+        return 0;
+    }
+    return 1;
+}
+
+/* ---- parameter schemas -------------------------------------------------------- */
+
+/* The first thing wrong with key p, or NULL. */
+static const char *schema_problem(const sl_param *s, size_t i, char *buf, size_t cap)
+{
+    const sl_param *p = &s[i];
+    if (!p->name || !*p->name)
+        return snprintf(buf, cap, "key %zu has no name", i + 1), buf;
+    for (size_t k = 0; k < i; k++)
+        if (s[k].name && strcmp(s[k].name, p->name) == 0)
+            return snprintf(buf, cap, "key '%s' is declared twice", p->name), buf;
+    if (p->type != SL_PARAM_NUMBER && p->type != SL_PARAM_INTEGER && p->type != SL_PARAM_BOOL)
+        return snprintf(buf, cap, "key '%s' has unknown type %d", p->name, (int)p->type), buf;
+    if (!(p->min <= p->max))
+        return snprintf(buf, cap, "key '%s': min %g > max %g", p->name, p->min, p->max), buf;
+    if (p->required || isnan(p->def)) /* NaN: "automatic", decided by the plugin */
+        return NULL;
+    if (!(p->def >= p->min && p->def <= p->max))
+        return snprintf(buf, cap, "key '%s': default %g outside [%g, %g]", p->name, p->def,
+                        p->min, p->max), buf;
+    if (p->type == SL_PARAM_INTEGER && p->def != floor(p->def))
+        return snprintf(buf, cap, "key '%s': integer with default %g", p->name, p->def), buf;
+    if (p->type == SL_PARAM_BOOL && p->def != 0.0 && p->def != 1.0)
+        return snprintf(buf, cap, "key '%s': boolean with default %g", p->name, p->def), buf;
+    return NULL;
+}
+
+/* Values a key must refuse: NaN, one below its minimum, one above its
+ * maximum (where those are representable), 2 for a boolean. */
+static size_t bad_values(const sl_param *p, double *v)
+{
+    size_t n = 0;
+    v[n++] = NAN;
+    if (p->type == SL_PARAM_BOOL) {
+        v[n++] = 2.0;
+        return n;
+    }
+    if (p->min > -1e300)
+        v[n++] = p->min - (fabs(p->min) + 1.0);
+    if (p->max < 1e300)
+        v[n++] = p->max + (fabs(p->max) + 1.0);
+    return n;
+}
+
+static void check_refusals(sl_check_report *r, const char *name, const sl_param *s, size_t n)
+{
+    size_t tried = 0;
+    for (size_t i = 0; i < n; i++) {
+        double bad[3];
+        size_t nb = bad_values(&s[i], bad);
+        for (size_t k = 0; k < nb; k++, tried++) {
+            sl_param_values pv;
+            if (sl_params_init(&pv, s, n) != SL_OK) {
+                sl_check_add(r, SL_CHECK_FAIL, name, "%s", sl_last_error());
+                return;
+            }
+            sl_clear_error();
+            char got[32];
+            sl_fmt_num(got, sizeof got, bad[k]);
+            if (sl_params_set(&pv, s[i].name, bad[k]) == SL_OK) {
+                sl_check_add(r, SL_CHECK_FAIL, name, "key '%s' accepted %s", s[i].name, got);
+                return;
+            }
+            if (!sl_check_names_key(s[i].name)) {
+                sl_check_add(r, SL_CHECK_FAIL, name, "key '%s' = %s refused without naming the "
+                             "key: \"%s\"", s[i].name, got, sl_last_error());
+                return;
+            }
+        }
+    }
+    if (tried == 0)
+        sl_check_add(r, SL_CHECK_SKIP, name, "no keys");
+    else
+        sl_check_add(r, SL_CHECK_PASS, name, "%zu bad values (NaN, out of range) over %zu keys "
+                     "refused, each message names its key", tried, n);
+}
+
+void sl_check_schema(sl_check_report *r, const char *what, const sl_param *s, size_t n)
+{
+    char name[SL_CHECK_NAME_MAX], buf[SL_CHECK_DETAIL_MAX];
+    snprintf(name, sizeof name, "%s/schema", what);
+    if (n > SL_PARAMS_MAX || (n > 0 && !s)) {
+        sl_check_add(r, SL_CHECK_FAIL, name, "%zu keys%s; at most %d are supported", n,
+                     s ? "" : " but no table", SL_PARAMS_MAX);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *bad = schema_problem(s, i, buf, sizeof buf);
+        if (bad) {
+            sl_check_add(r, SL_CHECK_FAIL, name, "%s", bad);
+            return;
+        }
+    }
+    sl_check_add(r, SL_CHECK_PASS, name, "%zu keys: unique names, min <= max, defaults in range",
+                 n);
+    snprintf(name, sizeof name, "%s/refuse_bad", what);
+    check_refusals(r, name, s, n);
+}
+
+/* A valid value for a key without a usable default: 1 where allowed, else
+ * the bound nearest to it. */
+static double valid_value(const sl_param *p)
+{
+    if (p->type == SL_PARAM_BOOL)
+        return 1.0;
+    double v = 1.0 < p->min ? p->min : 1.0 > p->max ? p->max : 1.0;
+    if (p->type == SL_PARAM_INTEGER && v != floor(v))
+        v = ceil(v) <= p->max ? ceil(v) : floor(v);
+    return v;
+}
+
+sl_status sl_check_valid_values(const sl_param *s, size_t n, sl_param_values *pv)
+{
+    sl_status st = sl_params_init(pv, s, n);
+    for (size_t i = 0; i < n && !st; i++)
+        if (s[i].required)
+            st = sl_params_set(pv, s[i].name, valid_value(&s[i]));
+    return st ? st : sl_params_complete(pv);
+}
+
+/* ---- monitors ----------------------------------------------------------------- */
+
+static int config_finite(const sl_monitor_config *mc)
+{
+    return !isnan(mc->log_every_dt) && !isnan(mc->eject_r) && !isnan(mc->unbound_r) &&
+           !isnan(mc->close_hill) && !isnan(mc->energy_max);
+}
+
+/* Defaults first; a monitor whose defaults are "off" (and refused as
+ * such) must accept one key switched on. */
+static void check_configure(sl_check_report *r, const sl_monitor *m)
+{
+    sl_param_values pv;
+    sl_monitor_config mc;
+    if (!m->configure) {
+        sl_check_add(r, SL_CHECK_FAIL, "configure", "the table has no configure entry");
+        return;
+    }
+    if (sl_check_valid_values(m->params, m->n_params, &pv)) {
+        sl_check_add(r, SL_CHECK_FAIL, "configure", "defaults: %s", sl_last_error());
+        return;
+    }
+    sl_monitor_config_default(&mc);
+    sl_clear_error();
+    if (m->configure(&pv, &mc) == SL_OK) {
+        sl_check_add(r, config_finite(&mc) ? SL_CHECK_PASS : SL_CHECK_FAIL, "configure",
+                     "defaults %s", config_finite(&mc) ? "accepted" : "gave a NaN setting");
+        return;
+    }
+    char first[SL_CHECK_DETAIL_MAX / 2];
+    snprintf(first, sizeof first, "%s", sl_last_error());
+    if (!*first) {
+        sl_check_add(r, SL_CHECK_FAIL, "configure", "defaults refused without a message");
+        return;
+    }
+    for (size_t i = 0; i < m->n_params; i++) {
+        const sl_param *p = &m->params[i];
+        if (p->required || p->def != 0.0)
+            continue;
+        sl_check_valid_values(m->params, m->n_params, &pv);
+        if (sl_params_set(&pv, p->name, valid_value(p)) != SL_OK)
+            continue;
+        sl_monitor_config_default(&mc);
+        if (m->configure(&pv, &mc) == SL_OK && config_finite(&mc)) {
+            sl_check_add(r, SL_CHECK_PASS, "configure", "defaults refused (\"%s\"); accepted "
+                         "with %s = %g", first, p->name, valid_value(p));
+            return;
+        }
+    }
+    sl_check_add(r, SL_CHECK_FAIL, "configure", "no configuration accepted: \"%s\"", first);
+}
+
+sl_status sl_check_monitor(const sl_monitor *m, const sl_check_options *o, sl_check_report *r)
+{
+    (void)o;
+    sl_check_begin(r, SL_KIND_MONITOR, m ? m->name : NULL);
+    if (!m)
+        return sl_fail(SL_ERR_ARG, "check monitor: no table");
+    sl_check_schema(r, "params", m->params, m->n_params);
+    check_configure(r, m);
+    return SL_OK;
+}
+
+sl_status sl_check_table(sl_kind kind, const void *table, const sl_check_options *o,
+                         sl_check_report *r)
+{
+    switch (kind) {
+    case SL_KIND_PROPAGATOR: return sl_check_propagator(table, o, r);
+    case SL_KIND_FORCE: return sl_check_force(table, o, r);
+    case SL_KIND_MONITOR: return sl_check_monitor(table, o, r);
+    case SL_KIND_LIKELIHOOD: return sl_check_likelihood(table, o, r);
+    case SL_KIND_PERIODOGRAM: return sl_check_periodogram(table, o, r);
+    }
+    sl_check_begin(r, kind, NULL);
+    return sl_fail(SL_ERR_ARG, "check: unknown table kind %d", (int)kind);
+}
+
+/* ---- a whole plugin file ------------------------------------------------------- */
+
+void sl_check_plugin_result_free(sl_check_plugin_result *res)
+{
+    if (!res)
+        return;
+    free(res->reports);
+    for (size_t i = 0; i < res->n_problems; i++)
+        free(res->problems[i]);
+    free(res->problems);
+    memset(res, 0, sizeof *res);
+}
+
+size_t sl_check_plugin_failures(const sl_check_plugin_result *res)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < res->n_reports; i++)
+        n += res->reports[i].n_fail;
+    return n;
+}
+
+static sl_status keep_problems(const sl_registry *reg, sl_check_plugin_result *res)
+{
+    size_t n = sl_registry_problem_count(reg);
+    if (n == 0)
+        return SL_OK;
+    res->problems = calloc(n, sizeof *res->problems);
+    if (!res->problems)
+        return sl_fail(SL_ERR_NOMEM, "check-plugin: problem list");
+    for (size_t i = 0; i < n; i++)
+        if ((res->problems[res->n_problems] = strdup(sl_registry_problem(reg, i))))
+            res->n_problems++;
+    return SL_OK;
+}
+
+static sl_status run_reports(const sl_registry *reg, size_t n_items, const sl_check_options *o,
+                             sl_check_plugin_result *res)
+{
+    res->reports = calloc(n_items, sizeof *res->reports);
+    if (!res->reports)
+        return sl_fail(SL_ERR_NOMEM, "check-plugin: %zu reports", n_items);
+    sl_check_options opt;
+    if (o)
+        opt = *o;
+    else
+        sl_check_options_default(&opt);
+    opt.reg = reg;
+    for (size_t i = 0; i < n_items; i++) {
+        const sl_registry_item *it = sl_registry_at(reg, i);
+        sl_status st = sl_check_table(it->kind, it->table, &opt, &res->reports[i]);
+        res->n_reports++;
+        if (st)
+            return sl_fail_context(st, "check-plugin: %s '%s'", sl_kind_name(it->kind), it->name);
+    }
+    return SL_OK;
+}
+
+sl_status sl_check_plugin(const char *path, const sl_check_options *o,
+                          sl_check_plugin_result *res)
+{
+    memset(res, 0, sizeof *res);
+    char canon[PATH_MAX];
+    if (!path || !realpath(path, canon))
+        return sl_fail(SL_ERR_IO, "plugin %s: no such file", path ? path : "(null)");
+    snprintf(res->path, sizeof res->path, "%s", canon);
+    sl_registry *reg;
+    sl_status st = sl_registry_create(&reg);
+    if (st)
+        return st;
+    /* The file first, so that its tables are the registry's first items and
+     * a clash with the plugin path is reported against the other file. */
+    st = sl_registry_load_file(reg, canon);
+    size_t n_items = sl_registry_count(reg);
+    if (!st)
+        st = sl_registry_load_default(reg);
+    if (!st && n_items > 0) {
+        const sl_plugin *p = sl_registry_at(reg, 0)->plugin;
+        snprintf(res->plugin, sizeof res->plugin, "%s", p->name);
+        snprintf(res->version, sizeof res->version, "%s", p->version ? p->version : "");
+        st = keep_problems(reg, res);
+    }
+    if (!st)
+        st = run_reports(reg, n_items, o, res);
+    sl_registry_destroy(reg);
+    return st;
+}

@@ -1,0 +1,563 @@
+/* The conformance checks of likelihoods and periodograms: batches equal
+ * their single evaluations, the same input gives the same output, bad
+ * input is refused, and the CPU agrees with CUDA. */
+#define _GNU_SOURCE
+#include "conformance_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "starling/rng.h"
+
+/* ---- likelihoods ------------------------------------------------------------------ */
+
+enum { LK_BATCH = 37 }; /* not a multiple of any lane or block width */
+enum { RV_OBS = 60 };
+/* CPU against CUDA, as tests/test_gpu_kepler_rv.c measured them: double
+ * 1e-9 relative; the mixed mode (an option 'precision' = 1) 1e-5. */
+static const double LK_TOL_DOUBLE = 1e-9, LK_TOL_MIXED = 1e-5;
+
+/* A small RV data set (two instruments, one planet of P = 7.3 d) in a new
+ * folder under $TMPDIR; the caller removes both. */
+static sl_status write_rv_fixture(uint64_t seed, char *dir, size_t dcap, char *file, size_t fcap)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, dcap, "%s/sl_check_XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir))
+        return sl_fail(SL_ERR_IO, "check: cannot create a folder %s for test data", dir);
+    snprintf(file, fcap, "%s/rv.txt", dir);
+    FILE *f = fopen(file, "w");
+    if (!f) {
+        rmdir(dir);
+        return sl_fail(SL_ERR_IO, "check: cannot write %s", file);
+    }
+    sl_rng g;
+    sl_rng_init(&g, seed, 3);
+    fprintf(f, "time vel errvel tel\n");
+    for (int i = 0; i < RV_OBS; i++) {
+        double t = 200.0 * i / RV_OBS + 2.0 * sl_rng_uniform(&g);
+        double v = 5.0 * sin(2.0 * M_PI * t / 7.3) + (i % 2 ? 3.0 : -2.0) +
+                   (sl_rng_uniform(&g) - 0.5);
+        fprintf(f, "%.10f %.10f %.6f %s\n", t, v, 1.0 + 0.5 * sl_rng_uniform(&g),
+                i % 2 ? "b" : "a");
+    }
+    if (fclose(f) != 0) {
+        unlink(file);
+        rmdir(dir);
+        return sl_fail(SL_ERR_IO, "check: cannot write %s", file);
+    }
+    return SL_OK;
+}
+
+/* A prepared likelihood and where its data came from. */
+typedef struct lk_setup {
+    void *ctx;
+    int needs_data;
+    char source[160];
+} lk_setup;
+
+/* Data: the user's file, none if the plugin needs none, else the RV
+ * fixture. 0 with a SKIP or FAIL added when nothing could be prepared. */
+static int lk_prepare(sl_check_report *r, const sl_likelihood *l, const sl_param_values *opt,
+                      const sl_check_options *o, lk_setup *s)
+{
+    memset(s, 0, sizeof *s);
+    s->needs_data = 1;
+    if (o && o->data_path) {
+        snprintf(s->source, sizeof s->source, "%s", o->data_path);
+        if (l->prepare(opt, o->data_path, &s->ctx) == SL_OK)
+            return 1;
+        sl_check_add(r, SL_CHECK_FAIL, "prepare", "%s", sl_last_error());
+        return 0;
+    }
+    if (l->prepare(opt, NULL, &s->ctx) == SL_OK) {
+        s->needs_data = 0;
+        snprintf(s->source, sizeof s->source, "no data");
+        return 1;
+    }
+    char dir[4096], file[4200];
+    if (write_rv_fixture(sl_check_seed(o), dir, sizeof dir, file, sizeof file)) {
+        sl_check_add(r, SL_CHECK_SKIP, "prepare", "%s", sl_last_error());
+        return 0;
+    }
+    sl_status st = l->prepare(opt, file, &s->ctx);
+    unlink(file);
+    rmdir(dir);
+    snprintf(s->source, sizeof s->source, "a generated RV file (%d rows: time vel errvel tel)",
+             RV_OBS);
+    if (st == SL_OK)
+        return 1;
+    sl_check_add(r, SL_CHECK_SKIP, "prepare", "refused %s: \"%s\"; give the plugin's kind of "
+                 "data file to run the data checks", s->source, sl_last_error());
+    return 0;
+}
+
+static void lk_missing_file(sl_check_report *r, const sl_likelihood *l,
+                            const sl_param_values *opt, int needs_data)
+{
+    static const char *const missing = "/nonexistent/sl_check/no_such_file.txt";
+    void *ctx = NULL;
+    if (!needs_data) {
+        sl_check_add(r, SL_CHECK_SKIP, "prepare/missing_file", "the plugin reads no data");
+        return;
+    }
+    sl_clear_error();
+    if (l->prepare(opt, missing, &ctx) == SL_OK) {
+        l->release(ctx);
+        sl_check_add(r, SL_CHECK_FAIL, "prepare/missing_file", "a missing file was accepted");
+        return;
+    }
+    int named = strstr(sl_last_error(), missing) != NULL;
+    sl_check_add(r, named ? SL_CHECK_PASS : SL_CHECK_FAIL, "prepare/missing_file",
+                 named ? "refused, naming the file" : "refused without naming the file: \"%s\"",
+                 sl_last_error());
+}
+
+static int lk_params(sl_check_report *r, const sl_likelihood *l, void *ctx, size_t *n,
+                     const double **lo, const double **hi)
+{
+    const char *const *names;
+    if (!l->params || l->params(ctx, n, &names, lo, hi) != SL_OK) {
+        sl_check_add(r, SL_CHECK_FAIL, "params", "%s",
+                     l->params ? sl_last_error() : "the table has no params entry");
+        return 0;
+    }
+    if (*n == 0 || !names || !*lo || !*hi) {
+        sl_check_add(r, SL_CHECK_FAIL, "params", "%zu parameters, names or bounds missing", *n);
+        return 0;
+    }
+    for (size_t i = 0; i < *n; i++) {
+        int dup = 0;
+        for (size_t k = 0; k < i && names[i]; k++)
+            dup |= names[k] && !strcmp(names[k], names[i]);
+        if (!names[i] || !*names[i] || dup || !((*lo)[i] < (*hi)[i])) {
+            sl_check_add(r, SL_CHECK_FAIL, "params", "parameter %zu ('%s'): bounds [%g, %g]%s; "
+                         "expected a unique name and lo < hi", i + 1,
+                         names[i] ? names[i] : "(null)", (*lo)[i], (*hi)[i],
+                         dup ? ", name repeated" : "");
+            return 0;
+        }
+    }
+    sl_check_add(r, SL_CHECK_PASS, "params", "%zu parameters, names unique, lo < hi", *n);
+    return 1;
+}
+
+/* n random vectors inside the bounds; an unbounded side is replaced by
+ * 10 from the other bound (or by [-10, 10]). */
+static void lk_random(uint64_t seed, size_t np, const double *lo, const double *hi, size_t n,
+                      double *p)
+{
+    sl_rng g;
+    sl_rng_init(&g, seed, 5);
+    for (size_t k = 0; k < n; k++)
+        for (size_t i = 0; i < np; i++) {
+            double a = lo[i], b = hi[i];
+            if (!isfinite(a) && !isfinite(b))
+                a = -10, b = 10;
+            else if (!isfinite(a))
+                a = b - 10;
+            else if (!isfinite(b))
+                b = a + 10;
+            p[k * np + i] = a + (b - a) * sl_rng_uniform(&g);
+        }
+}
+
+static size_t count_finite(const double *v, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += isfinite(v[i]) != 0;
+    return k;
+}
+
+static void lk_batch_vs_single(sl_check_report *r, const sl_likelihood *l, void *ctx,
+                               const double *p, size_t np, const double *batch)
+{
+    const sl_backend *be = NULL;
+    sl_backend cpu;
+    if (sl_backend_open("cpu", &cpu) == SL_OK)
+        be = &cpu;
+    for (size_t k = 0; k < LK_BATCH; k++) {
+        double one, ll2, c2;
+        if (l->eval_batch(ctx, be, p + k * np, 1, &one)) {
+            sl_check_add(r, SL_CHECK_FAIL, "batch_vs_single", "vector %zu alone: %s", k + 1,
+                         sl_last_error());
+            return;
+        }
+        if (memcmp(&one, &batch[k], sizeof one)) {
+            sl_check_add(r, SL_CHECK_FAIL, "batch_vs_single", "vector %zu: %.17g in a batch of "
+                         "%d, %.17g alone", k + 1, batch[k], LK_BATCH, one);
+            return;
+        }
+        if (l->eval_batch_chi2 && (l->eval_batch_chi2(ctx, be, p + k * np, 1, &ll2, &c2) ||
+                                   memcmp(&ll2, &one, sizeof one))) {
+            sl_check_add(r, SL_CHECK_FAIL, "batch_vs_single", "vector %zu: eval_batch_chi2's "
+                         "log-likelihood %.17g differs from eval_batch's %.17g", k + 1, ll2, one);
+            return;
+        }
+    }
+    size_t fin = count_finite(batch, LK_BATCH);
+    sl_check_add(r, fin ? SL_CHECK_PASS : SL_CHECK_SKIP, "batch_vs_single",
+                 fin ? "%d random in-bounds vectors: batch = single bit for bit (%zu finite)%s"
+                     : "%d random in-bounds vectors, none with a finite value (%zu): nothing to "
+                       "compare%s", LK_BATCH, fin,
+                 l->eval_batch_chi2 ? "; eval_batch_chi2 agrees" : "");
+}
+
+/* CPU against CUDA for one prepared context. */
+static void lk_cuda(sl_check_report *r, const sl_likelihood *l, void *ctx, const double *p,
+                    const double *cpu_out, const sl_check_options *o, const char *name,
+                    double tol)
+{
+    sl_backend gpu;
+    sl_check_result why_res;
+    char why[160];
+    if (!sl_check_cuda_backend(o, &gpu, &why_res, why, sizeof why)) {
+        sl_check_add(r, why_res, name, "%s", why);
+        return;
+    }
+    double out[LK_BATCH];
+    sl_status st = l->eval_batch(ctx, &gpu, p, LK_BATCH, out);
+    if (st == SL_ERR_UNSUPPORTED) {
+        sl_check_add(r, SL_CHECK_SKIP, name, "the plugin has no CUDA path: %s", sl_last_error());
+        return;
+    }
+    if (st) {
+        sl_check_add(r, SL_CHECK_FAIL, name, "CUDA eval: %s", sl_last_error());
+        return;
+    }
+    double worst = 0;
+    for (size_t k = 0; k < LK_BATCH; k++)
+        worst = fmax(worst, sl_check_rel(out[k], cpu_out[k], 1e-300));
+    sl_check_add(r, worst <= tol ? SL_CHECK_PASS : SL_CHECK_FAIL, name,
+                 "%d vectors: max relative difference CPU vs CUDA %.3g (bound %g)", LK_BATCH,
+                 worst, tol);
+}
+
+/* The mixed-precision context, when the plugin has kepler_rv's option
+ * 'precision' (0 double, 1 mixed); NULL otherwise. */
+static void *lk_mixed(const sl_likelihood *l, const sl_check_options *o)
+{
+    const sl_param *k = sl_params_find(l->options, l->n_options, "precision");
+    if (!k || k->type != SL_PARAM_INTEGER || k->max < 1)
+        return NULL;
+    sl_param_values pv;
+    if (sl_check_valid_values(l->options, l->n_options, &pv) ||
+        sl_params_set(&pv, "precision", 1))
+        return NULL;
+    sl_check_report scratch;
+    lk_setup s;
+    return lk_prepare(&scratch, l, &pv, o, &s) ? s.ctx : NULL;
+}
+
+static void lk_data_checks(sl_check_report *r, const sl_likelihood *l, void *ctx,
+                           const sl_check_options *o)
+{
+    size_t np;
+    const double *lo, *hi;
+    if (!lk_params(r, l, ctx, &np, &lo, &hi))
+        return;
+    double *p = malloc(LK_BATCH * np * sizeof *p), out[2][LK_BATCH];
+    sl_backend cpu;
+    if (!p || sl_backend_open("cpu", &cpu)) {
+        free(p);
+        sl_check_add(r, SL_CHECK_FAIL, "eval", "setup: %s", p ? sl_last_error() : "no memory");
+        return;
+    }
+    lk_random(sl_check_seed(o), np, lo, hi, LK_BATCH, p);
+    if (l->eval_batch(ctx, &cpu, p, LK_BATCH, out[0]) ||
+        l->eval_batch(ctx, &cpu, p, LK_BATCH, out[1])) {
+        sl_check_add(r, SL_CHECK_FAIL, "eval", "a batch of %d in-bounds vectors: %s", LK_BATCH,
+                     sl_last_error());
+        free(p);
+        return;
+    }
+    int same = !memcmp(out[0], out[1], sizeof out[0]);
+    sl_check_add(r, same ? SL_CHECK_PASS : SL_CHECK_FAIL, "repeat",
+                 same ? "the same batch twice: bit-identical"
+                      : "the same batch twice gave different values");
+    lk_batch_vs_single(r, l, ctx, p, np, out[0]);
+    lk_cuda(r, l, ctx, p, out[0], o, "cuda", LK_TOL_DOUBLE);
+    void *mixed = lk_mixed(l, o);
+    if (mixed) {
+        double mo[LK_BATCH];
+        if (l->eval_batch(mixed, &cpu, p, LK_BATCH, mo) == SL_OK)
+            lk_cuda(r, l, mixed, p, mo, o, "cuda/mixed", LK_TOL_MIXED);
+        else
+            sl_check_add(r, SL_CHECK_FAIL, "cuda/mixed", "CPU mixed eval: %s", sl_last_error());
+        l->release(mixed);
+    }
+    free(p);
+}
+
+sl_status sl_check_likelihood(const sl_likelihood *l, const sl_check_options *o,
+                              sl_check_report *r)
+{
+    sl_check_begin(r, SL_KIND_LIKELIHOOD, l ? l->name : NULL);
+    if (!l)
+        return sl_fail(SL_ERR_ARG, "check likelihood: no table");
+    sl_check_schema(r, "options", l->options, l->n_options);
+    if (!l->prepare || !l->eval_batch || !l->release) {
+        sl_check_add(r, SL_CHECK_FAIL, "entries", "prepare, eval_batch and release are required");
+        return SL_OK;
+    }
+    sl_param_values opt;
+    if (sl_check_valid_values(l->options, l->n_options, &opt)) {
+        sl_check_add(r, SL_CHECK_FAIL, "options", "defaults: %s", sl_last_error());
+        return SL_OK;
+    }
+    lk_setup s;
+    if (!lk_prepare(r, l, &opt, o, &s))
+        return SL_OK;
+    sl_check_add(r, SL_CHECK_PASS, "prepare", "default options, %s", s.source);
+    lk_missing_file(r, l, &opt, s.needs_data);
+    lk_data_checks(r, l, s.ctx, o);
+    l->release(s.ctx);
+    return SL_OK;
+}
+
+/* ---- periodograms ----------------------------------------------------------------- */
+
+enum { PG_OBJ = 5 };
+static const double PG_TOL = 1e-9; /* fp64 CPU vs CUDA, tests/test_gpu_lombscargle.c */
+
+typedef struct pg_fixture {
+    int64_t offset[PG_OBJ + 1];
+    double *t, *y, *dy;
+    sl_ls_data d;
+} pg_fixture;
+
+/* Light curves of 30..90 points: a sinusoid of period 3 + i and noise. */
+static sl_status pg_make(uint64_t seed, pg_fixture *fx)
+{
+    memset(fx, 0, sizeof *fx);
+    int64_t n = 0;
+    for (int i = 0; i < PG_OBJ; i++) {
+        fx->offset[i] = n;
+        n += 30 + 15 * i;
+    }
+    fx->offset[PG_OBJ] = n;
+    fx->t = malloc((size_t)n * sizeof(double));
+    fx->y = malloc((size_t)n * sizeof(double));
+    fx->dy = malloc((size_t)n * sizeof(double));
+    if (!fx->t || !fx->y || !fx->dy)
+        return sl_fail(SL_ERR_NOMEM, "check: light curves");
+    sl_rng g;
+    sl_rng_init(&g, seed, 7);
+    for (int i = 0; i < PG_OBJ; i++)
+        for (int64_t k = fx->offset[i]; k < fx->offset[i + 1]; k++) {
+            fx->t[k] = 100.0 * sl_rng_uniform(&g);
+            fx->y[k] = sin(2.0 * M_PI * fx->t[k] / (3.0 + i)) + 0.3 * (sl_rng_uniform(&g) - 0.5);
+            fx->dy[k] = 0.1 + 0.1 * sl_rng_uniform(&g);
+        }
+    fx->d = (sl_ls_data){.n_obj = PG_OBJ, .offset = fx->offset, .t = fx->t, .y = fx->y,
+                         .dy = fx->dy};
+    return SL_OK;
+}
+
+static void pg_free(pg_fixture *fx)
+{
+    free(fx->t), free(fx->y), free(fx->dy);
+}
+
+static size_t pg_powers(const sl_ls_result *res, int64_t i, const double **p64, const float **p32)
+{
+    *p64 = NULL, *p32 = NULL;
+    if (!res->power_offset)
+        return 0;
+    int64_t a = res->power_offset[i], b = res->power_offset[i + 1];
+    if (res->power64)
+        *p64 = res->power64 + a;
+    if (res->power32)
+        *p32 = res->power32 + a;
+    return (size_t)(b - a);
+}
+
+/* Whether object i of a equals object j of b bit for bit (grid, best, powers). */
+static int pg_same(const sl_ls_result *a, int64_t i, const sl_ls_result *b, int64_t j)
+{
+    if (a->flag[i] != b->flag[j] || a->n_f[i] != b->n_f[j] ||
+        memcmp(&a->f0[i], &b->f0[j], sizeof(double)) || memcmp(&a->df[i], &b->df[j], sizeof(double)) ||
+        memcmp(&a->best_f[i], &b->best_f[j], sizeof(double)) ||
+        memcmp(&a->best_p[i], &b->best_p[j], sizeof(double)))
+        return 0;
+    const double *a64, *b64;
+    const float *a32, *b32;
+    size_t na = pg_powers(a, i, &a64, &a32), nb = pg_powers(b, j, &b64, &b32);
+    if (na != nb)
+        return 0;
+    if (a64 && (!b64 || memcmp(a64, b64, na * sizeof *a64)))
+        return 0;
+    return !(a32 && (!b32 || memcmp(a32, b32, na * sizeof *a32)));
+}
+
+/* Max relative difference of object powers where they matter (>= 1e-4 of
+ * the peak), and of the best powers. */
+static double pg_diff(const sl_ls_result *a, const sl_ls_result *b)
+{
+    double worst = 0;
+    for (int64_t i = 0; i < a->n_obj; i++) {
+        if (a->flag[i] != b->flag[i])
+            return INFINITY;
+        worst = fmax(worst, sl_check_rel(a->best_p[i], b->best_p[i], 1e-300));
+        const double *a64, *b64;
+        const float *a32, *b32;
+        size_t n = pg_powers(a, i, &a64, &a32), nb = pg_powers(b, i, &b64, &b32);
+        if (n != nb)
+            return INFINITY;
+        for (size_t k = 0; a64 && b64 && k < n; k++)
+            if (b64[k] >= 1e-4 * b->best_p[i])
+                worst = fmax(worst, sl_check_rel(a64[k], b64[k], 1e-300));
+    }
+    return worst;
+}
+
+static void pg_batch_vs_single(sl_check_report *r, const sl_periodogram *pg, const sl_backend *be,
+                               const pg_fixture *fx, const sl_ls_options *o,
+                               const sl_ls_result *batch)
+{
+    for (int64_t i = 0; i < PG_OBJ; i++) {
+        int64_t off[2] = {0, fx->offset[i + 1] - fx->offset[i]};
+        sl_ls_data one = {.n_obj = 1, .offset = off, .t = fx->t + fx->offset[i],
+                          .y = fx->y + fx->offset[i], .dy = fx->dy + fx->offset[i]};
+        sl_ls_result res;
+        if (pg->compute(be, &one, o, &res)) {
+            sl_check_add(r, SL_CHECK_FAIL, "batch_vs_single", "object %lld alone: %s",
+                         (long long)i + 1, sl_last_error());
+            return;
+        }
+        int same = pg_same(batch, i, &res, 0);
+        pg->result_free(&res);
+        if (!same) {
+            sl_check_add(r, SL_CHECK_FAIL, "batch_vs_single", "object %lld differs between a "
+                         "batch of %d and a call of its own", (long long)i + 1, PG_OBJ);
+            return;
+        }
+    }
+    sl_check_add(r, SL_CHECK_PASS, "batch_vs_single", "%d light curves (30..90 points), full "
+                 "output: batch = single bit for bit", PG_OBJ);
+}
+
+static void pg_refusals(sl_check_report *r, const sl_periodogram *pg, const sl_backend *be,
+                        const pg_fixture *fx, const sl_ls_options *base)
+{
+    sl_ls_options o = *base;
+    const char *bad = "sl_check_no_such_key";
+    sl_clear_error();
+    if (pg->set_choice && (pg->set_choice(&o, bad, "x") == SL_OK || !sl_check_names_key(bad))) {
+        sl_check_add(r, SL_CHECK_FAIL, "refuse_bad", "set_choice('%s') %s", bad,
+                     sl_last_error()[0] ? "refused without naming the key" : "accepted");
+        return;
+    }
+    o.grid = SL_LS_GRID_EXPLICIT, o.f_min = 2.0, o.f_max = 1.0, o.n_f = 10;
+    sl_ls_result res;
+    sl_clear_error();
+    if (pg->compute(be, &fx->d, &o, &res) == SL_OK) {
+        pg->result_free(&res);
+        sl_check_add(r, SL_CHECK_FAIL, "refuse_bad", "an explicit grid with f_min 2 > f_max 1 "
+                     "was accepted");
+        return;
+    }
+    char first[96];
+    snprintf(first, sizeof first, "%s", sl_last_error());
+    int64_t off[2] = {0, 2};
+    sl_ls_data two = {.n_obj = 1, .offset = off, .t = fx->t, .y = fx->y, .dy = fx->dy};
+    sl_clear_error();
+    if (pg->compute(be, &two, base, &res) == SL_OK) {
+        pg->result_free(&res);
+        sl_check_add(r, SL_CHECK_FAIL, "refuse_bad", "a single light curve of 2 points was "
+                     "accepted (a batch of one with a flag must be an error)");
+        return;
+    }
+    sl_check_add(r, first[0] && sl_last_error()[0] ? SL_CHECK_PASS : SL_CHECK_FAIL, "refuse_bad",
+                 "unknown choice, f_min > f_max (\"%s\") and a 2-point curve refused with "
+                 "messages", first);
+}
+
+static void pg_cuda(sl_check_report *r, const sl_periodogram *pg, const pg_fixture *fx,
+                    const sl_ls_options *o, const sl_ls_result *cpu_res,
+                    const sl_check_options *opt)
+{
+    sl_backend gpu;
+    sl_check_result why_res;
+    char why[160];
+    if (!sl_check_cuda_backend(opt, &gpu, &why_res, why, sizeof why)) {
+        sl_check_add(r, why_res, "cuda", "%s", why);
+        return;
+    }
+    sl_ls_result res;
+    sl_status st = pg->compute(&gpu, &fx->d, o, &res);
+    if (st == SL_ERR_UNSUPPORTED) {
+        sl_check_add(r, SL_CHECK_SKIP, "cuda", "the plugin has no CUDA path: %s", sl_last_error());
+        return;
+    }
+    if (st) {
+        sl_check_add(r, SL_CHECK_FAIL, "cuda", "CUDA compute: %s", sl_last_error());
+        return;
+    }
+    double d = pg_diff(&res, cpu_res);
+    pg->result_free(&res);
+    sl_check_add(r, d <= PG_TOL ? SL_CHECK_PASS : SL_CHECK_FAIL, "cuda", "%d light curves, "
+                 "fp64: max relative difference CPU vs CUDA %.3g (bound %g)", PG_OBJ, d, PG_TOL);
+}
+
+static void pg_data_checks(sl_check_report *r, const sl_periodogram *pg, const sl_ls_options *o,
+                           const sl_check_options *opt)
+{
+    pg_fixture fx;
+    sl_backend cpu;
+    sl_ls_result res[2];
+    if (pg_make(sl_check_seed(opt), &fx) || sl_backend_open("cpu", &cpu)) {
+        sl_check_add(r, SL_CHECK_FAIL, "compute", "setup: %s", sl_last_error());
+        pg_free(&fx);
+        return;
+    }
+    if (pg->compute(&cpu, &fx.d, o, &res[0])) {
+        sl_check_add(r, SL_CHECK_FAIL, "compute", "%d light curves: %s", PG_OBJ, sl_last_error());
+        pg_free(&fx);
+        return;
+    }
+    if (pg->compute(&cpu, &fx.d, o, &res[1]) == SL_OK) {
+        int same = 1;
+        for (int64_t i = 0; i < PG_OBJ; i++)
+            same &= pg_same(&res[0], i, &res[1], i);
+        sl_check_add(r, same ? SL_CHECK_PASS : SL_CHECK_FAIL, "repeat",
+                     same ? "the same batch twice: bit-identical"
+                          : "the same batch twice gave different results");
+        pg->result_free(&res[1]);
+    } else
+        sl_check_add(r, SL_CHECK_FAIL, "repeat", "second call: %s", sl_last_error());
+    pg_batch_vs_single(r, pg, &cpu, &fx, o, &res[0]);
+    pg_refusals(r, pg, &cpu, &fx, o);
+    pg_cuda(r, pg, &fx, o, &res[0], opt);
+    pg->result_free(&res[0]);
+    pg_free(&fx);
+}
+
+sl_status sl_check_periodogram(const sl_periodogram *pg, const sl_check_options *o,
+                               sl_check_report *r)
+{
+    sl_check_begin(r, SL_KIND_PERIODOGRAM, pg ? pg->name : NULL);
+    if (!pg)
+        return sl_fail(SL_ERR_ARG, "check periodogram: no table");
+    sl_check_schema(r, "options", pg->options, pg->n_options);
+    if (!pg->configure || !pg->compute || !pg->result_free) {
+        sl_check_add(r, SL_CHECK_FAIL, "entries", "configure, compute and result_free are "
+                     "required");
+        return SL_OK;
+    }
+    sl_param_values pv;
+    sl_ls_options opt;
+    sl_ls_options_default(&opt);
+    if (sl_check_valid_values(pg->options, pg->n_options, &pv) || pg->configure(&pv, &opt)) {
+        sl_check_add(r, SL_CHECK_FAIL, "configure", "defaults refused: %s", sl_last_error());
+        return SL_OK;
+    }
+    sl_check_add(r, SL_CHECK_PASS, "configure", "defaults accepted");
+    opt.full = 1; /* compare every power, not only the best */
+    pg_data_checks(r, pg, &opt, o);
+    return SL_OK;
+}

@@ -1,0 +1,636 @@
+/* The conformance checks of integrators and forces: the stated order on an
+ * eccentric Kepler orbit, reproducibility, unrolled against runtime-N
+ * kernels, CPU against CUDA, and acceleration = -grad(potential) / m. */
+#include "conformance_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "starling/kepler.h"
+#include "starling/rng.h"
+#include "starling/run.h"
+
+/* The Kepler problem: bodies of mass 1 and 0.1, a = 1, e = 0.5, in a
+ * tilted plane, started off pericentre; after whole orbits the relative
+ * position is back where it started. */
+enum { KEP_ORBITS = 2 };
+static const double KEP_M0 = 1.0, KEP_M1 = 0.1, KEP_E = 0.5, KEP_MEAN0 = 1.1;
+static const int kep_steps[] = {32, 64, 128, 256, 512, 1024, 2048}; /* per orbit */
+enum { KEP_NSTEP = sizeof kep_steps / sizeof kep_steps[0] };
+/* Errors used for the fit: below the top the step is in the asymptotic
+ * range, above the floor rounding does not dominate. */
+static const double KEP_ERR_MAX = 1e-2, KEP_ERR_MIN = 1e-10, ORDER_TOL = 0.3;
+static const double KEP_ERR_COARSE = 0.5;
+/* CPU against CUDA: the GPU contracts to FMA, so results differ by
+ * rounding (the bound of tests/test_gpu_agreement.c). Unrolled against
+ * runtime-N loops: the same arithmetic in another loop shape. */
+static const double CUDA_TOL = 1e-10, FALLBACK_TOL = 1e-12;
+
+static double kep_period(void)
+{
+    return 2.0 * SL_KEPLER_PI / sqrt(KEP_M0 + KEP_M1);
+}
+
+/* Relative position and velocity at time 0 (a = 1). */
+static void kep_initial(double r[3], double v[3])
+{
+    const double mu = KEP_M0 + KEP_M1, e = KEP_E, b = sqrt(1.0 - e * e), n = sqrt(mu);
+    double E = sl_kepler_markley(KEP_MEAN0, e), s = sin(E), c = cos(E), d = 1.0 - e * c;
+    double p[3] = {c - e, b * s, 0.0}, q[3] = {-n * s / d, n * b * c / d, 0.0};
+    /* argument of pericentre 0.3, inclination 0.4, node 0.9 */
+    const double w = 0.3, inc = 0.4, node = 0.9;
+    double cw = cos(w), sw = sin(w), ci = cos(inc), si = sin(inc), cn = cos(node), sn = sin(node);
+    double R[3][3] = {{cn * cw - sn * sw * ci, -cn * sw - sn * cw * ci, sn * si},
+                      {sn * cw + cn * sw * ci, -sn * sw + cn * cw * ci, -cn * si},
+                      {sw * si, cw * si, ci}};
+    for (int i = 0; i < 3; i++) {
+        r[i] = R[i][0] * p[0] + R[i][1] * p[1] + R[i][2] * p[2];
+        v[i] = R[i][0] * q[0] + R[i][1] * q[1] + R[i][2] * q[2];
+    }
+}
+
+static sl_status kep_ensemble(sl_ensemble **out)
+{
+    double r[3], v[3], x0[3], v0[3], x1[3], v1[3], M = KEP_M0 + KEP_M1;
+    kep_initial(r, v);
+    for (int i = 0; i < 3; i++) {
+        x0[i] = -KEP_M1 / M * r[i], v0[i] = -KEP_M1 / M * v[i];
+        x1[i] = KEP_M0 / M * r[i], v1[i] = KEP_M0 / M * v[i];
+    }
+    sl_status st = sl_ensemble_create(1, 2, out);
+    if (!st)
+        st = sl_ensemble_set_body(*out, 0, 0, KEP_M0, x0, v0);
+    if (!st)
+        st = sl_ensemble_set_body(*out, 0, 1, KEP_M1, x1, v1);
+    return st;
+}
+
+/* A run configuration for (p, f) with step dt: every key at its default,
+ * required keys at a valid value, dt set. */
+static sl_status make_config(const sl_propagator *p, const sl_force *f, double dt, double t_end,
+                             sl_run_config *c)
+{
+    sl_param_values pv;
+    sl_run_config_init(c);
+    c->prop = p;
+    c->force = f;
+    c->t_end = t_end;
+    sl_status st = sl_check_valid_values(p->params, p->n_params, &pv);
+    int has_dt = sl_params_find(p->params, p->n_params, "dt") != NULL;
+    if (!st && has_dt)
+        st = sl_params_set(&pv, "dt", dt);
+    if (!st && p->pack)
+        st = p->pack(&pv, c->pp);
+    if (st)
+        return sl_fail_context(st, "integrator '%s'", p->name);
+    if (!has_dt)
+        c->pp[0] = dt; /* the step the core reads */
+    st = sl_check_valid_values(f->params, f->n_params, &pv);
+    if (!st && f->pack)
+        st = f->pack(&pv, c->fp);
+    return st ? sl_fail_context(st, "force '%s'", f->name) : SL_OK;
+}
+
+/* Integrates a copy of e and returns it (NULL on failure, message set). */
+static sl_ensemble *run_copy(const sl_backend *be, const sl_ensemble *e, const sl_run_config *c)
+{
+    sl_ensemble *w;
+    if (sl_ensemble_clone(e, &w))
+        return NULL;
+    sl_run_result res;
+    if (sl_integrate(be, w, c, &res)) {
+        sl_ensemble_destroy(w);
+        return NULL;
+    }
+    sl_run_result_free(&res);
+    return w;
+}
+
+static double kep_error(const sl_ensemble *start, const sl_ensemble *end)
+{
+    double m, x0[3], x1[3], v[3], err = 0;
+    double r0[3], r1[3];
+    sl_ensemble_get_body(start, 0, 0, &m, x0, v);
+    sl_ensemble_get_body(start, 0, 1, &m, x1, v);
+    for (int i = 0; i < 3; i++)
+        r0[i] = x1[i] - x0[i];
+    sl_ensemble_get_body(end, 0, 0, &m, x0, v);
+    sl_ensemble_get_body(end, 0, 1, &m, x1, v);
+    for (int i = 0; i < 3; i++) {
+        r1[i] = x1[i] - x0[i];
+        err += (r1[i] - r0[i]) * (r1[i] - r0[i]);
+    }
+    return end->status[0] == SL_SYS_ACTIVE ? sqrt(err) : INFINITY;
+}
+
+/* Least-squares slope of log(err) against log(dt) over the finest (up to
+ * 4) step sizes whose errors lie in [KEP_ERR_MIN, top]. */
+static int fit_window(const double *err, double top, double *order, int *lo, int *hi)
+{
+    int idx[KEP_NSTEP], n = 0;
+    for (int k = KEP_NSTEP - 1; k >= 0 && n < 4; k--)
+        if (err[k] >= KEP_ERR_MIN && err[k] <= top)
+            idx[n++] = k;
+    if (n < 3)
+        return 0;
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (int i = 0; i < n; i++) {
+        double x = -log((double)kep_steps[idx[i]]), y = log(err[idx[i]]);
+        sx += x, sy += y, sxx += x * x, sxy += x * y;
+    }
+    *order = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+    *lo = idx[n - 1], *hi = idx[0];
+    return 1;
+}
+
+/* The asymptotic window first; a low-order method may never enter it, so
+ * then any error below the orbit's size (the measure still tells 1 from 4). */
+static int fit_order(const double *err, double *order, int *lo, int *hi, int *coarse)
+{
+    *coarse = 0;
+    if (fit_window(err, KEP_ERR_MAX, order, lo, hi))
+        return 1;
+    *coarse = 1;
+    return fit_window(err, KEP_ERR_COARSE, order, lo, hi);
+}
+
+void sl_check_order(sl_check_report *r, const sl_propagator *p, const sl_force *f,
+                    const char *name)
+{
+    if (p->adaptive) {
+        sl_check_add(r, SL_CHECK_SKIP, name, "adaptive step: a fixed-step order does not apply");
+        return;
+    }
+    sl_backend be;
+    sl_ensemble *e = NULL;
+    double err[KEP_NSTEP], P = kep_period();
+    sl_status st = sl_backend_open("cpu", &be);
+    if (!st)
+        st = kep_ensemble(&e);
+    for (int k = 0; k < KEP_NSTEP && !st; k++) {
+        sl_run_config c;
+        st = make_config(p, f, P / kep_steps[k], KEP_ORBITS * P, &c);
+        sl_ensemble *w = st ? NULL : run_copy(&be, e, &c);
+        if (!w)
+            st = SL_ERR_INTERNAL;
+        else
+            err[k] = kep_error(e, w);
+        sl_ensemble_destroy(w);
+    }
+    sl_ensemble_destroy(e);
+    if (st) {
+        sl_check_add(r, SL_CHECK_FAIL, name, "Kepler run: %s", sl_last_error());
+        return;
+    }
+    double order;
+    int lo, hi, coarse;
+    if (!fit_order(err, &order, &lo, &hi, &coarse)) {
+        sl_check_add(r, SL_CHECK_FAIL, name, "cannot measure: fewer than 3 errors in [%g, %g] "
+                     "(%.2g at %d steps per orbit .. %.2g at %d); stated order %d", KEP_ERR_MIN,
+                     KEP_ERR_COARSE, err[0], kep_steps[0], err[KEP_NSTEP - 1],
+                     kep_steps[KEP_NSTEP - 1], p->order);
+        return;
+    }
+    int ok = fabs(order - p->order) <= ORDER_TOL;
+    sl_check_add(r, ok ? SL_CHECK_PASS : SL_CHECK_FAIL, name,
+                 "Kepler e = %.1f: measured order %.2f vs stated %d (+-%.1f); error %.2g -> %.2g "
+                 "at %d..%d steps per orbit%s", KEP_E, order, p->order, ORDER_TOL, err[lo],
+                 err[hi], kep_steps[lo], kep_steps[hi], coarse ? " (errors above 1e-2)" : "");
+}
+
+/* ---- reproducibility and agreement on 3-body ensembles -------------------------- */
+
+enum { ENS_SYS = 40 }; /* more than one chunk of lanes */
+static const double ENS_DT = 0.01, ENS_T_END = 5.0;
+
+static sl_status three_body(uint64_t seed, sl_ensemble **out)
+{
+    sl_test_system_spec sp = {.n_planets = 2, .planet_mass = 1e-3, .a1 = 1.0, .spacing = 0.6,
+                              .perturb = 0.05, .random_phase = 1, .seed = seed};
+    return sl_ensemble_test_systems(&sp, ENS_SYS, out);
+}
+
+/* Index of the first system whose state or bookkeeping differs bitwise, or -1. */
+static int64_t first_difference(const sl_ensemble *a, const sl_ensemble *b)
+{
+    size_t n = sl_state_len(a->n_sys, a->n_body);
+    for (int64_t s = 0; s < a->n_sys; s++) {
+        if (a->status[s] != b->status[s] || a->steps[s] != b->steps[s] ||
+            memcmp(&a->time[s], &b->time[s], sizeof(double)))
+            return s;
+        for (int bd = 0; bd < a->n_body; bd++)
+            for (int fl = 0; fl < SL_NFIELD; fl++) {
+                size_t i = sl_state_index(s, a->n_body, bd, fl);
+                if (i < n && memcmp(&a->state[i], &b->state[i], sizeof(double)))
+                    return s;
+            }
+    }
+    return -1;
+}
+
+/* Largest difference of positions (velocities), relative to the system's
+ * largest position (velocity); +inf when statuses or step counts differ. */
+static double max_rel_diff(const sl_ensemble *a, const sl_ensemble *b)
+{
+    double worst = 0;
+    for (int64_t s = 0; s < a->n_sys; s++) {
+        if (a->status[s] != b->status[s] || a->steps[s] != b->steps[s])
+            return INFINITY;
+        for (int f0 = SL_X; f0 <= SL_VX; f0 += 3) {
+            double scale = 0, d = 0;
+            for (int bd = 0; bd < a->n_body; bd++)
+                for (int k = 0; k < 3; k++) {
+                    double x = sl_ensemble_get(a, s, bd, f0 + k), y = sl_ensemble_get(b, s, bd, f0 + k);
+                    scale = fmax(scale, fmax(fabs(x), fabs(y)));
+                    d = fmax(d, fabs(x - y));
+                }
+            double rel = scale > 0 ? d / scale : d;
+            worst = isnan(rel) ? INFINITY : fmax(worst, rel);
+        }
+    }
+    return worst;
+}
+
+static void check_repeat(sl_check_report *r, const sl_propagator *p, const sl_force *f,
+                         const sl_ensemble *e, const char *name)
+{
+    static const int64_t per_launch[] = {0, 0, 1, 7};
+    sl_backend be;
+    sl_ensemble *out[4] = {NULL};
+    sl_status st = sl_backend_open("cpu", &be);
+    for (int k = 0; k < 4 && !st; k++) {
+        sl_run_config c;
+        st = make_config(p, f, ENS_DT, ENS_T_END, &c);
+        c.steps_per_launch = per_launch[k];
+        if (!st && !(out[k] = run_copy(&be, e, &c)))
+            st = SL_ERR_INTERNAL;
+    }
+    if (st)
+        sl_check_add(r, SL_CHECK_FAIL, name, "run: %s", sl_last_error());
+    for (int k = 1; k < 4 && !st; k++) {
+        int64_t s = first_difference(out[0], out[k]);
+        if (s >= 0) {
+            sl_check_add(r, SL_CHECK_FAIL, name, "system %lld differs between two runs (steps "
+                         "per launch default vs %lld)", (long long)s + 1,
+                         (long long)per_launch[k]);
+            st = SL_ERR_NUMERIC;
+        }
+    }
+    if (!st)
+        sl_check_add(r, SL_CHECK_PASS, name, "%d 3-body systems x %.0f steps: bit-identical on "
+                     "repeat and with 1, 7 and default steps per launch", ENS_SYS,
+                     ENS_T_END / ENS_DT);
+    for (int k = 0; k < 4; k++)
+        sl_ensemble_destroy(out[k]);
+}
+
+/* p with only the runtime-N kernels of force f (a copy the caller frees). */
+static sl_propagator *fallback_only(const sl_propagator *p, const char *force)
+{
+    sl_propagator *q = malloc(sizeof *q + p->n_kernels * sizeof(sl_kernel_entry));
+    if (!q)
+        return NULL;
+    *q = *p;
+    sl_kernel_entry *k = (sl_kernel_entry *)(q + 1);
+    q->kernels = k;
+    q->n_kernels = 0;
+    for (size_t i = 0; i < p->n_kernels; i++)
+        if (p->kernels[i].n_body == 0 && strcmp(p->kernels[i].force, force) == 0)
+            k[q->n_kernels++] = p->kernels[i];
+    return q;
+}
+
+/* Runs (p, f) on e with both tables and backends given; returns the
+ * largest relative difference, or NaN with the message set. */
+static double compare_runs(const sl_backend *be_a, const sl_propagator *pa, const sl_backend *be_b,
+                           const sl_propagator *pb, const sl_force *f, const sl_ensemble *e,
+                           double dt, double t_end)
+{
+    sl_run_config ca, cb;
+    if (make_config(pa, f, dt, t_end, &ca) || make_config(pb, f, dt, t_end, &cb))
+        return NAN;
+    sl_ensemble *a = run_copy(be_a, e, &ca), *b = a ? run_copy(be_b, e, &cb) : NULL;
+    double d = a && b ? max_rel_diff(a, b) : NAN;
+    sl_ensemble_destroy(a);
+    sl_ensemble_destroy(b);
+    return d;
+}
+
+static void check_fallback(sl_check_report *r, const sl_propagator *p, const sl_force *f,
+                           const sl_ensemble *e, const char *name)
+{
+    const sl_kernel_entry *k = sl_propagator_kernel(p, f->name, e->n_body);
+    sl_propagator *q = fallback_only(p, f->name);
+    sl_backend be;
+    if (!q || sl_backend_open("cpu", &be)) {
+        free(q);
+        sl_check_add(r, SL_CHECK_FAIL, name, "setup: %s", q ? sl_last_error() : "out of memory");
+        return;
+    }
+    if (!k || k->n_body != e->n_body || q->n_kernels == 0) {
+        sl_check_add(r, SL_CHECK_SKIP, name, "needs both an N = %d specialisation (%s) and a "
+                     "runtime-N kernel (%s)", e->n_body, k && k->n_body ? "yes" : "no",
+                     q->n_kernels ? "yes" : "no");
+        free(q);
+        return;
+    }
+    double d = compare_runs(&be, p, &be, q, f, e, ENS_DT, ENS_T_END);
+    free(q);
+    if (isnan(d))
+        sl_check_add(r, SL_CHECK_FAIL, name, "run: %s", sl_last_error());
+    else
+        sl_check_add(r, d <= FALLBACK_TOL ? SL_CHECK_PASS : SL_CHECK_FAIL, name,
+                     "N = %d unrolled vs runtime-N, %d systems: max relative difference %.3g "
+                     "(bound %g)", e->n_body, ENS_SYS, d, FALLBACK_TOL);
+}
+
+static void check_cuda(sl_check_report *r, const sl_propagator *p, const sl_force *f,
+                       const sl_ensemble *e, const sl_check_options *o, const char *name)
+{
+    const sl_kernel_entry *k = sl_propagator_kernel(p, f->name, e->n_body);
+    if (!k || !k->cuda) {
+        sl_check_add(r, SL_CHECK_SKIP, name, "the plugin has no CUDA kernel for '%s' (built "
+                     "without CUDA)", f->name);
+        return;
+    }
+    sl_backend cpu, gpu;
+    sl_check_result why_res;
+    char why[160];
+    if (!sl_check_cuda_backend(o, &gpu, &why_res, why, sizeof why)) {
+        sl_check_add(r, why_res, name, "%s", why);
+        return;
+    }
+    sl_ensemble *kep = NULL;
+    sl_propagator *q = fallback_only(p, f->name);
+    double worst = NAN;
+    if (q && !sl_backend_open("cpu", &cpu) && !kep_ensemble(&kep)) {
+        double d1 = compare_runs(&cpu, p, &gpu, p, f, e, ENS_DT, ENS_T_END);
+        double d2 = q->n_kernels ? compare_runs(&cpu, q, &gpu, q, f, e, ENS_DT, ENS_T_END) : 0;
+        double d3 = compare_runs(&cpu, p, &gpu, p, f, kep, kep_period() / 256, kep_period());
+        worst = isnan(d1) || isnan(d2) || isnan(d3) ? NAN : fmax(d1, fmax(d2, d3));
+    }
+    free(q);
+    sl_ensemble_destroy(kep);
+    if (isnan(worst))
+        sl_check_add(r, SL_CHECK_FAIL, name, "run: %s", sl_last_error());
+    else
+        sl_check_add(r, worst <= CUDA_TOL ? SL_CHECK_PASS : SL_CHECK_FAIL, name,
+                     "CPU vs CUDA (3-body unrolled and runtime-N, Kepler): max relative "
+                     "difference %.3g (bound %g)", worst, CUDA_TOL);
+}
+
+/* ---- integrator checks --------------------------------------------------------- */
+
+static void check_dt_refused(sl_check_report *r, const sl_propagator *p)
+{
+    static const double bad[] = {0.0, -0.01, NAN};
+    if (!sl_params_find(p->params, p->n_params, "dt")) {
+        sl_check_add(r, SL_CHECK_SKIP, "params/dt", "no key 'dt'");
+        return;
+    }
+    for (int k = 0; k < 3; k++) {
+        sl_param_values pv;
+        sl_params_init(&pv, p->params, p->n_params);
+        sl_clear_error();
+        if (sl_params_set(&pv, "dt", bad[k]) == SL_OK || !sl_check_names_key("dt")) {
+            sl_check_add(r, SL_CHECK_FAIL, "params/dt", "dt = %g %s", bad[k],
+                         sl_last_error()[0] ? "refused without naming 'dt'" : "accepted");
+            return;
+        }
+    }
+    sl_check_add(r, SL_CHECK_PASS, "params/dt", "dt = 0, -0.01 and NaN refused naming 'dt'");
+}
+
+static void check_pack(sl_check_report *r, const sl_propagator *p)
+{
+    sl_param_values pv;
+    double pp[SL_PROP_PARAMS_MAX];
+    const double dt = 0.01;
+    if (!p->pack) {
+        sl_check_add(r, SL_CHECK_FAIL, "pack", "the table has no pack entry");
+        return;
+    }
+    sl_status st = sl_check_valid_values(p->params, p->n_params, &pv);
+    if (!st && sl_params_find(p->params, p->n_params, "dt"))
+        st = sl_params_set(&pv, "dt", dt);
+    if (!st)
+        st = p->pack(&pv, pp);
+    if (st) {
+        sl_check_add(r, SL_CHECK_FAIL, "pack", "valid values refused: %s", sl_last_error());
+        return;
+    }
+    for (int i = 0; i < SL_PROP_PARAMS_MAX; i++)
+        if (!isfinite(pp[i])) {
+            sl_check_add(r, SL_CHECK_FAIL, "pack", "pp[%d] = %g is not finite", i, pp[i]);
+            return;
+        }
+    int has_dt = sl_params_find(p->params, p->n_params, "dt") != NULL;
+    sl_check_add(r, !has_dt || pp[0] == dt ? SL_CHECK_PASS : SL_CHECK_FAIL, "pack",
+                 has_dt ? "pp finite; pp[0] = %g for dt = %g (the core reads the step there)"
+                        : "pp finite (pp[0] = %g; dt %g set by the suite)", pp[0], dt);
+}
+
+static void check_kernel_table(sl_check_report *r, const sl_propagator *p)
+{
+    if (!p->kernels || p->n_kernels == 0) {
+        sl_check_add(r, SL_CHECK_FAIL, "kernels", "the table lists no kernels");
+        return;
+    }
+    size_t n_cuda = 0, n_any = 0;
+    for (size_t i = 0; i < p->n_kernels; i++) {
+        const sl_kernel_entry *k = &p->kernels[i];
+        if (!k->force || !*k->force || !k->cpu || k->n_body < 0 || k->n_body > SL_NBODY_MAX) {
+            sl_check_add(r, SL_CHECK_FAIL, "kernels", "entry %zu: force %s, N = %d, cpu %s: "
+                         "expected a force name, N in 0..%d and a CPU entry", i + 1,
+                         k->force ? k->force : "(null)", k->n_body, k->cpu ? "set" : "NULL",
+                         SL_NBODY_MAX);
+            return;
+        }
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(p->kernels[j].force, k->force) && p->kernels[j].n_body == k->n_body) {
+                sl_check_add(r, SL_CHECK_FAIL, "kernels", "(%s, N = %d) listed twice", k->force,
+                             k->n_body);
+                return;
+            }
+        n_cuda += k->cuda != NULL;
+        n_any += k->n_body == 0;
+    }
+    sl_check_add(r, SL_CHECK_PASS, "kernels", "%zu entries well formed (%zu runtime-N, %zu with "
+                 "CUDA)", p->n_kernels, n_any, n_cuda);
+}
+
+/* Every check that needs a force, for one force of the kernel table. */
+static void check_with_force(sl_check_report *r, const sl_propagator *p, const char *force,
+                             const sl_check_options *o)
+{
+    char name[SL_CHECK_NAME_MAX];
+    const sl_force *f = o && o->reg ? sl_registry_find(o->reg, SL_KIND_FORCE, force) : NULL;
+    if (!f) {
+        snprintf(name, sizeof name, "with/%s", force);
+        sl_check_add(r, SL_CHECK_SKIP, name, "force '%s' is not loaded (put its plugin on the "
+                     "plugin path)", force);
+        return;
+    }
+    snprintf(name, sizeof name, "order/%s", force);
+    sl_check_order(r, p, f, name);
+    sl_ensemble *e;
+    if (three_body(sl_check_seed(o), &e)) {
+        sl_check_add(r, SL_CHECK_FAIL, "setup", "%s", sl_last_error());
+        return;
+    }
+    snprintf(name, sizeof name, "repeat/%s", force);
+    check_repeat(r, p, f, e, name);
+    snprintf(name, sizeof name, "unrolled_vs_runtime_n/%s", force);
+    check_fallback(r, p, f, e, name);
+    snprintf(name, sizeof name, "cuda/%s", force);
+    check_cuda(r, p, f, e, o, name);
+    sl_ensemble_destroy(e);
+}
+
+sl_status sl_check_propagator(const sl_propagator *p, const sl_check_options *o,
+                              sl_check_report *r)
+{
+    sl_check_begin(r, SL_KIND_PROPAGATOR, p ? p->name : NULL);
+    if (!p)
+        return sl_fail(SL_ERR_ARG, "check integrator: no table");
+    sl_check_schema(r, "params", p->params, p->n_params);
+    check_dt_refused(r, p);
+    check_pack(r, p);
+    check_kernel_table(r, p);
+    for (size_t i = 0; i < p->n_kernels && p->kernels; i++) {
+        const char *force = p->kernels[i].force;
+        int seen = !force;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = !strcmp(p->kernels[j].force, force);
+        if (!seen)
+            check_with_force(r, p, force, o);
+    }
+    return SL_OK;
+}
+
+/* ---- force checks --------------------------------------------------------------- */
+
+enum { GRAD_N = 4 };
+static const double GRAD_H = 1e-5, GRAD_TOL = 1e-6;
+
+/* Random bodies in the unit cube, no two closer than 0.3; masses 0.5..1.5. */
+static void random_bodies(uint64_t seed, double *x, double *m)
+{
+    sl_rng g;
+    sl_rng_init(&g, seed, 9);
+    for (int i = 0; i < GRAD_N; i++) {
+        int close;
+        do {
+            for (int c = 0; c < 3; c++)
+                x[3 * i + c] = 2.0 * sl_rng_uniform(&g) - 1.0;
+            close = 0;
+            for (int k = 0; k < i; k++) {
+                double d2 = 0;
+                for (int c = 0; c < 3; c++)
+                    d2 += (x[3 * i + c] - x[3 * k + c]) * (x[3 * i + c] - x[3 * k + c]);
+                close |= d2 < 0.09;
+            }
+        } while (close);
+        m[i] = 0.5 + sl_rng_uniform(&g);
+    }
+}
+
+static void check_gradient(sl_check_report *r, const sl_force *f, const double *fp, uint64_t seed)
+{
+    double x[3 * GRAD_N], m[GRAD_N], a[3 * GRAD_N], amax = 0, dmax = 0;
+    random_bodies(seed, x, m);
+    f->acc(GRAD_N, x, m, fp, a);
+    for (int k = 0; k < 3 * GRAD_N; k++) {
+        double keep = x[k];
+        x[k] = keep + GRAD_H;
+        double up = f->potential(GRAD_N, x, m, fp);
+        x[k] = keep - GRAD_H;
+        double down = f->potential(GRAD_N, x, m, fp);
+        x[k] = keep;
+        double fd = -(up - down) / (2.0 * GRAD_H) / m[k / 3];
+        amax = fmax(amax, fabs(a[k]));
+        dmax = isnan(fd - a[k]) ? INFINITY : fmax(dmax, fabs(fd - a[k]));
+    }
+    double rel = amax > 0 ? dmax / amax : dmax;
+    sl_check_add(r, rel <= GRAD_TOL ? SL_CHECK_PASS : SL_CHECK_FAIL, "gradient",
+                 "%d random bodies: |acc + grad(U)/m| / max|acc| = %.3g (bound %g, central "
+                 "differences h = %g)", GRAD_N, rel, GRAD_TOL, GRAD_H);
+}
+
+static void check_force_repeat(sl_check_report *r, const sl_force *f, const double *fp,
+                               uint64_t seed)
+{
+    double x[3 * GRAD_N], m[GRAD_N], a1[3 * GRAD_N], a2[3 * GRAD_N];
+    random_bodies(seed, x, m);
+    f->acc(GRAD_N, x, m, fp, a1);
+    f->acc(GRAD_N, x, m, fp, a2);
+    double u1 = f->potential(GRAD_N, x, m, fp), u2 = f->potential(GRAD_N, x, m, fp);
+    int same = !memcmp(a1, a2, sizeof a1) && !memcmp(&u1, &u2, sizeof u1);
+    sl_check_add(r, same ? SL_CHECK_PASS : SL_CHECK_FAIL, "repeat",
+                 same ? "acc and potential bit-identical on the same input"
+                      : "acc or potential differ between two calls on the same input");
+}
+
+static int force_pack(sl_check_report *r, const sl_force *f, double *fp)
+{
+    sl_param_values pv;
+    memset(fp, 0, SL_FORCE_PARAMS_MAX * sizeof *fp);
+    sl_status st = sl_check_valid_values(f->params, f->n_params, &pv);
+    if (!st && f->pack)
+        st = f->pack(&pv, fp);
+    if (st || !f->pack) {
+        sl_check_add(r, SL_CHECK_FAIL, "pack", "%s", f->pack ? sl_last_error()
+                                                             : "the table has no pack entry");
+        return 0;
+    }
+    for (int i = 0; i < SL_FORCE_PARAMS_MAX; i++)
+        if (!isfinite(fp[i])) {
+            sl_check_add(r, SL_CHECK_FAIL, "pack", "fp[%d] = %g is not finite", i, fp[i]);
+            return 0;
+        }
+    sl_check_add(r, SL_CHECK_PASS, "pack", "defaults packed, all finite");
+    return 1;
+}
+
+/* The force's kernels live in the integrators built for it: the order
+ * check is what reaches its acc and acc_jerk. */
+static void check_integrators(sl_check_report *r, const sl_force *f, const sl_check_options *o)
+{
+    size_t n = 0;
+    for (size_t i = 0; o && o->reg && i < sl_registry_count(o->reg); i++) {
+        const sl_registry_item *it = sl_registry_at(o->reg, i);
+        const sl_propagator *p = it->table;
+        if (it->kind != SL_KIND_PROPAGATOR || !sl_propagator_kernel(p, f->name, 2))
+            continue;
+        char name[SL_CHECK_NAME_MAX];
+        snprintf(name, sizeof name, "order/%s", p->name);
+        sl_check_order(r, p, f, name);
+        n++;
+    }
+    if (n == 0)
+        sl_check_add(r, SL_CHECK_SKIP, "order", "no loaded integrator has kernels for '%s'",
+                     f->name);
+}
+
+sl_status sl_check_force(const sl_force *f, const sl_check_options *o, sl_check_report *r)
+{
+    sl_check_begin(r, SL_KIND_FORCE, f ? f->name : NULL);
+    if (!f)
+        return sl_fail(SL_ERR_ARG, "check force: no table");
+    sl_check_schema(r, "params", f->params, f->n_params);
+    double fp[SL_FORCE_PARAMS_MAX];
+    int packed = force_pack(r, f, fp);
+    if (!f->acc || !f->potential) {
+        sl_check_add(r, SL_CHECK_FAIL, "entries", "acc %s, potential %s: both are required",
+                     f->acc ? "set" : "NULL", f->potential ? "set" : "NULL");
+        return SL_OK;
+    }
+    if (packed) {
+        check_gradient(r, f, fp, sl_check_seed(o));
+        check_force_repeat(r, f, fp, sl_check_seed(o));
+    }
+    check_integrators(r, f, o);
+    return SL_OK;
+}

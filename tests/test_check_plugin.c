@@ -1,0 +1,265 @@
+/* The conformance suite (starling/conformance.h, `starling check-plugin`):
+ * every in-tree plugin passes it, with its key checks run rather than
+ * skipped; plugins that break the physics contract fail it; plugins the
+ * registry refuses are reported with the registry's message. */
+#include "sl_test.h"
+
+#include <dirent.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "slt_files.h"
+
+#define STARLING SL_BUILD_DIR "/bin/starling"
+
+/* A check by name in a result, or NULL. */
+static const sl_check *find_check(const sl_check_plugin_result *res, const char *table,
+                                  const char *name)
+{
+    for (size_t i = 0; i < res->n_reports; i++) {
+        const sl_check_report *r = &res->reports[i];
+        if (table && strcmp(r->table, table) != 0)
+            continue;
+        for (size_t k = 0; k < r->n; k++)
+            if (!strcmp(r->checks[k].name, name))
+                return &r->checks[k];
+    }
+    return NULL;
+}
+
+/* Every failed check, one per line, for assertion messages. */
+static void list_failures(const sl_check_plugin_result *res, char *buf, size_t cap)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < res->n_reports; i++)
+        for (size_t k = 0; k < res->reports[i].n; k++) {
+            const sl_check *c = &res->reports[i].checks[k];
+            if (c->result == SL_CHECK_FAIL && used < cap)
+                used += (size_t)snprintf(buf + used, cap - used, "\n  %s %s: %s",
+                                         res->reports[i].table, c->name, c->detail);
+        }
+}
+
+static void check_file(const char *path, sl_check_plugin_result *res)
+{
+    sl_check_options o;
+    sl_check_options_default(&o);
+    SLT_OK(sl_check_plugin(path, &o, res));
+}
+
+/* Checks `file` from the build's plugin folder: nothing fails, and each
+ * check named "table:check" ran and passed. */
+static void passes(const char *file, size_t n_tables, const char *const *must_pass, size_t n_must)
+{
+    char path[512], fails[4096];
+    snprintf(path, sizeof path, "%s/%s", SLT_PLUGIN_DIR, file);
+    sl_check_plugin_result res;
+    check_file(path, &res);
+    cr_assert_eq(res.n_reports, n_tables, "%s: %zu tables checked, expected %zu", file,
+                 res.n_reports, n_tables);
+    list_failures(&res, fails, sizeof fails);
+    cr_assert_eq(sl_check_plugin_failures(&res), 0, "%s: failed checks:%s", file, fails);
+    for (size_t i = 0; i < n_must; i++) {
+        char table[64];
+        const char *colon = strchr(must_pass[i], ':');
+        cr_assert(colon);
+        snprintf(table, sizeof table, "%.*s", (int)(colon - must_pass[i]), must_pass[i]);
+        const sl_check *c = find_check(&res, table, colon + 1);
+        cr_assert(c, "%s: no check '%s' for '%s'", file, colon + 1, table);
+        cr_assert_eq(c->result, SL_CHECK_PASS, "%s: %s %s is %s: %s", file, table, c->name,
+                     sl_check_result_name(c->result), c->detail);
+    }
+    sl_check_plugin_result_free(&res);
+}
+
+#define MUST(...)                                                                          \
+    (const char *const[]){__VA_ARGS__},                                                    \
+        sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *)
+
+TestSuite(check_plugin, .timeout = 60);
+
+Test(check_plugin, hermite_passes)
+{
+    passes("hermite.so", 1,
+           MUST("hermite:params/schema", "hermite:params/dt", "hermite:pack", "hermite:kernels",
+                "hermite:order/newton", "hermite:repeat/newton",
+                "hermite:unrolled_vs_runtime_n/newton"));
+}
+
+Test(check_plugin, newton_passes)
+{
+    passes("newton.so", 1,
+           MUST("newton:pack", "newton:gradient", "newton:repeat", "newton:order/hermite"));
+}
+
+Test(check_plugin, monitors_pass)
+{
+    passes("monitors.so", 5,
+           MUST("log:configure", "log:params/refuse_bad", "eject:configure", "energy:configure",
+                "close_encounter:params/refuse_bad", "nonfinite:configure"));
+}
+
+Test(check_plugin, kepler_rv_passes)
+{
+    passes("kepler_rv.so", 1,
+           MUST("kepler_rv:options/schema", "kepler_rv:options/refuse_bad", "kepler_rv:prepare",
+                "kepler_rv:prepare/missing_file", "kepler_rv:params", "kepler_rv:repeat",
+                "kepler_rv:batch_vs_single"));
+}
+
+Test(check_plugin, lombscargle_passes)
+{
+    passes("lombscargle.so", 1,
+           MUST("lombscargle:options/schema", "lombscargle:configure", "lombscargle:repeat",
+                "lombscargle:batch_vs_single", "lombscargle:refuse_bad"));
+}
+
+/* Every plugin in the build's folder is checked, not only those above. */
+Test(check_plugin, every_plugin_in_the_folder_passes, .timeout = 120)
+{
+    DIR *d = opendir(SLT_PLUGIN_DIR);
+    cr_assert(d, "cannot open %s", SLT_PLUGIN_DIR);
+    struct dirent *de;
+    int n = 0;
+    while ((de = readdir(d))) {
+        size_t len = strlen(de->d_name);
+        if (len < 4 || strcmp(de->d_name + len - 3, ".so"))
+            continue;
+        char path[512], fails[4096];
+        snprintf(path, sizeof path, "%s/%s", SLT_PLUGIN_DIR, de->d_name);
+        sl_check_plugin_result res;
+        check_file(path, &res);
+        list_failures(&res, fails, sizeof fails);
+        cr_assert_eq(sl_check_plugin_failures(&res), 0, "%s: failed checks:%s", de->d_name,
+                     fails);
+        cr_assert_gt(res.n_reports, 0, "%s: no tables checked", de->d_name);
+        sl_check_plugin_result_free(&res);
+        n++;
+    }
+    closedir(d);
+    cr_assert_geq(n, 5, "only %d plugins in %s", n, SLT_PLUGIN_DIR);
+}
+
+/* ---- the suite can fail ---------------------------------------------------------- */
+
+Test(check_plugin, integrator_below_its_stated_order_fails)
+{
+    sl_check_plugin_result res;
+    check_file(SLT_PHYSICS_DIR "/euler_order4.so", &res);
+    const sl_check *c = find_check(&res, "slt_euler", "order/newton");
+    cr_assert(c, "no order check for slt_euler");
+    cr_assert_eq(c->result, SL_CHECK_FAIL, "order of a first-order method stated as 4: %s: %s",
+                 sl_check_result_name(c->result), c->detail);
+    const char *m = strstr(c->detail, "measured order ");
+    cr_assert(m, "detail: %s", c->detail);
+    double order = strtod(m + strlen("measured order "), NULL);
+    cr_assert(order > 0.7 && order < 1.3, "symplectic Euler measured as order %g: %s", order,
+              c->detail);
+    cr_assert_gt(sl_check_plugin_failures(&res), 0);
+    sl_check_plugin_result_free(&res);
+}
+
+Test(check_plugin, force_that_is_not_the_gradient_fails)
+{
+    sl_check_plugin_result res;
+    check_file(SLT_PHYSICS_DIR "/not_gradient.so", &res);
+    const sl_check *c = find_check(&res, "slt_off_gradient", "gradient");
+    cr_assert(c, "no gradient check");
+    cr_assert_eq(c->result, SL_CHECK_FAIL, "%s: %s", sl_check_result_name(c->result), c->detail);
+    /* its acceleration is Newton's, the potential 1.1 times too deep */
+    cr_assert(strstr(c->detail, "= 0.1 (bound"), "detail: %s", c->detail);
+    sl_check_plugin_result_free(&res);
+}
+
+/* A plugin of another author that keeps the contract passes. */
+Test(check_plugin, foreign_good_monitor_passes)
+{
+    sl_check_plugin_result res;
+    check_file(SLT_BAD_DIR "/good/slt_good.so", &res);
+    cr_assert_eq(res.n_reports, 1);
+    cr_assert_eq(sl_check_plugin_failures(&res), 0);
+    cr_assert_str_eq(res.plugin, "slt_good");
+    sl_check_plugin_result_free(&res);
+}
+
+/* ---- refusals: the registry's message, naming the file ---------------------------- */
+
+static void refused(const char *path, sl_status want, const char *phrase)
+{
+    sl_check_options o;
+    sl_check_options_default(&o);
+    sl_check_plugin_result res;
+    sl_status st = sl_check_plugin(path, &o, &res);
+    cr_assert_eq(st, want, "%s: status %s, expected %s (%s)", path, sl_status_name(st),
+                 sl_status_name(want), sl_last_error());
+    cr_assert(strstr(sl_last_error(), phrase), "%s: message \"%s\" lacks \"%s\"", path,
+              sl_last_error(), phrase);
+    cr_assert_eq(res.n_reports, 0);
+    sl_check_plugin_result_free(&res);
+}
+
+Test(check_plugin, wrong_abi_is_reported)
+{
+    refused(SLT_BAD_DIR "/abi_plugin/abi_plugin.so", SL_ERR_PLUGIN, "ABI version");
+    refused(SLT_BAD_DIR "/abi_plugin/abi_plugin.so", SL_ERR_PLUGIN, "abi_plugin.so");
+}
+
+Test(check_plugin, missing_entry_is_reported)
+{
+    refused(SLT_BAD_DIR "/no_entry/no_entry.so", SL_ERR_PLUGIN, "has no symbol sl_plugin_entry");
+}
+
+Test(check_plugin, missing_file_is_reported)
+{
+    refused("/nonexistent/plugin.so", SL_ERR_IO, "/nonexistent/plugin.so");
+}
+
+/* ---- the executable ----------------------------------------------------------------- */
+
+typedef struct run_out {
+    int status;
+    char *out, *err;
+} run_out;
+
+static run_out run_starling(const char *args)
+{
+    char base[256], cmd[2048], out_path[300], err_path[300];
+    slt_tmpdir(base, sizeof base, "/tmp/sl_test_check");
+    snprintf(out_path, sizeof out_path, "%s/stdout", base);
+    snprintf(err_path, sizeof err_path, "%s/stderr", base);
+    snprintf(cmd, sizeof cmd, "'%s' check-plugin %s >'%s' 2>'%s'", STARLING, args, out_path,
+             err_path);
+    int st = system(cmd);
+    run_out o = {WIFEXITED(st) ? WEXITSTATUS(st) : -1, slt_slurp(out_path), slt_slurp(err_path)};
+    slt_rmtree(base);
+    cr_assert(o.out && o.err, "no output captured for: %s", cmd);
+    return o;
+}
+
+Test(check_plugin, executable_reports_and_sets_the_exit_status, .timeout = 120)
+{
+    run_out o = run_starling("--cpu-only " SLT_PLUGIN_DIR "/hermite.so");
+    cr_assert_eq(o.status, 0, "stdout:\n%s\nstderr:\n%s", o.out, o.err);
+    cr_assert(strstr(o.out, "integrator 'hermite':"), "%s", o.out);
+    cr_assert(strstr(o.out, "PASS  order/newton"), "%s", o.out);
+    cr_assert(strstr(o.out, "measured order 4."), "%s", o.out);
+    cr_assert(strstr(o.out, "SKIP  cuda/newton"), "%s", o.out);
+    cr_assert(strstr(o.out, " 0 failed"), "%s", o.out);
+    free(o.out), free(o.err);
+
+    o = run_starling(SLT_PHYSICS_DIR "/euler_order4.so");
+    cr_assert_eq(o.status, 1, "stdout:\n%s\nstderr:\n%s", o.out, o.err);
+    cr_assert(strstr(o.out, "FAIL  order/newton"), "%s", o.out);
+    free(o.out), free(o.err);
+
+    o = run_starling(SLT_BAD_DIR "/abi_plugin/abi_plugin.so");
+    cr_assert_eq(o.status, 1);
+    cr_assert(strstr(o.err, "ABI version"), "%s", o.err);
+    free(o.out), free(o.err);
+
+    o = run_starling("--bogus x.so");
+    cr_assert_eq(o.status, 2);
+    cr_assert(strstr(o.err, "--bogus"), "%s", o.err);
+    free(o.out), free(o.err);
+}

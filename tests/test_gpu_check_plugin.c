@@ -1,0 +1,49 @@
+/* GPU suite: the conformance suite's CPU-against-CUDA checks on the
+ * in-tree plugins that have CUDA code (hermite with newton, kepler_rv in
+ * double and mixed precision, lombscargle), with a GPU required: each must
+ * run and pass, not skip. Skips when no CUDA device is usable, fails then
+ * if SL_REQUIRE_GPU=1. */
+#include "sl_test.h"
+
+static void cuda_checks_pass(const char *file, const char *const *names, size_t n)
+{
+    SLT_REQUIRE_GPU();
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", SLT_PLUGIN_DIR, file);
+    sl_check_options o;
+    sl_check_options_default(&o);
+    o.cuda = SL_CHECK_CUDA_REQUIRE;
+    sl_check_plugin_result res;
+    SLT_OK(sl_check_plugin(path, &o, &res));
+    for (size_t k = 0; k < n; k++) {
+        const sl_check *c = NULL;
+        for (size_t i = 0; i < res.n_reports && !c; i++)
+            for (size_t j = 0; j < res.reports[i].n; j++)
+                if (!strcmp(res.reports[i].checks[j].name, names[k]))
+                    c = &res.reports[i].checks[j];
+        cr_assert(c, "%s: no check '%s'", file, names[k]);
+        cr_assert_eq(c->result, SL_CHECK_PASS, "%s: %s is %s: %s", file, c->name,
+                     sl_check_result_name(c->result), c->detail);
+        fprintf(stderr, "gpu_check_plugin: %s %s: %s\n", file, c->name, c->detail);
+    }
+    cr_assert_eq(sl_check_plugin_failures(&res), 0, "%s: failed checks", file);
+    sl_check_plugin_result_free(&res);
+}
+
+Test(gpu_check_plugin, hermite, .timeout = 120)
+{
+    static const char *const n[] = {"cuda/newton"};
+    cuda_checks_pass("hermite.so", n, 1);
+}
+
+Test(gpu_check_plugin, kepler_rv, .timeout = 120)
+{
+    static const char *const n[] = {"cuda", "cuda/mixed"};
+    cuda_checks_pass("kepler_rv.so", n, 2);
+}
+
+Test(gpu_check_plugin, lombscargle, .timeout = 120)
+{
+    static const char *const n[] = {"cuda"};
+    cuda_checks_pass("lombscargle.so", n, 1);
+}
