@@ -292,6 +292,7 @@ sl_status sl_check_table(sl_kind kind, const void *table, const sl_check_options
     case SL_KIND_MONITOR: return sl_check_monitor(table, o, r);
     case SL_KIND_LIKELIHOOD: return sl_check_likelihood(table, o, r);
     case SL_KIND_PERIODOGRAM: return sl_check_periodogram(table, o, r);
+    case SL_KIND_KERNELS: return sl_check_kernel_set(table, o, r);
     }
     sl_check_begin(r, kind, NULL);
     return sl_fail(SL_ERR_ARG, "check: unknown table kind %d", (int)kind);

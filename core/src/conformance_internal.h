@@ -38,4 +38,9 @@ uint64_t sl_check_seed(const sl_check_options *o);
 void sl_check_order(sl_check_report *r, const sl_propagator *p, const sl_force *f,
                     const char *name);
 
+/* A copy of p whose kernel table also holds every loaded plugin's kernel
+ * sets for p (what the registry would run); freed by sl_check_pooled_free. */
+sl_propagator *sl_check_pooled(const sl_propagator *p, const sl_check_options *o);
+void sl_check_pooled_free(sl_propagator *c);
+
 #endif

@@ -489,16 +489,71 @@ static void check_with_force(sl_check_report *r, const sl_propagator *p, const c
     sl_ensemble_destroy(e);
 }
 
-sl_status sl_check_propagator(const sl_propagator *p, const sl_check_options *o,
+/* ---- kernels pooled by the registry ------------------------------------------------ */
+
+typedef struct pool {
+    sl_kernel_entry *k;
+    size_t n, cap;
+    const sl_kernel_entry *own;
+    size_t n_own;
+} pool;
+
+static void pool_add(void *ud, const sl_kernel_entry *k, const char *path)
+{
+    (void)path;
+    pool *q = ud;
+    if (k >= q->own && k < q->own + q->n_own)
+        return; /* the table's own entries are in already */
+    if (q->n == q->cap) {
+        size_t cap = q->cap ? 2 * q->cap : 64;
+        sl_kernel_entry *a = realloc(q->k, cap * sizeof *a);
+        if (!a)
+            return;
+        q->k = a, q->cap = cap;
+    }
+    q->k[q->n++] = *k;
+}
+
+sl_propagator *sl_check_pooled(const sl_propagator *p, const sl_check_options *o)
+{
+    pool q = {NULL, 0, 0, NULL, 0};
+    for (size_t i = 0; i < p->n_kernels; i++)
+        pool_add(&q, &p->kernels[i], NULL);
+    q.own = p->kernels, q.n_own = p->n_kernels; /* the registry offers them again: skip */
+    if (o && o->reg)
+        sl_registry_each_kernel(o->reg, p->name, pool_add, &q);
+    sl_propagator *c = malloc(sizeof *c);
+    if (!c) {
+        free(q.k);
+        return NULL;
+    }
+    *c = *p;
+    c->kernels = q.k;
+    c->n_kernels = q.n;
+    return c;
+}
+
+void sl_check_pooled_free(sl_propagator *c)
+{
+    if (c)
+        free((void *)c->kernels);
+    free(c);
+}
+
+sl_status sl_check_propagator(const sl_propagator *p0, const sl_check_options *o,
                               sl_check_report *r)
 {
-    sl_check_begin(r, SL_KIND_PROPAGATOR, p ? p->name : NULL);
-    if (!p)
+    sl_check_begin(r, SL_KIND_PROPAGATOR, p0 ? p0->name : NULL);
+    if (!p0)
         return sl_fail(SL_ERR_ARG, "check integrator: no table");
-    sl_check_schema(r, "params", p->params, p->n_params);
-    check_dt_refused(r, p);
-    check_pack(r, p);
-    check_kernel_table(r, p);
+    sl_check_schema(r, "params", p0->params, p0->n_params);
+    check_dt_refused(r, p0);
+    check_pack(r, p0);
+    check_kernel_table(r, p0);
+    /* the forces it runs with: its own kernels and every plugin's kernel sets */
+    sl_propagator *p = sl_check_pooled(p0, o);
+    if (!p)
+        return sl_fail(SL_ERR_NOMEM, "check integrator: kernels");
     for (size_t i = 0; i < p->n_kernels && p->kernels; i++) {
         const char *force = p->kernels[i].force;
         int seen = !force;
@@ -507,6 +562,7 @@ sl_status sl_check_propagator(const sl_propagator *p, const sl_check_options *o,
         if (!seen)
             check_with_force(r, p, force, o);
     }
+    sl_check_pooled_free(p);
     return SL_OK;
 }
 
@@ -601,13 +657,16 @@ static void check_integrators(sl_check_report *r, const sl_force *f, const sl_ch
     size_t n = 0;
     for (size_t i = 0; o && o->reg && i < sl_registry_count(o->reg); i++) {
         const sl_registry_item *it = sl_registry_at(o->reg, i);
-        const sl_propagator *p = it->table;
-        if (it->kind != SL_KIND_PROPAGATOR || !sl_propagator_kernel(p, f->name, 2))
+        if (it->kind != SL_KIND_PROPAGATOR)
             continue;
-        char name[SL_CHECK_NAME_MAX];
-        snprintf(name, sizeof name, "order/%s", p->name);
-        sl_check_order(r, p, f, name);
-        n++;
+        sl_propagator *p = sl_check_pooled(it->table, o);
+        if (p && sl_propagator_kernel(p, f->name, 2)) {
+            char name[SL_CHECK_NAME_MAX];
+            snprintf(name, sizeof name, "order/%s", p->name);
+            sl_check_order(r, p, f, name);
+            n++;
+        }
+        sl_check_pooled_free(p);
     }
     if (n == 0)
         sl_check_add(r, SL_CHECK_SKIP, "order", "no loaded integrator has kernels for '%s'",
@@ -632,5 +691,34 @@ sl_status sl_check_force(const sl_force *f, const sl_check_options *o, sl_check_
         check_force_repeat(r, f, fp, sl_check_seed(o));
     }
     check_integrators(r, f, o);
+    return SL_OK;
+}
+
+/* ---- kernel sets ---------------------------------------------------------------------- */
+
+/* A kernel set is checked by what it is for: its integrator reaches its
+ * stated order with its force, through these kernels. */
+sl_status sl_check_kernel_set(const sl_kernel_set *k, const sl_check_options *o,
+                              sl_check_report *r)
+{
+    sl_check_begin(r, SL_KIND_KERNELS, k ? k->name : NULL);
+    if (!k)
+        return sl_fail(SL_ERR_ARG, "check kernel set: no table");
+    const sl_propagator *p0 = o && o->reg ? sl_registry_find(o->reg, SL_KIND_PROPAGATOR,
+                                                             k->integrator) : NULL;
+    const sl_force *f = o && o->reg ? sl_registry_find(o->reg, SL_KIND_FORCE, k->force) : NULL;
+    if (!p0 || !f) {
+        sl_check_add(r, SL_CHECK_SKIP, "order", "integrator '%s' or force '%s' is not loaded",
+                     k->integrator, k->force);
+        return SL_OK;
+    }
+    sl_check_add(r, SL_CHECK_PASS, "kernels", "%zu entries for %s", k->n_kernels, k->name);
+    sl_propagator *p = sl_check_pooled(p0, o);
+    if (!p)
+        return sl_fail(SL_ERR_NOMEM, "check kernel set: kernels");
+    char name[SL_CHECK_NAME_MAX];
+    snprintf(name, sizeof name, "order/%s", k->name);
+    sl_check_order(r, p, f, name);
+    sl_check_pooled_free(p);
     return SL_OK;
 }

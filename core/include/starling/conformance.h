@@ -86,6 +86,10 @@ sl_status sl_check_force(const sl_force *f, const sl_check_options *o, sl_check_
 sl_status sl_check_monitor(const sl_monitor *m, const sl_check_options *o, sl_check_report *r);
 sl_status sl_check_likelihood(const sl_likelihood *l, const sl_check_options *o,
                               sl_check_report *r);
+/* A kernel set (SL_KIND_KERNELS): its integrator's order with its force,
+ * through the pooled kernels (needs both loaded in o->reg). */
+sl_status sl_check_kernel_set(const sl_kernel_set *k, const sl_check_options *o,
+                              sl_check_report *r);
 sl_status sl_check_periodogram(const sl_periodogram *p, const sl_check_options *o,
                                sl_check_report *r);
 /* Dispatches on kind. */
