@@ -1065,6 +1065,7 @@ Test(lua, long_run_warns_in_a_pipe, .timeout = 60)
     cr_expect(strstr(o.err, "starling: warning: this run will take about "), "%s", o.err);
     cr_expect(!strstr(o.err, "integrating"), "%s", o.err);
     free_out(&o);
+}
 
 /* ---- dry runs: starling.integrate{dry_run = true} ----------------------------- */
 
