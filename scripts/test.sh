@@ -7,3 +7,4 @@ bash scripts/deps.sh
 bash scripts/build.sh
 cd "${BUILD_DIR:-build}"
 ctest --output-on-failure -j "${JOBS:-$(nproc)}" "$@"
+BUILD_DIR="$PWD" bash "$OLDPWD/scripts/sdk-check.sh" # the installed SDK, out of tree
