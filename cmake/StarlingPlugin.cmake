@@ -99,8 +99,7 @@ function(starling_add_plugin name)
   set_target_properties(${name} PROPERTIES
     PREFIX "" OUTPUT_NAME ${name}
     C_EXTENSIONS ON
-    C_VISIBILITY_PRESET hidden CUDA_VISIBILITY_PRESET hidden
-    STARLING_PLUGIN_HAS_CUDA ${with_cuda})
+    C_VISIBILITY_PRESET hidden CUDA_VISIBILITY_PRESET hidden)
 
   set(out "${P_OUTPUT_DIRECTORY}")
   if(NOT out)
