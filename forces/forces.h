@@ -3,7 +3,7 @@
 #ifndef STARLING_FORCES_H
 #define STARLING_FORCES_H
 
-#include "newton/newton.h"
+#include "starling/forces/newton.h" /* forces/newton/newton.h in the tree */
 
 #define SL_FORCES(X, ...) X(__VA_ARGS__, newton)
 

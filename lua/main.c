@@ -335,7 +335,7 @@ static int print_version(void)
 {
     int devices = sl_cuda_device_count();
     printf("starling %s\n", SL_VERSION);
-    if (SL_HAVE_CUDA)
+    if (SL_CORE_HAS_CUDA)
         printf("CUDA: built in (architectures %s); %d device%s found\n", SL_CUDA_ARCHS, devices,
                devices == 1 ? "" : "s");
     else

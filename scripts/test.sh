@@ -9,6 +9,8 @@ cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 bash scripts/build.sh
 (cd "${BUILD_DIR:-build}" && ctest --output-on-failure -j "${JOBS:-$(nproc)}" "$@")
+# the installed SDK: an out-of-tree plugin built against `cmake --install`
+BUILD_DIR="$(cd "${BUILD_DIR:-build}" && pwd)" bash scripts/sdk-check.sh
 if [ "${SANITIZE:-1}" != 0 ]; then
   bash scripts/sanitize.sh
 fi

@@ -25,7 +25,7 @@ Test(backend, auto_says_what_it_picked)
     SLT_OK(sl_backend_open(NULL, &be2)); /* NULL means auto */
     cr_assert_eq(be.kind, be2.kind);
     cr_assert_str_eq(be.description, be2.description);
-    if (!SL_HAVE_CUDA) {
+    if (!SL_CORE_HAS_CUDA) {
         cr_assert_eq(sl_cuda_built(), 0);
         cr_assert_eq(be.kind, SL_BACKEND_CPU);
         cr_assert(strstr(be.description, "cpu (") == be.description, "%s", be.description);
@@ -45,7 +45,7 @@ Test(backend, auto_says_what_it_picked)
 Test(backend, cuda_without_cuda)
 {
     sl_backend be;
-    if (SL_HAVE_CUDA && sl_cuda_device_count() > 0) {
+    if (SL_CORE_HAS_CUDA && sl_cuda_device_count() > 0) {
         /* a device is here: asking for one that is not must fail clearly */
         int n = sl_cuda_device_count();
         char spec[32];
@@ -61,7 +61,7 @@ Test(backend, cuda_without_cuda)
         cr_assert_eq(st, SL_ERR_NODEVICE, "%s: %s", specs[i], sl_status_name(st));
         cr_assert(strstr(sl_last_error(), specs[i]), "message does not repeat the spec: %s",
                   sl_last_error());
-        if (!SL_HAVE_CUDA)
+        if (!SL_CORE_HAS_CUDA)
             cr_assert(strstr(sl_last_error(), "built without CUDA"), "%s", sl_last_error());
         else
             cr_assert(strstr(sl_last_error(), "no CUDA device"), "%s", sl_last_error());
@@ -88,7 +88,7 @@ Test(backend, bad_specs)
 
 Test(backend, device_memory_helpers_without_cuda)
 {
-    if (SL_HAVE_CUDA)
+    if (SL_CORE_HAS_CUDA)
         cr_skip_test("built with CUDA: the helpers are exercised by the GPU suites");
     void *p = (void *)1;
     cr_assert_eq(sl_dev_alloc(&p, 64, "test buffer"), SL_ERR_NODEVICE);
@@ -106,7 +106,7 @@ Test(backend, device_memory_helpers_without_cuda)
  * sl_integrate rather than run on the CPU by mistake. */
 Test(backend, integrate_refuses_cuda_kind_without_kernels)
 {
-    if (SL_HAVE_CUDA)
+    if (SL_CORE_HAS_CUDA)
         cr_skip_test("built with CUDA: the kernels exist");
     slt_plugins p;
     slt_load(&p);

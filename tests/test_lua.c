@@ -481,7 +481,7 @@ Test(lua, version)
     run_out o = run("--version", NULL);
     cr_expect_eq(o.status, 0);
     expect_all(o.out, NEEDLES("starling " SL_VERSION "\n", "CUDA: ", "Lua 5.4"), "stdout");
-    cr_expect(strstr(o.out, SL_HAVE_CUDA ? "built in" : "not built in"), "%s", o.out);
+    cr_expect(strstr(o.out, SL_CORE_HAS_CUDA ? "built in" : "not built in"), "%s", o.out);
     free_out(&o);
 }
 

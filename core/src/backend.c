@@ -12,7 +12,7 @@
 /* Implemented in backend_cuda.cu when built with CUDA. */
 sl_status sl_cuda_open(int device, sl_backend *out);
 
-int sl_cuda_built(void) { return SL_HAVE_CUDA; }
+int sl_cuda_built(void) { return SL_CORE_HAS_CUDA; }
 
 static void open_cpu(sl_backend *out, const char *why)
 {
@@ -36,7 +36,7 @@ sl_status sl_backend_open(const char *spec, sl_backend *out)
         return SL_OK;
     }
     if (strcmp(spec, "auto") == 0) {
-        if (!SL_HAVE_CUDA) {
+        if (!SL_CORE_HAS_CUDA) {
             open_cpu(out, "auto, starling was built without CUDA");
             return SL_OK;
         }
@@ -56,7 +56,7 @@ sl_status sl_backend_open(const char *spec, sl_backend *out)
                                spec);
             dev = (int)d;
         }
-        if (!SL_HAVE_CUDA)
+        if (!SL_CORE_HAS_CUDA)
             return sl_fail(SL_ERR_NODEVICE,
                            "backend '%s': this starling was built without CUDA "
                            "(configure with -DSL_CUDA=ON)", spec);
@@ -66,7 +66,7 @@ sl_status sl_backend_open(const char *spec, sl_backend *out)
                    spec);
 }
 
-#if !SL_HAVE_CUDA
+#if !SL_CORE_HAS_CUDA
 sl_status sl_cuda_open(int device, sl_backend *out)
 {
     (void)device, (void)out;

@@ -14,7 +14,7 @@
 #include "krv_model.h"
 #include "rv_data.h"
 #include "starling/backend.h"
-#include "starling/version.h" /* SL_HAVE_CUDA */
+#include "starling/version.h" /* SL_HAVE_CUDA (set by starling_add_plugin) */
 
 SL_EXTERN_C_BEGIN
 

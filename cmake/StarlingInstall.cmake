@@ -1,0 +1,48 @@
+# Installing starling as a plugin SDK: the CMake package (find_package(starling
+# CONFIG): target starling::core, the executable starling::starling, the
+# plugin helpers of StarlingPlugin.cmake) and starling.pc. Every path in them
+# is relative to where they lie, so an install prefix can be moved.
+include(CMakePackageConfigHelpers)
+
+set(SL_INSTALL_CMAKEDIR lib/cmake/starling)
+
+# sl_install_hd_header(SOURCE DEST): an SL_HD physics header (a force's or an
+# integrator's) that plugins include as <starling/DEST>. It is installed
+# there, and the build tree's include folder gets a header of that name that
+# includes the source, so code in the tree can use the installed name too.
+function(sl_install_hd_header src dest)
+  get_filename_component(abs ${src} ABSOLUTE)
+  get_filename_component(dir ${dest} DIRECTORY)
+  get_filename_component(file ${dest} NAME)
+  file(CONFIGURE OUTPUT ${CMAKE_BINARY_DIR}/include/starling/${dest}
+       CONTENT "/* Generated: the build tree's <starling/${dest}>. */\n#include \"${abs}\"\n")
+  install(FILES ${abs} DESTINATION include/starling/${dir} RENAME ${file})
+endfunction()
+
+function(sl_install_package)
+  install(EXPORT starlingTargets NAMESPACE starling:: FILE starlingTargets.cmake
+          DESTINATION ${SL_INSTALL_CMAKEDIR})
+  set(SL_PC_CUDA_ARCHS "")
+  if(SL_HAVE_CUDA)
+    set(SL_PC_CUDA_ARCHS "${CMAKE_CUDA_ARCHITECTURES}")
+  endif()
+  configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/starlingConfig.cmake.in
+    ${CMAKE_BINARY_DIR}/cmake/starlingConfig.cmake
+    INSTALL_DESTINATION ${SL_INSTALL_CMAKEDIR})
+  # 0.x: a minor version may change the plugin ABI (plugins also check
+  # SL_ABI_VERSION when loaded).
+  write_basic_package_version_file(${CMAKE_BINARY_DIR}/cmake/starlingConfigVersion.cmake
+    VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+  install(FILES ${CMAKE_BINARY_DIR}/cmake/starlingConfig.cmake
+                ${CMAKE_BINARY_DIR}/cmake/starlingConfigVersion.cmake
+                ${PROJECT_SOURCE_DIR}/cmake/StarlingPlugin.cmake
+          DESTINATION ${SL_INSTALL_CMAKEDIR})
+
+  set(SL_PC_OPENMP "")
+  if(SL_OPENMP)
+    set(SL_PC_OPENMP "${OpenMP_C_FLAGS}")
+  endif()
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/starling.pc.in
+                 ${CMAKE_BINARY_DIR}/cmake/starling.pc @ONLY)
+  install(FILES ${CMAKE_BINARY_DIR}/cmake/starling.pc DESTINATION lib/pkgconfig)
+endfunction()
