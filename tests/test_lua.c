@@ -1077,7 +1077,8 @@ Test(lua, dry_run_refuses_what_a_run_refuses)
     write_text("dry.lua",
                "local starling = require \"starling\"\n"
                "local E = starling.ensemble{ n = 4, planets = 2, seed = 1 }\n"
-               "local Z = starling.ensemble{ systems = { {{m = 1}, {m = 0, x = {1, 0, 0}}} } }\n"
+               "local Z = starling.ensemble{ systems = { {{m = 1, x = {0, 0, 0}, v = {0, 0, 0}},\n"
+               "                                          {m = 0, x = {1, 0, 0}, v = {0, 0, 0}}} } }\n"
                "local bad = {\n"
                "  { ensemble = E, dt = -1, t_end = 10 },\n"
                "  { ensemble = E, dt = 0.1, t_end = 1, dtt = 3 },\n"

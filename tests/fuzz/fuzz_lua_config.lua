@@ -217,8 +217,9 @@ pools.functions = {
 pools.ensembles = {
   starling.ensemble { n = 2, planets = 1, seed = 3 },
   starling.ensemble { n = 3, planets = 2, spacing = { min = 0.1, max = 0.5 } },
-  starling.ensemble { systems = { { { m = 1 }, { m = 0, x = { 1, 0, 0 } } } } }, -- zero energy
-  starling.ensemble { systems = { { { m = 1 } } } },                              -- one body
+  starling.ensemble { systems = { { { m = 1, x = { 0, 0, 0 }, v = { 0, 0, 0 } },
+                                    { m = 0, x = { 1, 0, 0 }, v = { 0, 0, 0 } } } } }, -- zero energy
+  starling.ensemble { systems = { { { m = 1, x = { 0, 0, 0 }, v = { 0, 0, 0 } } } } }, -- one body
   starling.ensemble { n = 1, planets = 20 },
 }
 
