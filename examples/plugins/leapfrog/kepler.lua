@@ -14,7 +14,7 @@ local function kepler_orbit()
   local m = 1e-3
   -- apocentre at r = 1 with 0.9 times the circular speed: e ~ 0.19
   return starling.ensemble{ systems = { {
-    {m = 1},
+    {m = 1, x = {0, 0, 0}, v = {0, 0, 0}},
     {m = m, x = {1, 0, 0}, v = {0, 0.9 * math.sqrt(1 + m), 0}},
   } } }
 end
