@@ -143,7 +143,8 @@ static void expect_refused(fx *x, const char *const *parts)
 {
     for (int way = 0; way < 2; way++) {
         sl_ls_set *s = NULL;
-        sl_status st = way ? x->p.ls->read_fits(x->path, NULL, 0, &s) : x->p.ls->read(x->path, 0, &s);
+        sl_status st = way ? x->p.ls->read_fits(x->path, NULL, 0, &s)
+                           : x->p.ls->read(x->path, 0, &s);
         cr_assert_neq(st, SL_OK, "%s accepted by %s", x->path, way ? "read_fits" : "read");
         cr_assert_null(s);
         const char *e = sl_last_error();
@@ -228,9 +229,9 @@ Test(ls_fits_cards, non_printable_byte_nul)
 Test(ls_fits_cards, keyword_not_left_justified)
 {
     expect_table_card_refused(9, "  TTYPE1= 'TIME'", 0,
-                              (const char *[]){"bad.fits (FITS HDU 2, card 9 at byte 3520): keyword "
-                                               "'  TTYPE1' is not left-justified: expected "
-                                               "[A-Z0-9_-] from column 1", NULL});
+                              (const char *[]){"bad.fits (FITS HDU 2, card 9 at byte 3520): "
+                                               "keyword '  TTYPE1' is not left-justified: "
+                                               "expected [A-Z0-9_-] from column 1", NULL});
 }
 
 Test(ls_fits_cards, keyword_lower_case)
@@ -447,9 +448,9 @@ Test(ls_fits_cards, data_size_beyond_64_bits)
 {
     expect_table_card_refused(4, "NAXIS1  =  9223372036854775807", 0,
                               (const char *[]){"bad.fits (FITS HDU 2): the data unit's size, "
-                                               "|BITPIX|/8 x GCOUNT x (PCOUNT + NAXIS1 x ... x "
-                                               "NAXISn) with BITPIX 8, GCOUNT 1, PCOUNT 0, NAXIS 2, "
-                                               "is beyond 64 bits", NULL});
+                                               "|BITPIX|/8 x GCOUNT x (PCOUNT + NAXIS1 x ... "
+                                               "x NAXISn) with BITPIX 8, GCOUNT 1, PCOUNT 0, "
+                                               "NAXIS 2, is beyond 64 bits", NULL});
 }
 
 /* cfitsio 4.2.0 copies an unquoted TTYPEn value of 70 characters into a
