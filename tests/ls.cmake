@@ -19,3 +19,9 @@ target_link_libraries(test_lombscargle PRIVATE PkgConfig::LS_CFITSIO)
 # built executable.
 sl_add_test(test_lua_ls SOURCES test_lua_ls.c TIMEOUT 120)
 add_dependencies(test_lua_ls starling lombscargle)
+
+# FITS headers checked card by card (fits_cards.c): bad files built card by
+# card, the input that aborted cfitsio, and files cfitsio writes.
+sl_add_test(test_ls_fits SOURCES test_ls_fits.c TIMEOUT 120)
+add_dependencies(test_ls_fits lombscargle)
+target_link_libraries(test_ls_fits PRIVATE PkgConfig::LS_CFITSIO)

@@ -3,7 +3,9 @@
  * names are given or found among common names (case-insensitive, the first
  * name of each list that the table has, so TIME wins over MJD). Null values
  * are read as NaN and left to the per-object checks, as the text reader
- * leaves "nan". Every error names the file, the HDU and the column. */
+ * leaves "nan". Every error names the file, the HDU and the column. The
+ * file's structure is checked card by card (fits_cards.h) before cfitsio
+ * opens it: cfitsio trusts headers, and aborts on some malformed ones. */
 #include <errno.h>
 #include <fitsio.h>
 #include <math.h>
@@ -13,6 +15,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "fits_cards.h"
 #include "ls_names.h"
 #include "starling/periodogram.h"
 
@@ -146,6 +149,9 @@ sl_status sl_ls_read_fits(const char *path, const sl_ls_columns *cols, int with_
     if (c->hdu < 0)
         return sl_fail(SL_ERR_ARG, "%s: hdu = %d: expected 0 (the first table) or a 1-based HDU "
                        "number", path, c->hdu);
+    sl_status checked = sl_fits_check(path);
+    if (checked)
+        return checked;
     if (c->hdu > 0) {
         if (fits_open_file(&f, path, READONLY, &st))
             return fits_err(path, 1, "cannot open", st);
