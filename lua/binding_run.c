@@ -513,6 +513,7 @@ static void open_backend(lua_State *L, int cfg, sl_backend *be)
 typedef struct run_plan {
     sl_ensemble *e;
     sl_run_config rc;
+    sl_param_values force_values; /* rc.force_values: per-system values from attributes */
     sl_backend be;
     const char *log_path;
     lua_Integer seed;
@@ -551,6 +552,8 @@ static void read_config(lua_State *L, int cfg, run_plan *p)
     snprintf(ctx, sizeof ctx, "integrate: force '%s'", rc->force->name);
     sl_lua_check(L, sl_params_complete(&fp), ctx);
     sl_lua_check(L, rc->force->pack(&fp, rc->fp), ctx);
+    p->force_values = fp;
+    rc->force_values = &p->force_values;
     rc->t_end = sl_params_get(&run, "t_end");
     rc->max_steps = (int64_t)sl_params_get(&run, "max_steps");
     rc->steps_per_launch = (int64_t)sl_params_get(&run, "steps_per_launch");

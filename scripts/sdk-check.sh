@@ -28,6 +28,8 @@ elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 prefix=$work/prefix
 run "$work/install.log" cmake --install "$build" --prefix "$prefix"
 for f in bin/starling lib/libstarling.so include/starling/version.h include/starling/starling.h \
+         include/starling/launch.h include/starling/integrate.h include/starling/instantiate.h \
+         include/starling/internal/loop.h include/starling/internal/lanes.h \
          include/starling/forces/forces.h include/starling/forces/newton.h \
          include/starling/integrators/hermite.h lib/starling/plugins/hermite.so \
          lib/starling/plugins/newton.so lib/cmake/starling/starlingConfig.cmake \

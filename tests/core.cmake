@@ -38,6 +38,7 @@ slt_test_plugin(slt_plugin_dup_b DUP dup dup_b)
 slt_test_plugin(slt_plugin_name_mismatch NAME_MISMATCH name_mismatch name_mismatch)
 slt_test_plugin(slt_plugin_twice TWICE twice twice)
 slt_test_plugin(slt_plugin_no_tables NO_TABLES no_tables no_tables)
+slt_test_plugin(slt_plugin_packed PACKED packed packed)
 # A text file with a plugin's name, and a file the scan must ignore.
 file(WRITE ${SLT_BAD_DIR}/notelf/notelf.so "this is a text file, not a shared object\n")
 file(WRITE ${SLT_BAD_DIR}/mixed/notelf.so "this is a text file, not a shared object\n")
@@ -69,3 +70,37 @@ add_dependencies(test_stages ${SL_TEST_PLUGINS})
 # kernels composed by the registry from several plugins (issue 9)
 sl_add_test(test_composition SOURCES test_composition.c TIMEOUT 120)
 add_dependencies(test_composition ${SL_TEST_PLUGINS} plummer)
+
+# The limits of launch.h as compile-time checks (issue 9): each case of
+# compile_fail/limits.c must fail to compile with its message, with the C
+# compiler and, in a CUDA build, with nvcc; the OK case must compile.
+set(SLT_LIMIT_INCLUDES -I${PROJECT_SOURCE_DIR}/core/include -I${CMAKE_BINARY_DIR}/include
+    -I${PROJECT_SOURCE_DIR}/forces)
+set(SLT_LIMIT_CASES
+  "NSTAGES_0\;SL_PROP_slt_lim_NSTAGES must be 1..16"
+  "NSTAGES_17\;SL_PROP_slt_lim_NSTAGES must be 1..16"
+  "PERSIST\;SL_PROP_slt_lim_PERSIST must be 0..SL_PROP_slt_lim_SCRATCH"
+  "JERK\;SL_PROP_slt_lim_JERK must be 0 or 1"
+  "NBODY\;unrolled body count 65 is outside 1..SL_NBODY_MAX")
+function(slt_limit_tests tag)
+  set(cmd ${ARGN})
+  add_test(NAME limits_${tag}_ok COMMAND ${cmd} -DSLT_OK)
+  foreach(entry IN LISTS SLT_LIMIT_CASES)
+    list(GET entry 0 case)
+    list(GET entry 1 msg)
+    add_test(NAME limits_${tag}_${case} COMMAND ${cmd} -DSLT_${case})
+    set_tests_properties(limits_${tag}_${case} PROPERTIES PASS_REGULAR_EXPRESSION "${msg}")
+  endforeach()
+endfunction()
+slt_limit_tests(c ${CMAKE_C_COMPILER} -std=gnu11 -fsyntax-only ${SLT_LIMIT_INCLUDES}
+                ${CMAKE_CURRENT_SOURCE_DIR}/compile_fail/limits.c)
+if(SL_HAVE_CUDA)
+  list(GET CMAKE_CUDA_ARCHITECTURES 0 slt_arch)
+  slt_limit_tests(cuda ${CMAKE_CUDA_COMPILER} -x cu -arch=sm_${slt_arch} -c -o /dev/null
+                  ${SLT_LIMIT_INCLUDES} ${CMAKE_CURRENT_SOURCE_DIR}/compile_fail/limits.c)
+endif()
+
+# The kernel contract (issue 9): masses and velocities reach the physics,
+# force parameters per system from ensemble attributes, run-time limits.
+sl_add_test(test_contract SOURCES test_contract.c TIMEOUT 300)
+add_dependencies(test_contract ${SL_TEST_PLUGINS} plummer)

@@ -1,4 +1,4 @@
 # The starling executable and the Lua API, tested by running the built
 # executable on small scripts (CPU backend; no label).
 sl_add_test(test_lua SOURCES test_lua.c TIMEOUT 300)
-add_dependencies(test_lua starling hermite newton monitors)
+add_dependencies(test_lua starling hermite newton monitors plummer)

@@ -1,15 +1,21 @@
 /* GPU suite for kernels composed by the registry (issue 9): the plummer
- * force plugin's CUDA kernels for hermite against its CPU kernels, and an
+ * force plugin's CUDA kernels for hermite against its CPU kernels, an
  * integrator of 9 stages (more than the CPU lane loop once ran) on CUDA
- * against the CPU. Skips without a device unless SL_REQUIRE_GPU=1. */
+ * against the CPU, and the kernel contract (masses to the stages,
+ * velocities to acc, force parameters per system) on CUDA against the CPU.
+ * Skips without a device unless SL_REQUIRE_GPU=1. */
 #include "sl_test.h"
 
 #include "starling/instantiate.h"
 #include "forces.h"
 #include "integrators/drift_stages.h"
+#include "integrators/mass_drift.h"
 
 #define SLT_N3(X, ...) X(__VA_ARGS__, 3)
 SL_INTEGRATOR_INSTANTIATE(drift9, SL_FORCES, SLT_N3)
+SL_INTEGRATOR_INSTANTIATE(slt_mdrift, SLT_DRAG_FORCES, SLT_MDRIFT_NBODIES)
+
+#include "contract_cases.h"
 
 static sl_status drift9_pack(const sl_param_values *pv, double pp[SL_PROP_PARAMS_MAX])
 {
@@ -23,7 +29,7 @@ static sl_status drift9_pack(const sl_param_values *pv, double pp[SL_PROP_PARAMS
 static const sl_propagator drift9 = {
     .abi = SL_ABI_VERSION, .name = "drift9", .description = "9 drifts of h/9",
     .order = 1, .pack = drift9_pack, .kernels = sl_kernels_drift9,
-    .n_kernels = sizeof sl_kernels_drift9 / sizeof sl_kernels_drift9[0],
+    .n_kernels = sizeof sl_kernels_drift9 / sizeof sl_kernels_drift9[0], .n_packed = 1,
 };
 
 static sl_ensemble *systems(int n_body)
@@ -110,3 +116,82 @@ Test(gpu_composition, nine_stages_on_cuda)
     sl_ensemble_destroy(a), sl_ensemble_destroy(b);
     slt_unload(&p);
 }
+
+/* ---- the kernel contract on CUDA (issue 9) ------------------------------------------ */
+
+/* slt_mdrift + slt_drag with gamma per system: masses in point and apply,
+ * velocities in acc, fp per system; CUDA gives the CPU's result (both
+ * closed-form, so 1e-13). */
+static void drag_agrees(int n, const char *want_kernel)
+{
+    SLT_REQUIRE_GPU();
+    sl_ensemble *a = slt_drag_systems(3000, n), *b = slt_drag_systems(3000, n);
+    sl_run_config c;
+    sl_param_values pv;
+    slt_drag_config(&c, &pv, 1.0);
+    char ka[96], kb[96];
+    run_on("cpu", &c, a, ka);
+    run_on("cuda", &c, b, kb);
+    cr_assert_str_eq(kb, want_kernel);
+    double d = worst_diff(a, b);
+    fprintf(stderr, "%s: CPU vs CUDA max |difference| %.3g\n", kb, d);
+    cr_assert(d < 1e-13, "%s: CPU and CUDA differ by %.3g", kb, d);
+    double m, x[3], v[3];
+    sl_ensemble_get_body(b, 7, n - 1, &m, x, v);
+    double f = 1.0 - SLT_MDRIFT_DT * slt_gamma_of(7) * slt_mass_of(n - 1), want = n;
+    for (int k = 0; k < 4; k++)
+        want *= f;
+    cr_assert(fabs(v[0] - want) < 1e-13 * want, "%s: v = %.17g, want %.17g", kb, v[0], want);
+    sl_ensemble_destroy(a), sl_ensemble_destroy(b);
+}
+
+Test(gpu_composition, contract_masses_velocities_on_cuda)
+{
+    drag_agrees(3, "slt_mdrift/slt_drag/3");
+}
+Test(gpu_composition, contract_runtime_n_on_cuda) { drag_agrees(4, "slt_mdrift/slt_drag/any"); }
+
+/* Plummer softening per system on CUDA: each system bit for bit as a CUDA
+ * run with its eps for every system (the same kernel, fed the value from
+ * another place), and within rounding of the CPU's per-system run. */
+static void softening_agrees(int n_body)
+{
+    SLT_REQUIRE_GPU();
+    slt_plugins p;
+    slt_load(&p);
+    const int64_t ns = 3000;
+    sl_run_config c;
+    sl_param_values pv;
+    slt_plummer_config(&p, &c, &pv, -1.0, 10.0);
+    sl_ensemble *cpu = slt_plummer_systems(ns, n_body), *gpu = slt_plummer_systems(ns, n_body);
+    slt_set_eps_attr(cpu);
+    slt_set_eps_attr(gpu);
+    char kc[96], kg[96];
+    run_on("cpu", &c, cpu, kc);
+    run_on("cuda", &c, gpu, kg);
+    cr_assert_str_eq(kc, kg);
+    double d = worst_diff(cpu, gpu);
+    fprintf(stderr, "%s, eps per system: CPU vs CUDA max |difference| %.3g\n", kg, d);
+    cr_assert(d < 1e-10, "%s, eps per system: CPU and CUDA differ by %.3g", kg, d);
+    for (int q = 0; q < SLT_N_EPS; q++) {
+        sl_run_config cu;
+        sl_param_values pu;
+        slt_plummer_config(&p, &cu, &pu, slt_eps_of(q), 10.0);
+        sl_ensemble *u = slt_plummer_systems(ns, n_body);
+        run_on("cuda", &cu, u, kg);
+        for (int64_t s = q; s < ns; s += SLT_N_EPS)
+            for (int b = 0; b < n_body; b++)
+                for (int f = 0; f < SL_NFIELD; f++) {
+                    double x = sl_ensemble_get(gpu, s, b, f), y = sl_ensemble_get(u, s, b, f);
+                    cr_assert(slt_same_bits(x, y), "%s, system %lld (eps %g) body %d field %d: "
+                              "%.17g per system vs %.17g with eps for all", kg,
+                              (long long)s + 1, slt_eps_of(q), b, f, x, y);
+                }
+        sl_ensemble_destroy(u);
+    }
+    sl_ensemble_destroy(cpu), sl_ensemble_destroy(gpu);
+    slt_unload(&p);
+}
+
+Test(gpu_composition, softening_per_system_on_cuda) { softening_agrees(3); }
+Test(gpu_composition, softening_per_system_runtime_n_on_cuda) { softening_agrees(12); }

@@ -298,6 +298,54 @@ Test(lua, integrate_t_end_behind_ensemble)
                        "integrates forward only", "give t_end >= 1"));
 }
 
+/* A force parameter named like an ensemble attribute takes its value per
+ * system (issue 9); a value outside the parameter's range is refused before
+ * any work, naming the system, the attribute and the value. */
+Test(lua, integrate_force_attribute_out_of_range)
+{
+    expect_bad("for i = 1, 4 do E:set_attr(\"eps\", i, 0.01) end; E:set_attr(\"eps\", 3, -1); "
+               "starling.integrate{ ensemble = E, force = \"plummer\", dt = 0.01, t_end = 1, "
+               "log = \"out.csv\" }",
+               NEEDLES("integrate: force 'plummer': system 3: ensemble attribute 'eps' = -1: "
+                       "expected a finite number in [0, 1e+150]"));
+}
+
+Test(lua, integrate_force_attribute_and_key)
+{
+    expect_bad("for i = 1, 4 do E:set_attr(\"eps\", i, 0.01) end; "
+               "starling.integrate{ ensemble = E, force = {\"plummer\", eps = 0.02}, dt = 0.01, "
+               "t_end = 1, log = \"out.csv\" }",
+               NEEDLES("force 'plummer': parameter 'eps' is given (0.02) and is also an attribute "
+                       "of the ensemble"));
+}
+
+Test(lua, integrate_force_attribute_per_system)
+{
+    write_text("per_system.lua",
+               "local starling = require \"starling\"\n"
+               "local E = starling.ensemble{ n = 6, planets = 2, seed = 3 }\n"
+               "local A, B = E:clone(), E:clone()\n"
+               "for i = 1, 6 do E:set_attr(\"eps\", i, i % 2 == 1 and 0 or 0.05) end\n"
+               "local function go(ens, force)\n"
+               "  starling.integrate{ ensemble = ens, force = force, dt = 0.01, t_end = 3, "
+               "backend = \"cpu\" }\n"
+               "end\n"
+               "go(E, \"plummer\"); go(A, {\"plummer\", eps = 0}); go(B, {\"plummer\", eps = 0.05})\n"
+               "for i = 1, 6 do\n"
+               "  local same, other = A, B\n"
+               "  if i % 2 == 0 then same, other = B, A end\n"
+               "  for k = 1, 3 do\n"
+               "    assert(E:body(i, 2).x[k] == same:body(i, 2).x[k], 'system ' .. i)\n"
+               "  end\n"
+               "  assert(E:body(i, 2).x[1] ~= other:body(i, 2).x[1], 'eps made no difference')\n"
+               "end\n"
+               "print('per-system ok')\n");
+    run_out o = run("run per_system.lua", NULL);
+    cr_expect_eq(o.status, 0, "%s", o.err);
+    cr_expect(strstr(o.out, "per-system ok"), "%s", o.out);
+    free_out(&o);
+}
+
 /* Reaching exactly the ensemble's time again is not an error. */
 Test(lua, integrate_t_end_equal_is_fine)
 {

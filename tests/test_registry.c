@@ -114,6 +114,13 @@ Test(registry, table_declared_twice)
     expect_refused("twice", "twice.so", "monitor 'slt_good' is declared twice");
 }
 
+/* launch.h's limit on packed parameters, which only the table knows */
+Test(registry, packed_count_out_of_range)
+{
+    expect_refused("packed", "packed.so",
+                   "force 'slt_packed' declares n_packed = 9: expected 0..8");
+}
+
 Test(registry, no_tables)
 {
     expect_refused("no_tables", "no_tables.so", "declares no name or no tables");
@@ -177,6 +184,7 @@ Test(registry, load_dir_records_problems_and_loads_good_plugins)
         {"no_tables.so", "declares no name or no tables"},
         {"notelf.so", "cannot be loaded"},
         {"null_entry.so", "returned NULL"},
+        {"packed.so", "declares n_packed = 9"},
         /* slt_good.so came first, so the clash with it is found first */
         {"twice.so", "monitor 'slt_good' is already provided by"},
     };

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "starling/backend.h"
-#include "starling/integrate.h"
+#include "starling/launch.h"
 #include "starling/nomem.h"
 
 #define SL_CUDA_TRY(call, what)                                                            \

@@ -68,7 +68,8 @@ static sl_status kep_ensemble(sl_ensemble **out)
 }
 
 /* A run configuration for (p, f) with step dt: every key at its default,
- * required keys at a valid value, dt set. */
+ * required keys at a valid value, dt set. An integrator without a key 'dt'
+ * keeps the step its pack puts in pp[0] (sl_integrate checks it). */
 static sl_status make_config(const sl_propagator *p, const sl_force *f, double dt, double t_end,
                              sl_run_config *c)
 {
@@ -85,8 +86,6 @@ static sl_status make_config(const sl_propagator *p, const sl_force *f, double d
         st = p->pack(&pv, c->pp);
     if (st)
         return sl_fail_context(st, "integrator '%s'", p->name);
-    if (!has_dt)
-        c->pp[0] = dt; /* the step the core reads */
     st = sl_check_valid_values(f->params, f->n_params, &pv);
     if (!st && f->pack)
         st = f->pack(&pv, c->fp);
@@ -161,6 +160,16 @@ void sl_check_order(sl_check_report *r, const sl_propagator *p, const sl_force *
 {
     if (p->adaptive) {
         sl_check_add(r, SL_CHECK_SKIP, name, "adaptive step: a fixed-step order does not apply");
+        return;
+    }
+    if (!sl_params_find(p->params, p->n_params, "dt")) {
+        sl_check_add(r, SL_CHECK_SKIP, name, "no key 'dt': the suite cannot choose the step "
+                     "(pp[0]) to measure the order");
+        return;
+    }
+    if (p->order < 1) {
+        sl_check_add(r, SL_CHECK_FAIL, name, "the table states order %d: expected >= 1",
+                     p->order);
         return;
     }
     sl_backend be;
@@ -421,15 +430,28 @@ static void check_pack(sl_check_report *r, const sl_propagator *p)
         sl_check_add(r, SL_CHECK_FAIL, "pack", "valid values refused: %s", sl_last_error());
         return;
     }
+    if (p->n_packed < 1 || p->n_packed > SL_PROP_PARAMS_MAX) {
+        sl_check_add(r, SL_CHECK_FAIL, "pack", "n_packed = %d: expected 1..%d", p->n_packed,
+                     SL_PROP_PARAMS_MAX);
+        return;
+    }
     for (int i = 0; i < SL_PROP_PARAMS_MAX; i++)
-        if (!isfinite(pp[i])) {
-            sl_check_add(r, SL_CHECK_FAIL, "pack", "pp[%d] = %g is not finite", i, pp[i]);
+        if (!isfinite(pp[i]) || (i >= p->n_packed && pp[i] != 0.0)) {
+            sl_check_add(r, SL_CHECK_FAIL, "pack", "pp[%d] = %g: expected %s", i, pp[i],
+                         i < p->n_packed ? "a finite number" : "0 (beyond n_packed)");
             return;
         }
+    /* the loops step by pp[0], whatever the key that sets it is called */
+    if (!(pp[0] > 0)) {
+        sl_check_add(r, SL_CHECK_FAIL, "pack", "pp[0] = %g: the loop steps by pp[0], so pack "
+                     "must put the step there (a finite number > 0)", pp[0]);
+        return;
+    }
     int has_dt = sl_params_find(p->params, p->n_params, "dt") != NULL;
     sl_check_add(r, !has_dt || pp[0] == dt ? SL_CHECK_PASS : SL_CHECK_FAIL, "pack",
-                 has_dt ? "pp finite; pp[0] = %g for dt = %g (the core reads the step there)"
-                        : "pp finite (pp[0] = %g; dt %g set by the suite)", pp[0], dt);
+                 has_dt ? "pp finite, %d packed; pp[0] = %g for dt = %g (the step the loop uses)"
+                        : "pp finite, %d packed; pp[0] = %g, the step (no key 'dt'; %g unused)",
+                 p->n_packed, pp[0], dt);
 }
 
 static void check_kernel_table(sl_check_report *r, const sl_propagator *p)
@@ -593,11 +615,13 @@ static void random_bodies(uint64_t seed, double *x, double *m)
     }
 }
 
+/* Bodies at rest: a force that also depends on velocities (drag) is then
+ * its conservative part, which the potential describes. */
 static void check_gradient(sl_check_report *r, const sl_force *f, const double *fp, uint64_t seed)
 {
-    double x[3 * GRAD_N], m[GRAD_N], a[3 * GRAD_N], amax = 0, dmax = 0;
+    double x[3 * GRAD_N], v[3 * GRAD_N] = {0}, m[GRAD_N], a[3 * GRAD_N], amax = 0, dmax = 0;
     random_bodies(seed, x, m);
-    f->acc(GRAD_N, x, m, fp, a);
+    f->acc(GRAD_N, x, v, m, fp, a);
     for (int k = 0; k < 3 * GRAD_N; k++) {
         double keep = x[k];
         x[k] = keep + GRAD_H;
@@ -618,10 +642,12 @@ static void check_gradient(sl_check_report *r, const sl_force *f, const double *
 static void check_force_repeat(sl_check_report *r, const sl_force *f, const double *fp,
                                uint64_t seed)
 {
-    double x[3 * GRAD_N], m[GRAD_N], a1[3 * GRAD_N], a2[3 * GRAD_N];
+    double x[3 * GRAD_N], v[3 * GRAD_N], m[GRAD_N], a1[3 * GRAD_N], a2[3 * GRAD_N];
     random_bodies(seed, x, m);
-    f->acc(GRAD_N, x, m, fp, a1);
-    f->acc(GRAD_N, x, m, fp, a2);
+    for (int k = 0; k < 3 * GRAD_N; k++)
+        v[k] = 0.1 * x[(k + 1) % (3 * GRAD_N)];
+    f->acc(GRAD_N, x, v, m, fp, a1);
+    f->acc(GRAD_N, x, v, m, fp, a2);
     double u1 = f->potential(GRAD_N, x, m, fp), u2 = f->potential(GRAD_N, x, m, fp);
     int same = !memcmp(a1, a2, sizeof a1) && !memcmp(&u1, &u2, sizeof u1);
     sl_check_add(r, same ? SL_CHECK_PASS : SL_CHECK_FAIL, "repeat",
@@ -641,12 +667,19 @@ static int force_pack(sl_check_report *r, const sl_force *f, double *fp)
                                                              : "the table has no pack entry");
         return 0;
     }
+    if (f->n_packed < 0 || f->n_packed > SL_FORCE_PARAMS_MAX) {
+        sl_check_add(r, SL_CHECK_FAIL, "pack", "n_packed = %d: expected 0..%d", f->n_packed,
+                     SL_FORCE_PARAMS_MAX);
+        return 0;
+    }
     for (int i = 0; i < SL_FORCE_PARAMS_MAX; i++)
-        if (!isfinite(fp[i])) {
-            sl_check_add(r, SL_CHECK_FAIL, "pack", "fp[%d] = %g is not finite", i, fp[i]);
+        if (!isfinite(fp[i]) || (i >= f->n_packed && fp[i] != 0.0)) {
+            sl_check_add(r, SL_CHECK_FAIL, "pack", "fp[%d] = %g: expected %s", i, fp[i],
+                         i < f->n_packed ? "a finite number" : "0 (beyond n_packed)");
             return 0;
         }
-    sl_check_add(r, SL_CHECK_PASS, "pack", "defaults packed, all finite");
+    sl_check_add(r, SL_CHECK_PASS, "pack", "defaults packed, all finite, %d packed",
+                 f->n_packed);
     return 1;
 }
 

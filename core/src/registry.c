@@ -119,6 +119,28 @@ static sl_status check_kernel_set(const char *path, const sl_kernel_set *k)
     return SL_OK;
 }
 
+/* Limits of launch.h that a table declares and only run time can check:
+ * its packed parameter counts, what the kernels may read. */
+static sl_status check_limits(const char *path, const sl_plugin_table *t)
+{
+    if (t->kind == SL_KIND_PROPAGATOR) {
+        const sl_propagator *p = t->table;
+        if (p->n_packed < 1 || p->n_packed > SL_PROP_PARAMS_MAX)
+            return sl_fail(SL_ERR_PLUGIN, "plugin %s: integrator '%s' declares n_packed = %d: "
+                           "expected 1..%d (pp[0] is the step)", path, t->name, p->n_packed,
+                           SL_PROP_PARAMS_MAX);
+        if (p->persist_per_body < 0)
+            return sl_fail(SL_ERR_PLUGIN, "plugin %s: integrator '%s' declares persist_per_body "
+                           "= %d: expected >= 0", path, t->name, p->persist_per_body);
+    } else if (t->kind == SL_KIND_FORCE) {
+        const sl_force *f = t->table;
+        if (f->n_packed < 0 || f->n_packed > SL_FORCE_PARAMS_MAX)
+            return sl_fail(SL_ERR_PLUGIN, "plugin %s: force '%s' declares n_packed = %d: "
+                           "expected 0..%d", path, t->name, f->n_packed, SL_FORCE_PARAMS_MAX);
+    }
+    return SL_OK;
+}
+
 static sl_status check_plugin(const sl_registry *r, const char *path, const sl_plugin *p)
 {
     if (!p)
@@ -147,6 +169,8 @@ static sl_status check_plugin(const sl_registry *r, const char *path, const sl_p
                            t->name, inner ? inner : "(null)");
         sl_status st;
         if (t->kind == SL_KIND_KERNELS && (st = check_kernel_set(path, t->table)))
+            return st;
+        if ((st = check_limits(path, t)))
             return st;
         for (size_t k = 0; k < r->n_items; k++)
             if (r->items[k].kind == t->kind && strcmp(r->items[k].name, t->name) == 0)

@@ -1,5 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "starling/run.h"
+#include "starling/fparams.h"
 #include "starling/registry.h"
 
 #include "starling/cancel.h"
@@ -60,6 +61,35 @@ void sl_system_energy(const sl_ensemble *e, int64_t s, const sl_force *f, const 
     *energy = kin + f->potential(n, x, m, fp);
 }
 
+/* What the tables promise that the loops rely on and only run time can
+ * tell (launch.h; the registry checks the same when it loads a plugin). */
+static sl_status check_tables(const sl_run_config *c)
+{
+    const sl_propagator *p = c->prop;
+    const sl_force *f = c->force;
+    if (p->n_packed < 1 || p->n_packed > SL_PROP_PARAMS_MAX)
+        return sl_fail(SL_ERR_PLUGIN, "integrate: integrator '%s' declares n_packed = %d: expected "
+                       "1..%d (pp[0] is the step)", p->name, p->n_packed, SL_PROP_PARAMS_MAX);
+    if (f->n_packed < 0 || f->n_packed > SL_FORCE_PARAMS_MAX)
+        return sl_fail(SL_ERR_PLUGIN, "integrate: force '%s' declares n_packed = %d: expected "
+                       "0..%d", f->name, f->n_packed, SL_FORCE_PARAMS_MAX);
+    if (p->adaptive)
+        return sl_fail(SL_ERR_UNSUPPORTED, "integrate: integrator '%s' declares adaptive stepping, "
+                       "which this version of starling does not run yet", p->name);
+    if (p->persist_per_body < 0)
+        return sl_fail(SL_ERR_PLUGIN, "integrate: integrator '%s' declares persist_per_body = %d: "
+                       "expected >= 0", p->name, p->persist_per_body);
+    /* the loops step by pp[0], whatever the key that sets it is called */
+    if (!(c->pp[0] > 0) || !isfinite(c->pp[0]))
+        return sl_fail(SL_ERR_ARG, "integrate: integrator '%s': pp[0] = %g: its pack must put the "
+                       "step there, a finite number > 0 (is dt set?)", p->name, c->pp[0]);
+    for (int k = 1; k < p->n_packed; k++)
+        if (!isfinite(c->pp[k]))
+            return sl_fail(SL_ERR_ARG, "integrate: integrator '%s': pp[%d] = %g: expected a finite "
+                           "number", p->name, k, c->pp[k]);
+    return SL_OK;
+}
+
 static sl_status check_config(const sl_backend *be, const sl_ensemble *e, const sl_run_config *c,
                               const sl_kernel_entry **kernel)
 {
@@ -67,8 +97,9 @@ static sl_status check_config(const sl_backend *be, const sl_ensemble *e, const 
         return sl_fail(SL_ERR_ARG, "integrate: an integrator and a force are required");
     if (!isfinite(c->t_end))
         return sl_fail(SL_ERR_ARG, "integrate: t_end = %g: expected a finite time", c->t_end);
-    if (!(c->pp[0] > 0) || !isfinite(c->pp[0]))
-        return sl_fail(SL_ERR_ARG, "integrate: dt = %g: expected a finite number > 0", c->pp[0]);
+    sl_status st0 = check_tables(c);
+    if (st0)
+        return st0;
     if (c->max_steps < 0 || c->steps_per_launch < 0)
         return sl_fail(SL_ERR_ARG, "integrate: max_steps and steps_per_launch must be >= 0");
     if (c->mon.log_every_steps < 0 || c->mon.log_every_dt < 0 || !(c->mon.check_every >= 1))
@@ -101,15 +132,17 @@ static sl_status check_config(const sl_backend *be, const sl_ensemble *e, const 
 
 /* The energy monitor measures |E/E0 - 1|, undefined for a system whose
  * initial energy is zero. */
-static sl_status check_energies(const sl_ensemble *e, const sl_run_config *c)
+static sl_status check_energies(const sl_ensemble *e, const sl_run_config *c,
+                                const sl_fparams *fpar)
 {
     if (!(c->mon.energy_max > 0))
         return SL_OK;
     for (int64_t s = 0; s < e->n_sys; s++) {
-        double en, L[3];
+        double en, L[3], fp[SL_FORCE_PARAMS_MAX];
         if (e->status[s] != SL_SYS_ACTIVE)
             continue;
-        sl_system_energy(e, s, c->force, c->fp, &en, L);
+        sl_fparams_get(fpar, s, fp);
+        sl_system_energy(e, s, c->force, fp, &en, L);
         if (!(fabs(en) > 0))
             return sl_fail(SL_ERR_ARG, "integrate: system %lld has zero energy, so the energy "
                            "monitor's relative error is undefined", (long long)s + 1);
@@ -117,11 +150,30 @@ static sl_status check_energies(const sl_ensemble *e, const sl_run_config *c)
     return SL_OK;
 }
 
+/* Everything refused before work starts; on success *fpar holds the
+ * systems' force parameters (the caller frees them). */
+static sl_status check_all(const sl_backend *be, const sl_ensemble *e, const sl_run_config *c,
+                           const sl_kernel_entry **k, sl_fparams *fpar)
+{
+    memset(fpar, 0, sizeof *fpar);
+    sl_status st = check_config(be, e, c, k);
+    if (st)
+        return st;
+    if ((st = sl_fparams_build(c->force, c->force_values, c->fp, e, fpar)))
+        return sl_fail_context(st, "integrate");
+    st = check_energies(e, c, fpar);
+    if (st)
+        sl_fparams_free(fpar);
+    return st;
+}
+
 sl_status sl_run_check(const sl_backend *be, const sl_ensemble *e, const sl_run_config *c)
 {
     const sl_kernel_entry *k = NULL;
-    sl_status st = check_config(be, e, c, &k);
-    return st ? st : check_energies(e, c);
+    sl_fparams fpar;
+    sl_status st = check_all(be, e, c, &k, &fpar);
+    sl_fparams_free(&fpar);
+    return st;
 }
 
 /* Steps per launch: the default, capped so that the log buffer (sized for
@@ -148,6 +200,7 @@ static int64_t plan_launch(const sl_ensemble *e, const sl_run_config *c, int64_t
 
 typedef struct sl_bufs {
     double *state, *persist, *time, *stop_time, *next_log, *e0, *log, *t_start;
+    const double *fp_sys; /* per-system force parameters, or NULL */
     int64_t *steps, *step_start;
     int32_t *status, *reason, *detail;
     unsigned long long *counters;
@@ -170,6 +223,7 @@ static void free_bufs(const sl_backend *be, sl_bufs *b, const sl_ensemble *e)
         sl_dev_free(b->counters);
         sl_dev_free(b->t_start);
         sl_dev_free(b->step_start);
+        sl_dev_free((void *)b->fp_sys);
     } else {
         /* The CPU backend works in the ensemble's own arrays. */
         (void)e;
@@ -182,6 +236,22 @@ static void free_bufs(const sl_backend *be, sl_bufs *b, const sl_ensemble *e)
         free(b->step_start);
     }
     memset(b, 0, sizeof *b);
+}
+
+/* The per-system force parameters where the kernels read them (the CPU
+ * reads the host copy, which the caller owns). */
+static sl_status place_fparams(const sl_backend *be, const sl_ensemble *e, const sl_fparams *fpar,
+                               sl_bufs *b)
+{
+    if (!fpar->sys || be->kind == SL_BACKEND_CPU) {
+        b->fp_sys = fpar->sys;
+        return SL_OK;
+    }
+    size_t bytes = (size_t)e->n_chunks * SL_CHUNK * (size_t)fpar->n_fp * sizeof(double);
+    void *d = NULL;
+    sl_status st = sl_dev_alloc(&d, bytes, "force parameters per system");
+    b->fp_sys = d;
+    return st ? st : sl_dev_upload(d, fpar->sys, bytes, "uploading force parameters");
 }
 
 static sl_status alloc_bufs(const sl_backend *be, sl_ensemble *e, int persist_doubles,
@@ -357,8 +427,8 @@ static sl_status fail_cancelled(const sl_backend *be, const sl_ensemble *e, cons
 }
 
 static sl_status run_launches(const sl_backend *be, sl_ensemble *e, const sl_run_config *c,
-                              const sl_kernel_entry *k, sl_bufs *b, int64_t launch_steps,
-                              int64_t log_cap, sl_run_result *res)
+                              const sl_kernel_entry *k, sl_bufs *b, const sl_fparams *fpar,
+                              int64_t launch_steps, int64_t log_cap, sl_run_result *res)
 {
     sl_run_args a;
     memset(&a, 0, sizeof a);
@@ -383,7 +453,9 @@ static sl_status run_launches(const sl_backend *be, sl_ensemble *e, const sl_run
     a.launch_steps = launch_steps;
     a.max_steps = c->max_steps;
     a.mon = c->mon;
-    memcpy(a.fp, c->fp, sizeof a.fp);
+    memcpy(a.fp, fpar->fp, sizeof a.fp);
+    a.fp_sys = b->fp_sys;
+    a.n_fp = fpar->n_fp;
     memcpy(a.pp, c->pp, sizeof a.pp);
 
     double t_min = INFINITY;
@@ -480,9 +552,8 @@ sl_status sl_integrate(const sl_backend *be, sl_ensemble *e, const sl_run_config
     double t0 = now_s();
     memset(res, 0, sizeof *res);
     const sl_kernel_entry *k = NULL;
-    sl_status st = check_config(be, e, c, &k);
-    if (!st)
-        st = check_energies(e, c);
+    sl_fparams fpar;
+    sl_status st = check_all(be, e, c, &k, &fpar);
     if (st)
         return st;
     snprintf(res->kernel, sizeof res->kernel, "%s/%s/%s%.0d", c->prop->name, c->force->name,
@@ -494,13 +565,16 @@ sl_status sl_integrate(const sl_backend *be, sl_ensemble *e, const sl_run_config
     int64_t *steps0 = malloc(ns * sizeof(int64_t));
     if (!res->energy_error || !res->angmom_error || !e0 || !l0 || !steps0) {
         free(e0), free(l0), free(steps0);
+        sl_fparams_free(&fpar);
         sl_run_result_free(res);
         return sl_fail_nomem((double)ns * (6 * sizeof(double) + sizeof(int64_t)),
                              "integrate: diagnostics for %zu systems", ns);
     }
 #pragma omp parallel for schedule(static)
     for (int64_t s = 0; s < e->n_sys; s++) {
-        sl_system_energy(e, s, c->force, c->fp, &e0[s], &l0[3 * s]);
+        double fp[SL_FORCE_PARAMS_MAX];
+        sl_fparams_get(&fpar, s, fp);
+        sl_system_energy(e, s, c->force, fp, &e0[s], &l0[3 * s]);
         steps0[s] = e->steps[s];
     }
 
@@ -508,6 +582,8 @@ sl_status sl_integrate(const sl_backend *be, sl_ensemble *e, const sl_run_config
     int64_t launch_steps = plan_launch(e, c, &log_cap);
     sl_bufs b;
     st = alloc_bufs(be, e, c->prop->persist_per_body * e->n_body, log_cap, &b);
+    if (!st)
+        st = place_fparams(be, e, &fpar, &b);
     if (!st) {
         double *next = malloc(ns * sizeof(double));
         if (!next)
@@ -530,7 +606,7 @@ sl_status sl_integrate(const sl_backend *be, sl_ensemble *e, const sl_run_config
     if (!st && logging)
         st = host_snapshot(e, c, SL_LOG_INITIAL);
     if (!st)
-        st = run_launches(be, e, c, k, &b, launch_steps, log_cap, res);
+        st = run_launches(be, e, c, k, &b, &fpar, launch_steps, log_cap, res);
     if (!st)
         st = download_bufs(be, e, &b);
     free_bufs(be, &b, e);
@@ -539,8 +615,9 @@ sl_status sl_integrate(const sl_backend *be, sl_ensemble *e, const sl_run_config
 
 #pragma omp parallel for schedule(static)
     for (int64_t s = 0; s < e->n_sys; s++) {
-        double en, L[3];
-        sl_system_energy(e, s, c->force, c->fp, &en, L);
+        double en, L[3], fp[SL_FORCE_PARAMS_MAX];
+        sl_fparams_get(&fpar, s, fp);
+        sl_system_energy(e, s, c->force, fp, &en, L);
         const double *L0 = &l0[3 * s];
         double dl = sqrt((L[0] - L0[0]) * (L[0] - L0[0]) + (L[1] - L0[1]) * (L[1] - L0[1]) +
                          (L[2] - L0[2]) * (L[2] - L0[2]));
@@ -555,6 +632,7 @@ sl_status sl_integrate(const sl_backend *be, sl_ensemble *e, const sl_run_config
         res->n_failed += e->status[s] == SL_SYS_FAILED;
     }
     free(e0), free(l0), free(steps0);
+    sl_fparams_free(&fpar);
     res->wall_s = now_s() - t0;
     if (st)
         sl_run_result_free(res);

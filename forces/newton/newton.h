@@ -1,19 +1,21 @@
-/* Newtonian point-mass gravity, G = 1 (AU, M_sun, yr/2pi). No parameters.
+/* Newtonian point-mass gravity, G = 1 (AU, M_sun, yr/2pi). No parameters,
+ * and no dependence on velocities but through the jerk.
  *
  * Arrays are strided by S: component c of body b is x[S*(3b+c)], the mass
- * m[S*b]. The GPU and the scalar loops pass S = 1; the CPU's lane loop
- * passes the chunk width, so that neighbouring systems are neighbouring
- * doubles and the loop over systems vectorises. */
+ * m[S*b], parameter k fp[S*k]. The GPU and the scalar loops pass S = 1; the
+ * CPU's lane loop passes the chunk width, so that neighbouring systems are
+ * neighbouring doubles and the loop over systems vectorises (the contract:
+ * <starling/launch.h>). */
 #ifndef STARLING_FORCE_NEWTON_H
 #define STARLING_FORCE_NEWTON_H
 
 #include <math.h>
 #include "starling/hd.h"
 
-SL_HD SL_INLINE void sl_force_newton_acc(int n, int S, const double *x, const double *m,
-                                         const double *fp, double *a)
+SL_HD SL_INLINE void sl_force_newton_acc(int n, int S, const double *x, const double *v,
+                                         const double *m, const double *fp, double *a)
 {
-    (void)fp;
+    (void)v, (void)fp;
     SL_UNROLL
     for (int k = 0; k < 3 * n; k++)
         a[S * k] = 0.0;

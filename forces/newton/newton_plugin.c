@@ -3,9 +3,10 @@
 #include "starling/plugin.h"
 #include "newton.h"
 
-static void newton_acc(int n, const double *x, const double *m, const double *fp, double *a)
+static void newton_acc(int n, const double *x, const double *v, const double *m,
+                       const double *fp, double *a)
 {
-    sl_force_newton_acc(n, 1, x, m, fp, a);
+    sl_force_newton_acc(n, 1, x, v, m, fp, a);
 }
 
 static double newton_potential(int n, const double *x, const double *m, const double *fp)
@@ -30,6 +31,7 @@ static const sl_force newton = {
     .pack = newton_pack,
     .acc = newton_acc,
     .potential = newton_potential,
+    .n_packed = 0,
 };
 
 static const sl_plugin_table tables[] = {{SL_KIND_FORCE, "newton", &newton}};

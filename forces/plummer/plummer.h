@@ -1,17 +1,19 @@
 /* Plummer-softened gravity, G = 1: the potential of a pair is
  * -m_i m_k / sqrt(r^2 + eps^2), so close encounters stay finite (star
  * clusters, discs of planetesimals). eps = 0 is Newtonian gravity, bit for
- * bit. fp[0] holds eps^2. Arrays are strided by S (see newton.h). */
+ * bit. Parameter 0 holds eps^2, fp[S*0]: each system may have its own eps
+ * (an ensemble attribute 'eps'). Arrays are strided by S (see newton.h). */
 #ifndef STARLING_FORCE_PLUMMER_H
 #define STARLING_FORCE_PLUMMER_H
 
 #include <math.h>
 #include "starling/hd.h"
 
-SL_HD SL_INLINE void sl_force_plummer_acc(int n, int S, const double *x, const double *m,
-                                          const double *fp, double *a)
+SL_HD SL_INLINE void sl_force_plummer_acc(int n, int S, const double *x, const double *v,
+                                          const double *m, const double *fp, double *a)
 {
-    const double eps2 = fp[0];
+    (void)v;
+    const double eps2 = fp[S * 0];
     SL_UNROLL
     for (int k = 0; k < 3 * n; k++)
         a[S * k] = 0.0;
@@ -40,7 +42,7 @@ SL_HD SL_INLINE void sl_force_plummer_acc_jerk(int n, int S, const double *x, co
                                                const double *m, const double *fp, double *a,
                                                double *j)
 {
-    const double eps2 = fp[0];
+    const double eps2 = fp[S * 0];
     SL_UNROLL
     for (int k = 0; k < 3 * n; k++) {
         a[S * k] = 0.0;
@@ -83,13 +85,14 @@ SL_HD SL_INLINE void sl_force_plummer_acc_jerk(int n, int S, const double *x, co
 SL_HD SL_INLINE double sl_force_plummer_potential(int n, int S, const double *x,
                                                   const double *m, const double *fp)
 {
+    const double eps2 = fp[S * 0];
     double u = 0.0;
     for (int i = 0; i < n; i++)
         for (int k = i + 1; k < n; k++) {
             double dx = x[S * (3 * k)] - x[S * (3 * i)];
             double dy = x[S * (3 * k + 1)] - x[S * (3 * i + 1)];
             double dz = x[S * (3 * k + 2)] - x[S * (3 * i + 2)];
-            u -= m[S * i] * m[S * k] / sqrt(dx * dx + dy * dy + dz * dz + fp[0]);
+            u -= m[S * i] * m[S * k] / sqrt(dx * dx + dy * dy + dz * dz + eps2);
         }
     return u;
 }

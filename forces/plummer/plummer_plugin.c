@@ -10,9 +10,10 @@
 
 extern const sl_kernel_set sl_kset_hermite_plummer;
 
-static void plummer_acc(int n, const double *x, const double *m, const double *fp, double *a)
+static void plummer_acc(int n, const double *x, const double *v, const double *m,
+                        const double *fp, double *a)
 {
-    sl_force_plummer_acc(n, 1, x, m, fp, a);
+    sl_force_plummer_acc(n, 1, x, v, m, fp, a);
 }
 
 static double plummer_potential(int n, const double *x, const double *m, const double *fp)
@@ -42,6 +43,7 @@ static const sl_force plummer = {
     .pack = plummer_pack,
     .acc = plummer_acc,
     .potential = plummer_potential,
+    .n_packed = 1, /* eps^2 */
 };
 
 static const sl_plugin_table tables[] = {

@@ -32,6 +32,7 @@ static const sl_propagator hermite = {
     .pack = hermite_pack,
     .kernels = sl_kernels_hermite,
     .n_kernels = sizeof sl_kernels_hermite / sizeof sl_kernels_hermite[0],
+    .n_packed = 1,
 };
 
 static const sl_plugin_table tables[] = {{SL_KIND_PROPAGATOR, "hermite", &hermite}};

@@ -4,8 +4,8 @@
  * a step costs two force evaluations.
  *
  * Working state per body (ps, in blocks of 3n, strided by S like every
- * array, see forces/newton/newton.h): a0 | j0 | xc | vc; the first two
- * blocks persist between launches. */
+ * array, see <starling/launch.h>): a0 | j0 | xc | vc; the first two blocks
+ * persist between launches. pp[0] is the step. */
 #ifndef STARLING_HERMITE_H
 #define STARLING_HERMITE_H
 
@@ -29,10 +29,10 @@ SL_HD SL_INLINE void sl_prop_hermite_begin(int n, int S, const double *x, const 
 }
 
 SL_HD SL_INLINE void sl_prop_hermite_point(int st, int n, int S, double h, const double *x,
-                                           const double *v, const double *ps, double *xe,
-                                           double *ve, const double *pp)
+                                           const double *v, const double *m, const double *ps,
+                                           double *xe, double *ve, const double *pp)
 {
-    (void)pp;
+    (void)m, (void)pp;
     const double *a0 = ps, *j0 = ps + S * 3 * n, *xc = ps + S * 6 * n, *vc = ps + S * 9 * n;
     if (st == 0) {
         const double h2 = 0.5 * h * h, h3 = h * h * h / 6.0;
@@ -51,10 +51,10 @@ SL_HD SL_INLINE void sl_prop_hermite_point(int st, int n, int S, double h, const
 }
 
 SL_HD SL_INLINE void sl_prop_hermite_apply(int st, int n, int S, double h, double *x,
-                                           double *v, double *ps, const double *a1,
-                                           const double *j1, const double *pp)
+                                           double *v, const double *m, double *ps,
+                                           const double *a1, const double *j1, const double *pp)
 {
-    (void)pp;
+    (void)m, (void)pp;
     double *a0 = ps, *j0 = ps + S * 3 * n, *xc = ps + S * 6 * n, *vc = ps + S * 9 * n;
     const double h2 = 0.5 * h, h12 = h * h / 12.0;
     SL_UNROLL

@@ -19,10 +19,10 @@ SL_HD SL_INLINE void sl_prop_drift9_begin(int n, int S, const double *x, const d
 }
 
 SL_HD SL_INLINE void sl_prop_drift9_point(int st, int n, int S, double h, const double *x,
-                                          const double *v, const double *ps, double *xe,
-                                          double *ve, const double *pp)
+                                          const double *v, const double *m, const double *ps,
+                                          double *xe, double *ve, const double *pp)
 {
-    (void)st, (void)h, (void)ps, (void)pp;
+    (void)st, (void)h, (void)m, (void)ps, (void)pp;
     SL_UNROLL
     for (int k = 0; k < 3 * n; k++) {
         xe[S * k] = x[S * k];
@@ -31,10 +31,10 @@ SL_HD SL_INLINE void sl_prop_drift9_point(int st, int n, int S, double h, const 
 }
 
 SL_HD SL_INLINE void sl_prop_drift9_apply(int st, int n, int S, double h, double *x, double *v,
-                                          double *ps, const double *a, const double *j,
-                                          const double *pp)
+                                          const double *m, double *ps, const double *a,
+                                          const double *j, const double *pp)
 {
-    (void)st, (void)ps, (void)a, (void)j, (void)pp;
+    (void)st, (void)m, (void)ps, (void)a, (void)j, (void)pp;
     SL_UNROLL
     for (int k = 0; k < 3 * n; k++)
         x[S * k] += h / SL_PROP_drift9_NSTAGES * v[S * k];

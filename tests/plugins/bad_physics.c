@@ -35,10 +35,10 @@ SL_HD SL_INLINE void sl_prop_slt_euler_begin(int n, int S, const double *x, cons
 }
 
 SL_HD SL_INLINE void sl_prop_slt_euler_point(int st, int n, int S, double h, const double *x,
-                                             const double *v, const double *ps, double *xe,
-                                             double *ve, const double *pp)
+                                             const double *v, const double *m, const double *ps,
+                                             double *xe, double *ve, const double *pp)
 {
-    (void)st, (void)h, (void)ps, (void)pp;
+    (void)st, (void)h, (void)m, (void)ps, (void)pp;
     for (int k = 0; k < 3 * n; k++) {
         xe[S * k] = x[S * k];
         ve[S * k] = v[S * k];
@@ -47,10 +47,10 @@ SL_HD SL_INLINE void sl_prop_slt_euler_point(int st, int n, int S, double h, con
 
 /* Kick then drift: first order. */
 SL_HD SL_INLINE void sl_prop_slt_euler_apply(int st, int n, int S, double h, double *x,
-                                             double *v, double *ps, const double *a,
-                                             const double *j, const double *pp)
+                                             double *v, const double *m, double *ps,
+                                             const double *a, const double *j, const double *pp)
 {
-    (void)st, (void)ps, (void)j, (void)pp;
+    (void)st, (void)m, (void)ps, (void)j, (void)pp;
     for (int k = 0; k < 3 * n; k++) {
         v[S * k] += h * a[S * k];
         x[S * k] += h * v[S * k];
@@ -82,15 +82,17 @@ static const sl_propagator euler = {
     .pack = euler_pack,
     .kernels = sl_kernels_slt_euler,
     .n_kernels = sizeof sl_kernels_slt_euler / sizeof sl_kernels_slt_euler[0],
+    .n_packed = 1,
 };
 
 static const sl_plugin_table tables[] = {{SL_KIND_PROPAGATOR, "slt_euler", &euler}};
 
 #elif defined(SLT_CASE_NOT_GRADIENT)
 
-static void pair_acc(int n, const double *x, const double *m, const double *fp, double *a)
+static void pair_acc(int n, const double *x, const double *v, const double *m,
+                     const double *fp, double *a)
 {
-    (void)fp;
+    (void)v, (void)fp;
     for (int k = 0; k < 3 * n; k++)
         a[k] = 0.0;
     for (int i = 0; i < n; i++)

@@ -10,6 +10,7 @@
  *   SLT_CASE_NAME_MISMATCH  the table is listed under another name
  *   SLT_CASE_TWICE       the same monitor declared twice in one plugin
  *   SLT_CASE_NO_TABLES   n_tables = 0
+ *   SLT_CASE_PACKED      a force that packs more doubles than fp holds
  */
 #include "starling/force.h"
 #include "starling/monitor.h"
@@ -55,6 +56,14 @@ static const sl_force dup_force __attribute__((unused)) = {
     .potential = pot,
 };
 
+static const sl_force packed_force __attribute__((unused)) = {
+    .abi = SL_ABI_VERSION,
+    .name = "slt_packed",
+    .description = "a force that packs more doubles than fp holds",
+    .potential = pot,
+    .n_packed = SL_FORCE_PARAMS_MAX + 1,
+};
+
 #if defined(SLT_CASE_GOOD)
 static const sl_plugin_table tables[] = {{SL_KIND_MONITOR, "slt_good", &good_monitor}};
 #define SLT_ABI SL_ABI_VERSION
@@ -70,6 +79,9 @@ static const sl_plugin_table tables[] = {{SL_KIND_FORCE, "newton", &dup_force}};
 #define SLT_ABI SL_ABI_VERSION
 #elif defined(SLT_CASE_NAME_MISMATCH)
 static const sl_plugin_table tables[] = {{SL_KIND_MONITOR, "slt_other", &good_monitor}};
+#define SLT_ABI SL_ABI_VERSION
+#elif defined(SLT_CASE_PACKED)
+static const sl_plugin_table tables[] = {{SL_KIND_FORCE, "slt_packed", &packed_force}};
 #define SLT_ABI SL_ABI_VERSION
 #elif defined(SLT_CASE_TWICE)
 static const sl_plugin_table tables[] = {{SL_KIND_MONITOR, "slt_good", &good_monitor},

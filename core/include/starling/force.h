@@ -1,13 +1,13 @@
 /* The force interface. A force is written as SL_HD functions in a header
- * (e.g. forces/newton/newton.h):
+ * (e.g. forces/newton/newton.h), with every array strided by S:
  *
- *   sl_force_NAME_acc_jerk(n, x, v, m, fp, a, j)   accelerations and jerks
- *   sl_force_NAME_potential(n, x, m, fp)           potential energy
+ *   sl_force_NAME_acc(n, S, x, v, m, fp, a)          accelerations
+ *   sl_force_NAME_acc_jerk(n, S, x, v, m, fp, a, j)  accelerations and jerks
+ *   sl_force_NAME_potential(n, S, x, m, fp)          potential energy
  *
- * with x, v, a, j as 3n arrays (body-major) and fp the force's parameter
- * vector. Integrators are instantiated against it at build time; the
- * runtime table below names it, declares its parameters and gives host
- * entry points for energy diagnostics. */
+ * (launch.h has the whole contract). Integrators are instantiated against
+ * it at build time; the runtime table below names it, declares its
+ * parameters and gives host entry points for energy diagnostics. */
 #ifndef STARLING_FORCE_H
 #define STARLING_FORCE_H
 
@@ -24,11 +24,19 @@ typedef struct sl_force {
     const char *description;
     const sl_param *params;
     size_t n_params;
-    /* Packs validated parameter values into the vector kernels receive. */
+    /* Packs validated parameter values into the vector kernels receive: one
+     * system's values (sl_integrate packs each system's own when a
+     * parameter is an attribute of the ensemble, see run.h). */
     sl_status (*pack)(const sl_param_values *pv, double fp[SL_FORCE_PARAMS_MAX]);
-    /* Host versions, used for energies and diagnostics. */
-    void (*acc)(int n, const double *x, const double *m, const double *fp, double *a);
+    /* Host versions (arrays not strided: S = 1), used for energies and
+     * diagnostics; fp is the system's own, as the kernels get it. */
+    void (*acc)(int n, const double *x, const double *v, const double *m, const double *fp,
+                double *a);
     double (*potential)(int n, const double *x, const double *m, const double *fp);
+    /* Leading doubles of fp that pack fills, 0..SL_FORCE_PARAMS_MAX (the
+     * rest it sets to 0): what may differ between systems. The registry
+     * and sl_integrate refuse a table outside that range. */
+    int n_packed;
 } sl_force;
 
 SL_EXTERN_C_END

@@ -31,6 +31,13 @@
 #define SL_EXTERN_C_END
 #endif
 
+/* A compile-time check, in C and under nvcc (C++) alike. */
+#if defined(__cplusplus)
+#define SL_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
+#else
+#define SL_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#endif
+
 #define SL_CAT_(a, b) a##b
 #define SL_CAT(a, b) SL_CAT_(a, b)
 #define SL_STR_(a) #a

@@ -1,6 +1,8 @@
 /* Build-time instantiation: SL_INTEGRATOR_INSTANTIATE(P, FORCES, NBODIES)
  * stamps out, for every force in the X-macro list FORCES and every body
- * count in NBODIES, the generic loop of integrate.h with N a literal, plus a
+ * count in NBODIES, the generic loops (internal/loop.h, internal/lanes.h)
+ * with N a literal, each checked at compile time against the limits of
+ * launch.h (SL_CHECK_PROP, SL_CHECK_NBODY), plus a
  * runtime-N fallback per force. In a C translation unit it defines the CPU
  * loops and the plugin's kernel table sl_kernels_<P>; in a CUDA translation
  * unit it defines the kernels and their launchers. Lists are X-macros of the
@@ -8,7 +10,9 @@
 #ifndef STARLING_INSTANTIATE_H
 #define STARLING_INSTANTIATE_H
 
-#include "starling/integrate.h"
+#include "starling/internal/lanes.h"
+#include "starling/internal/loop.h"
+#include "starling/launch.h"
 #include "starling/plugin.h"
 #include "starling/version.h"
 
@@ -45,8 +49,9 @@ SL_EXTERN_C_END
         return sl_cuda_launch_systems((const void *)sl_kernel_##P##_##F##_##SUFFIX,        \
                                       #P "/" #F "/" #SUFFIX, a);                           \
     }
-#define SL__INST_N(P, F, N) SL__INST_KERNEL(P, F, N, N, N)
+#define SL__INST_N(P, F, N) SL_CHECK_NBODY(P, F, N) SL__INST_KERNEL(P, F, N, N, N)
 #define SL__INST_FORCE(P, NBODIES, F)                                                      \
+    SL_CHECK_PROP(P)                                                                       \
     NBODIES(SL__INST_N, P, F)                                                              \
     SL__INST_KERNEL(P, F, any, SL_NBODY_MAX, a->n_body)
 #define SL_INTEGRATOR_INSTANTIATE(P, FORCES, NBODIES) FORCES(SL__INST_FORCE, P, NBODIES)
@@ -58,6 +63,7 @@ SL_EXTERN_C_END
 #define SL__INST_N(P, F, N) SL_LANES_DEFINE(P, F, N)
 #define SL__INST_FORCE(P, NBODIES, F) NBODIES(SL__INST_N, P, F)
 #define SL__INST_ANY(P, F)                                                                 \
+    SL_CHECK_PROP(P)                                                                       \
     SL_LOOP_DEFINE(P, F, any, SL_NBODY_MAX, a->n_body)                                     \
     SL_CPU_DEFINE(P, F, any)
 

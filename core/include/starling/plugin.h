@@ -9,10 +9,13 @@
 SL_EXTERN_C_BEGIN
 
 /* Bumped whenever any interface table or sl_run_args changes layout. */
-#define SL_ABI_VERSION 4u /* 2: sl_run_args start time/steps; sl_likelihood chi2 and model
+#define SL_ABI_VERSION 5u /* 2: sl_run_args start time/steps; sl_likelihood chi2 and model
                               * entries. 3: sl_likelihood last_kernel_s. 4: kernel sets
                               * (SL_KIND_KERNELS), sl_periodogram read_with, sl_ls_options
-                              * fast_accuracy */
+                              * fast_accuracy. 5: the kernel contract (launch.h): masses to
+                              * point/apply, velocities to acc, fp strided and per system
+                              * (sl_run_args fp_sys, n_fp), sl_force acc with v, n_packed in
+                              * sl_propagator and sl_force */
 #define SL_PLUGIN_ENTRY_SYMBOL "sl_plugin_entry"
 
 typedef enum sl_kind {

@@ -1,5 +1,5 @@
 /* The propagator interface. An integrator advances one system by one step;
- * it is written as SL_HD stage functions (see integrate.h) and instantiated
+ * it is written as SL_HD stage functions (the contract is in launch.h) and instantiated
  * at build time for (force, N) pairs, giving a CPU loop and a CUDA kernel
  * each (n_body == 0 marks a force's runtime-N fallback).
  *
@@ -32,16 +32,21 @@ typedef struct sl_propagator {
     uint32_t abi;
     const char *name;
     const char *description;
-    int order;
-    int adaptive;            /* 0: fixed step */
-    int persist_per_body;    /* doubles per body kept between launches */
+    int order;               /* global error ~ dt^order: check-plugin measures it */
+    int adaptive;            /* 0: fixed step; 1 is refused by sl_integrate (not run yet) */
+    int persist_per_body;    /* doubles per body kept between launches: SL_PROP_<P>_PERSIST */
     const sl_param *params;  /* e.g. dt */
     size_t n_params;
-    /* Packs validated values into the vector kernels receive
-     * (pp[0] is always the step size). */
+    /* Packs validated values into the vector kernels receive. pp[0] is the
+     * step the loop uses, whatever the parameter that sets it is called:
+     * sl_integrate refuses a pp[0] that is not a finite number > 0. */
     sl_status (*pack)(const sl_param_values *pv, double pp[SL_PROP_PARAMS_MAX]);
     const sl_kernel_entry *kernels;
     size_t n_kernels;
+    /* Leading doubles of pp that pack fills, 1..SL_PROP_PARAMS_MAX (the
+     * rest it sets to 0); refused outside that range by the registry and
+     * sl_integrate. */
+    int n_packed;
 } sl_propagator;
 
 /* Kernels of one (integrator, force) pair that a plugin carries, exported

@@ -7,7 +7,7 @@
 
 #include "starling/backend.h"
 #include "starling/ensemble.h"
-#include "starling/integrate.h"
+#include "starling/launch.h"
 
 SL_EXTERN_C_BEGIN
 
@@ -23,8 +23,14 @@ typedef struct sl_run_config {
     /* Where kernels for (prop, force) are looked for besides prop's own
      * table: every plugin's kernel sets (NULL: prop's table only). */
     const struct sl_registry *registry;
-    double pp[SL_PROP_PARAMS_MAX]; /* from prop->pack */
+    double pp[SL_PROP_PARAMS_MAX]; /* from prop->pack; pp[0] is the step */
     double fp[SL_FORCE_PARAMS_MAX];/* from force->pack */
+    /* The force's validated values fp was packed from (NULL: fp for every
+     * system). With them, a force parameter named like an attribute of the
+     * ensemble takes that attribute's value in each system (fparams.h):
+     * validated, packed and handed to the kernels and to the host energy
+     * diagnostics per system. */
+    const sl_param_values *force_values;
     double t_end;
     int64_t max_steps;             /* 0: none; systems reaching it stop (STEP_CAP) */
     int64_t steps_per_launch;      /* 0: automatic */
@@ -55,7 +61,8 @@ void sl_run_result_free(sl_run_result *res);
  * what a dry run (starling.integrate{dry_run = true}) checks. */
 sl_status sl_run_check(const sl_backend *be, const sl_ensemble *e, const sl_run_config *c);
 
-/* Total energy and angular momentum of system s (host). */
+/* Total energy and angular momentum of system s (host); fp is system s's
+ * force parameters (sl_fparams_get). */
 void sl_system_energy(const sl_ensemble *e, int64_t s, const sl_force *f, const double *fp,
                       double *energy, double L[3]);
 

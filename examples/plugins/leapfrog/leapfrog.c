@@ -32,6 +32,7 @@ static const sl_propagator leapfrog = {
     .pack = leapfrog_pack,
     .kernels = sl_kernels_leapfrog,
     .n_kernels = sizeof sl_kernels_leapfrog / sizeof sl_kernels_leapfrog[0],
+    .n_packed = 1, /* pp[0] = dt */
 };
 
 static const sl_plugin_table tables[] = {{SL_KIND_PROPAGATOR, "leapfrog", &leapfrog}};

@@ -1,7 +1,8 @@
 /* Leapfrog, kick-drift-kick: second order, symplectic, one force
  * evaluation per step. The stage functions follow the contract of
- * <starling/integrate.h>: every array is strided by S (component c of body
- * b is x[S*(3b+c)]), and the loop calls the force between point and apply.
+ * <starling/launch.h>: every array is strided by S (component c of body b
+ * is x[S*(3b+c)], its mass m[S*b]), the loop calls the force between point
+ * and apply, and pp[0] is the step.
  *
  * Scratch per body: the acceleration at the start of the step (3 doubles),
  * kept between launches so that a step costs one force call. */
@@ -28,10 +29,10 @@ SL_HD SL_INLINE void sl_prop_leapfrog_begin(int n, int S, const double *x, const
 
 /* Kick by h/2, drift by h: where the step's one force call is made. */
 SL_HD SL_INLINE void sl_prop_leapfrog_point(int st, int n, int S, double h, const double *x,
-                                            const double *v, const double *ps, double *xe,
-                                            double *ve, const double *pp)
+                                            const double *v, const double *m, const double *ps,
+                                            double *xe, double *ve, const double *pp)
 {
-    (void)st, (void)pp;
+    (void)st, (void)m, (void)pp;
     SL_UNROLL
     for (int k = 0; k < 3 * n; k++) {
         ve[S * k] = v[S * k] + 0.5 * h * ps[S * k];
@@ -42,10 +43,10 @@ SL_HD SL_INLINE void sl_prop_leapfrog_point(int st, int n, int S, double h, cons
 /* The same kick and drift (same operations, same bits), then the second
  * kick with the new acceleration a1, which starts the next step. */
 SL_HD SL_INLINE void sl_prop_leapfrog_apply(int st, int n, int S, double h, double *x, double *v,
-                                            double *ps, const double *a1, const double *j1,
-                                            const double *pp)
+                                            const double *m, double *ps, const double *a1,
+                                            const double *j1, const double *pp)
 {
-    (void)st, (void)j1, (void)pp;
+    (void)st, (void)m, (void)j1, (void)pp;
     SL_UNROLL
     for (int k = 0; k < 3 * n; k++) {
         const double vh = v[S * k] + 0.5 * h * ps[S * k];

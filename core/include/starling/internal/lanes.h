@@ -1,0 +1,327 @@
+/* Internal: the CPU's lane loop (SL_LANES_DEFINE), which steps a chunk of
+ * SL_CHUNK systems in lockstep with the SL_HD stage and force functions
+ * vectorised across systems. Not an interface of its own: instantiate.h
+ * includes it and stamps the loops; the contract is in launch.h. C only. */
+#ifndef STARLING_INTERNAL_LANES_H
+#define STARLING_INTERNAL_LANES_H
+
+#include "starling/internal/loop.h"
+
+#if !defined(__CUDACC__)
+
+/* The CPU's lane loop. A chunk of SL_CHUNK systems is copied into local
+ * arrays laid out [component][lane] and stepped in lockstep, so that each
+ * `omp simd` loop over lanes runs the same SL_HD stage and force code as
+ * the GPU, vectorised across systems. Lanes that are stopped, or already
+ * at t_end, step with h = 0, which leaves a finite state bit-for-bit
+ * unchanged. Monitors other than the non-finite check run per lane, and
+ * only when configured. The function is cloned for AVX-512, AVX2 and
+ * baseline x86-64 and picked at load time; -ffp-contract=off keeps the
+ * clones' results identical. */
+typedef struct sl_lanes {
+    double t[SL_CHUNK], h[SL_CHUNK], t_next[SL_CHUNK], next_log[SL_CHUNK], t0[SL_CHUNK];
+    int64_t step[SL_CHUNK], k0[SL_CHUNK], n_need[SL_CHUNK];
+    int live[SL_CHUNK], was_live[SL_CHUNK];
+    int lanes;
+} sl_lanes;
+
+static inline void sl_lanes_load(const sl_run_args *a, int64_t chunk, int n, int per_body,
+                                 double *x, double *v, double *m, double *ps, sl_lanes *L)
+{
+    const int W = SL_CHUNK;
+    const int64_t s0 = chunk * W;
+    L->lanes = a->n_sys - s0 < W ? (int)(a->n_sys - s0) : W;
+    const double *st = a->state + (size_t)chunk * (size_t)(n * SL_NFIELD) * W;
+    for (int b = 0; b < n; b++)
+        for (int c = 0; c < 3; c++)
+            for (int l = 0; l < W; l++) {
+                x[W * (3 * b + c) + l] = st[(b * SL_NFIELD + SL_X + c) * W + l];
+                v[W * (3 * b + c) + l] = st[(b * SL_NFIELD + SL_VX + c) * W + l];
+            }
+    for (int b = 0; b < n; b++)
+        for (int l = 0; l < W; l++)
+            m[W * b + l] = st[(b * SL_NFIELD + SL_M) * W + l];
+    if (!a->first_launch) {
+        const double *pp = a->persist + (size_t)chunk * (size_t)(n * per_body) * W;
+        for (int k = 0; k < per_body * n; k++)
+            for (int l = 0; l < W; l++)
+                ps[W * k + l] = pp[k * W + l];
+    }
+    for (int l = 0; l < W; l++) {
+        int in = l < L->lanes;
+        L->live[l] = L->was_live[l] = in && a->status[s0 + l] == SL_SYS_ACTIVE;
+        L->t[l] = in ? a->time[s0 + l] : a->t_end;
+        L->step[l] = in ? a->steps[s0 + l] : 0;
+        L->t0[l] = in ? a->t_start[s0 + l] : a->t_end;
+        L->k0[l] = in ? a->step_start[s0 + l] : 0;
+        L->n_need[l] = sl_steps_needed(L->t0[l], a->t_end, a->pp[0]);
+        L->next_log[l] = in && a->mon.log_every_dt > 0.0 ? a->next_log[s0 + l] : 0.0;
+    }
+}
+
+/* The chunk's force parameters, fp[W*k + l]: its systems' own values, or
+ * the same values in every lane. Once per launch and chunk. */
+static inline void sl_lanes_load_fp(const sl_run_args *a, int64_t chunk, double *fp)
+{
+    const int W = SL_CHUNK;
+    const double *own = a->fp_sys ? a->fp_sys + (size_t)chunk * (size_t)a->n_fp * W : NULL;
+    for (int k = 0; k < SL_FORCE_PARAMS_MAX; k++)
+        for (int l = 0; l < W; l++)
+            fp[W * k + l] = own && k < a->n_fp ? own[W * k + l] : a->fp[k];
+}
+
+static inline void sl_lanes_store(const sl_run_args *a, int64_t chunk, int n, int per_body,
+                                  const double *x, const double *v, const double *ps,
+                                  const sl_lanes *L)
+{
+    const int W = SL_CHUNK;
+    const int64_t s0 = chunk * W;
+    double *st = a->state + (size_t)chunk * (size_t)(n * SL_NFIELD) * W;
+    double *pp = a->persist + (size_t)chunk * (size_t)(n * per_body) * W;
+    for (int l = 0; l < L->lanes; l++) {
+        if (!L->was_live[l])
+            continue;
+        for (int b = 0; b < n; b++)
+            for (int c = 0; c < 3; c++) {
+                st[(b * SL_NFIELD + SL_X + c) * W + l] = x[W * (3 * b + c) + l];
+                st[(b * SL_NFIELD + SL_VX + c) * W + l] = v[W * (3 * b + c) + l];
+            }
+        for (int k = 0; k < per_body * n; k++)
+            pp[k * W + l] = ps[W * k + l];
+        a->time[s0 + l] = L->t[l];
+        a->steps[s0 + l] = L->step[l];
+        if (a->mon.log_every_dt > 0.0)
+            a->next_log[s0 + l] = L->next_log[l];
+        if (L->live[l] && L->t[l] < a->t_end)
+            SL_ATOMIC_INC(&a->counters[SL_CNT_UNFINISHED]);
+    }
+}
+
+/* Sets the step of every lane; returns how many lanes step. */
+static inline int sl_lanes_plan(const sl_run_args *a, sl_lanes *L)
+{
+    const double dt = a->pp[0];
+    int any = 0;
+    for (int l = 0; l < SL_CHUNK; l++) {
+        const int64_t j = L->step[l] - L->k0[l] + 1;
+        int go = L->live[l] && j <= L->n_need[l];
+        L->t_next[l] = sl_step_time(L->t0[l], a->t_end, dt, j, L->n_need[l]);
+        L->h[l] = go ? (j < L->n_need[l] ? dt : L->t_next[l] - L->t[l]) : 0.0;
+        any += go;
+    }
+    return any;
+}
+
+static inline void sl_lanes_stop(const sl_run_args *a, int64_t s, sl_lanes *L, int l, int why,
+                                 int detail, int n, const double *x, const double *v)
+{
+    L->live[l] = 0;
+    a->status[s] = why == SL_REASON_NONFINITE ? SL_SYS_FAILED : SL_SYS_STOPPED;
+    a->reason[s] = why;
+    a->detail[s] = detail;
+    a->stop_time[s] = L->t[l];
+    if (a->mon.log_on_stop)
+        sl_log_record(a, s, n, SL_CHUNK, L->t[l], L->step[l], SL_LOG_STOP, x + l, v + l);
+}
+
+/* Per-lane work that is cheap to decide in scalar code: energy checks,
+ * the step cap and logging. */
+static inline int sl_lanes_need_scalar(const sl_run_args *a)
+{
+    const sl_monitor_config *mc = &a->mon;
+    return mc->energy_max > 0.0 || a->max_steps > 0 || mc->log_every_steps > 0 ||
+           mc->log_every_dt > 0.0;
+}
+
+/* The state-only stop checks (ejection, unbound, close encounter) cost a
+ * scalar sl_monitor_stop per lane and step, which halved the CPU's speed.
+ * So a vectorised screen runs first, on the same values with the same
+ * formulas but thresholds loosened by 1e-12 relative: a lane it passes
+ * cannot stop (rounding is ~1e-16), and only the lanes it flags go through
+ * sl_monitor_stop, which decides exactly as before. The Hill factor
+ * cbrt((m_i + m_j) / 3 m_0) of a pair depends on the masses only, so it
+ * is computed once per launch (the planet pairs of n bodies, i, j >= 1). */
+#define SL_SCREEN_SLACK 1e-12
+#define SL_PAIRS(n) (((n) - 1) * ((n) - 2) / 2)
+
+static inline void sl_lanes_hill(int n, const double *m, double *hf)
+{
+    const int W = SL_CHUNK;
+    int q = 0;
+    for (int i = 1; i < n; i++)
+        for (int j = i + 1; j < n; j++, q++)
+            for (int l = 0; l < W; l++)
+                hf[W * q + l] = cbrt((m[W * i + l] + m[W * j + l]) / (3.0 * m[l]));
+}
+
+static inline int sl_lanes_screened(const sl_monitor_config *mc)
+{
+    return mc->eject_r > 0.0 || mc->unbound_r >= 0.0 || mc->close_hill > 0.0;
+}
+
+/* flag[l] |= 1 where lane l may meet a state-only stop condition; returns
+ * whether any lane may. */
+static inline int sl_lanes_screen(const sl_monitor_config *mc, int n, const double *x,
+                                  const double *hf, int *flag)
+{
+    const int W = SL_CHUNK;
+    double rr = INFINITY;
+    if (mc->eject_r > 0.0)
+        rr = mc->eject_r * mc->eject_r;
+    if (mc->unbound_r >= 0.0 && mc->unbound_r * mc->unbound_r < rr)
+        rr = mc->unbound_r * mc->unbound_r;
+    rr *= 1.0 - SL_SCREEN_SLACK;
+    const double ch = mc->close_hill * (1.0 + SL_SCREEN_SLACK);
+    const int close = mc->close_hill > 0.0;
+    int any = 0;
+#pragma omp simd reduction(| : any)
+    for (int l = 0; l < W; l++) {
+#define SL_XL(b, c) x[W * (3 * (b) + (c)) + l]
+        int f = 0;
+        SL_UNROLL
+        for (int b = 1; b < n; b++) {
+            double dx = SL_XL(b, 0) - SL_XL(0, 0), dy = SL_XL(b, 1) - SL_XL(0, 1),
+                   dz = SL_XL(b, 2) - SL_XL(0, 2);
+            f |= dx * dx + dy * dy + dz * dz > rr;
+        }
+        if (close) {
+            int q = 0;
+            SL_UNROLL
+            for (int i = 1; i < n; i++) {
+                SL_UNROLL
+                for (int j = i + 1; j < n; j++, q++)
+                    f |= sl_close_pair(W, x + l, i, j, hf[W * q + l], ch);
+            }
+        }
+#undef SL_XL
+        flag[l] |= f;
+        any |= f;
+    }
+    return any;
+}
+
+/* One stage of every lane: the stage number is a literal, so the
+ * integrator's per-stage branches fold away and the lane loop is straight
+ * code the vectoriser accepts. SL_LANES_DEFINE stamps SL_STAGES_MAX (16) of
+ * them; SL_CHECK_PROP refuses, at compile time, an integrator with more. */
+SL_STATIC_ASSERT(SL_STAGES_MAX == 16, "SL_LANES_DEFINE stamps 16 stages: stamp SL_STAGES_MAX");
+#define SL__LANES_STAGE(P, F, N, ST)                                                       \
+    if ((ST) < SL_PROP_##P##_NSTAGES) {                                                    \
+        _Pragma("omp simd")                                                                \
+        for (int l = 0; l < W; l++) {                                                      \
+            sl_prop_##P##_point(ST, N, W, L.h[l], x + l, v + l, m + l, ps + l, xe + l,     \
+                                ve + l, a->pp);                                            \
+            SL_FORCE_EVAL(F, SL_PROP_##P##_JERK, N, W, xe + l, ve + l, m + l, fp + l, ae + l, \
+                          je + l);                                                         \
+            sl_prop_##P##_apply(ST, N, W, L.h[l], x + l, v + l, m + l, ps + l, ae + l,     \
+                                je + l, a->pp);                                            \
+        }                                                                                  \
+    }
+
+/* The lane loop for (P, F, N). */
+#define SL_LANES_DEFINE(P, F, N)                                                           \
+    SL_CHECK_PROP(P)                                                                       \
+    SL_CHECK_NBODY(P, F, N)                                                                \
+    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))          \
+    static void sl_lanes_##P##_##F##_##N(const sl_run_args *a, int64_t chunk)              \
+    {                                                                                      \
+        enum { W = SL_CHUNK };                                                             \
+        _Alignas(64) double x[3 * (N) * W], v[3 * (N) * W], m[(N) * W];                    \
+        _Alignas(64) double xe[3 * (N) * W], ve[3 * (N) * W];                              \
+        _Alignas(64) double ae[3 * (N) * W], je[3 * (N) * W];                              \
+        _Alignas(64) double ps[SL_SCRATCH_LEN(P) * (N) * W];                               \
+        _Alignas(64) double fp[SL_FORCE_PARAMS_MAX * W];                                   \
+        sl_lanes L;                                                                        \
+        const int64_t s0 = chunk * W;                                                      \
+        sl_lanes_load(a, chunk, N, SL_PROP_##P##_PERSIST, x, v, m, ps, &L);                \
+        sl_lanes_load_fp(a, chunk, fp);                                                    \
+        if (a->first_launch) {                                                             \
+            _Pragma("omp simd")                                                            \
+            for (int l = 0; l < W; l++) {                                                  \
+                SL_FORCE_EVAL(F, SL_PROP_##P##_JERK, N, W, x + l, v + l, m + l, fp + l,    \
+                              ae + l, je + l);                                             \
+                sl_prop_##P##_begin(N, W, x + l, v + l, m + l, ps + l, ae + l, je + l,     \
+                                    a->pp);                                                \
+            }                                                                              \
+        }                                                                                  \
+        const int scalar = sl_lanes_need_scalar(a), screened = sl_lanes_screened(&a->mon);  \
+        _Alignas(64) double hf[(SL_PAIRS(N) > 0 ? SL_PAIRS(N) : 1) * W];                   \
+        int flag[W];                                                                       \
+        if (screened && a->mon.close_hill > 0.0)                                           \
+            sl_lanes_hill(N, m, hf);                                                       \
+        for (int64_t k = 0; k < a->launch_steps && sl_lanes_plan(a, &L); k++) {            \
+            SL__LANES_STAGE(P, F, N, 0)                                                    \
+            SL__LANES_STAGE(P, F, N, 1)                                                    \
+            SL__LANES_STAGE(P, F, N, 2)                                                    \
+            SL__LANES_STAGE(P, F, N, 3)                                                    \
+            SL__LANES_STAGE(P, F, N, 4)                                                    \
+            SL__LANES_STAGE(P, F, N, 5)                                                    \
+            SL__LANES_STAGE(P, F, N, 6)                                                    \
+            SL__LANES_STAGE(P, F, N, 7)                                                    \
+            SL__LANES_STAGE(P, F, N, 8)                                                    \
+            SL__LANES_STAGE(P, F, N, 9)                                                    \
+            SL__LANES_STAGE(P, F, N, 10)                                                   \
+            SL__LANES_STAGE(P, F, N, 11)                                                   \
+            SL__LANES_STAGE(P, F, N, 12)                                                   \
+            SL__LANES_STAGE(P, F, N, 13)                                                   \
+            SL__LANES_STAGE(P, F, N, 14)                                                   \
+            SL__LANES_STAGE(P, F, N, 15)                                                   \
+            int bad = 0;                                                                   \
+            const int nf = a->mon.check_nonfinite;                                         \
+            _Pragma("omp simd reduction(|:bad)")                                           \
+            for (int l = 0; l < W; l++) {                                                  \
+                double sum = 0.0;                                                          \
+                SL_UNROLL                                                                  \
+                for (int q = 0; q < 3 * (N); q++)                                          \
+                    sum += x[W * q + l] * 0.0 + v[W * q + l] * 0.0;                        \
+                flag[l] = nf & (sum != 0.0);                                               \
+                bad |= (L.h[l] > 0.0) & flag[l];                                           \
+            }                                                                              \
+            for (int l = 0; l < W; l++)                                                    \
+                if (L.h[l] > 0.0) {                                                        \
+                    L.t[l] = L.t_next[l];                                                  \
+                    L.step[l]++;                                                           \
+                }                                                                          \
+            if (screened)                                                                  \
+                bad |= sl_lanes_screen(&a->mon, N, x, hf, flag);                           \
+            if (!scalar && !bad)                                                           \
+                continue;                                                                  \
+            for (int l = 0; l < W; l++) {                                                  \
+                if (!(L.h[l] > 0.0))                                                       \
+                    continue;                                                              \
+                int detail = -1;                                                           \
+                int why = flag[l] ? sl_monitor_stop(&a->mon, N, W, x + l, v + l, m + l,    \
+                                                    &detail)                               \
+                                  : SL_REASON_NONE;                                        \
+                if (!why && a->mon.energy_max > 0.0 && L.step[l] % a->mon.check_every == 0) { \
+                    double e = sl_kinetic(N, W, v + l, m + l) +                            \
+                               sl_force_##F##_potential(N, W, x + l, m + l, fp + l);       \
+                    if (!(fabs(e / a->e0[s0 + l] - 1.0) <= a->mon.energy_max))              \
+                        why = SL_REASON_ENERGY;                                            \
+                }                                                                          \
+                if (!why && a->max_steps > 0 && L.step[l] - L.k0[l] >= a->max_steps &&     \
+                    L.t[l] < a->t_end)                                                     \
+                    why = SL_REASON_STEP_CAP;                                              \
+                if (why)                                                                   \
+                    sl_lanes_stop(a, s0 + l, &L, l, why, detail, N, x, v);                 \
+                else                                                                       \
+                    sl_monitor_log(a, s0 + l, N, W, L.t[l], L.step[l], &L.next_log[l],     \
+                                   x + l, v + l);                                          \
+            }                                                                              \
+        }                                                                                  \
+        sl_lanes_store(a, chunk, N, SL_PROP_##P##_PERSIST, x, v, ps, &L);                  \
+    }                                                                                      \
+    sl_status sl_run_##P##_##F##_##N##_cpu(const sl_run_args *a)                           \
+    {                                                                                      \
+        const int64_t chunks = (a->n_sys + SL_CHUNK - 1) / SL_CHUNK;                       \
+        _Pragma("omp parallel for schedule(dynamic, 1)")                                   \
+        for (int64_t c = 0; c < chunks; c++)                                               \
+            if (!sl_cancelled()) /* run.c abandons the launch */                           \
+                sl_lanes_##P##_##F##_##N(a, c);                                            \
+        return SL_OK;                                                                      \
+    }
+
+
+#endif /* !__CUDACC__ */
+
+#endif

@@ -1,0 +1,319 @@
+/* Internal: the per-system loop (GPU kernels and the scalar CPU loop) and
+ * the SL_HD helpers every loop shares (loading a system, monitors, logs).
+ * Not an interface of its own: instantiate.h includes it and stamps the
+ * loops with its macros; the contract those loops keep is in launch.h. It
+ * is installed because plugins stamp loops in their own translation units. */
+#ifndef STARLING_INTERNAL_LOOP_H
+#define STARLING_INTERNAL_LOOP_H
+
+#include <math.h>
+#include <stdint.h>
+#include "starling/cancel.h"
+#include "starling/launch.h"
+
+SL_EXTERN_C_BEGIN
+
+#if defined(__CUDA_ARCH__)
+#define SL_ATOMIC_INC(p) atomicAdd((p), 1ull)
+#else
+#define SL_ATOMIC_INC(p) __atomic_fetch_add((p), 1ull, __ATOMIC_RELAXED)
+#endif
+
+SL_HD SL_INLINE void sl_load_system(const sl_run_args *a, int64_t s, int n, double *x,
+                                    double *v, double *m)
+{
+    SL_UNROLL
+    for (int b = 0; b < n; b++) {
+        SL_UNROLL
+        for (int c = 0; c < 3; c++) {
+            x[3 * b + c] = a->state[sl_state_at(s, n, b, SL_X + c)];
+            v[3 * b + c] = a->state[sl_state_at(s, n, b, SL_VX + c)];
+        }
+        m[b] = a->state[sl_state_at(s, n, b, SL_M)];
+    }
+}
+
+SL_HD SL_INLINE void sl_store_system(const sl_run_args *a, int64_t s, int n, const double *x,
+                                     const double *v)
+{
+    SL_UNROLL
+    for (int b = 0; b < n; b++) {
+        SL_UNROLL
+        for (int c = 0; c < 3; c++) {
+            a->state[sl_state_at(s, n, b, SL_X + c)] = x[3 * b + c];
+            a->state[sl_state_at(s, n, b, SL_VX + c)] = v[3 * b + c];
+        }
+    }
+}
+
+SL_HD SL_INLINE void sl_load_persist(const sl_run_args *a, int64_t s, int n, int per_body,
+                                     double *ps)
+{
+    SL_UNROLL
+    for (int k = 0; k < per_body * n; k++)
+        ps[k] = a->persist[sl_persist_index(s, n, per_body, k)];
+}
+
+SL_HD SL_INLINE void sl_store_persist(const sl_run_args *a, int64_t s, int n, int per_body,
+                                      const double *ps)
+{
+    SL_UNROLL
+    for (int k = 0; k < per_body * n; k++)
+        a->persist[sl_persist_index(s, n, per_body, k)] = ps[k];
+}
+
+SL_HD SL_INLINE double sl_kinetic(int n, int S, const double *v, const double *m)
+{
+    double k = 0.0;
+    SL_UNROLL
+    for (int b = 0; b < n; b++) {
+        double vx = v[S * (3 * b)], vy = v[S * (3 * b + 1)], vz = v[S * (3 * b + 2)];
+        k += 0.5 * m[S * b] * (vx * vx + vy * vy + vz * vz);
+    }
+    return k;
+}
+
+/* Whether planets i and j (>= 1) are closer than k mutual Hill radii:
+ * hill = cbrt((m_i + m_j) / 3 m_0), times their mean distance from body 0.
+ * Arrays strided by S. */
+SL_HD SL_INLINE int sl_close_pair(int S, const double *x, int i, int j, double hill, double k)
+{
+#define SL_XP(b, c) x[S * (3 * (b) + (c))]
+    double ri = sqrt((SL_XP(i, 0) - SL_XP(0, 0)) * (SL_XP(i, 0) - SL_XP(0, 0)) +
+                     (SL_XP(i, 1) - SL_XP(0, 1)) * (SL_XP(i, 1) - SL_XP(0, 1)) +
+                     (SL_XP(i, 2) - SL_XP(0, 2)) * (SL_XP(i, 2) - SL_XP(0, 2)));
+    double rj = sqrt((SL_XP(j, 0) - SL_XP(0, 0)) * (SL_XP(j, 0) - SL_XP(0, 0)) +
+                     (SL_XP(j, 1) - SL_XP(0, 1)) * (SL_XP(j, 1) - SL_XP(0, 1)) +
+                     (SL_XP(j, 2) - SL_XP(0, 2)) * (SL_XP(j, 2) - SL_XP(0, 2)));
+    double dx = SL_XP(i, 0) - SL_XP(j, 0), dy = SL_XP(i, 1) - SL_XP(j, 1),
+           dz = SL_XP(i, 2) - SL_XP(j, 2);
+#undef SL_XP
+    double lim = k * (hill * 0.5 * (ri + rj));
+    return dx * dx + dy * dy + dz * dz < lim * lim;
+}
+
+/* Stop conditions that need only the state: non-finite values, ejection,
+ * unbound bodies and close encounters. Body 0 is the central body; arrays
+ * are strided by S (see forces/newton/newton.h). Returns an sl_stop_reason,
+ * with the body (or pair i*256+j) in *detail. */
+SL_HD SL_INLINE int sl_monitor_stop(const sl_monitor_config *mc, int n, int S, const double *x,
+                                    const double *v, const double *m, int *detail)
+{
+#define SL_XS(b, c) x[S * (3 * (b) + (c))]
+    if (mc->check_nonfinite) {
+        /* inf * 0 and nan * 0 are nan, so one sum covers every component */
+        double sum = 0.0;
+        SL_UNROLL
+        for (int k = 0; k < 3 * n; k++)
+            sum += x[S * k] * 0.0 + v[S * k] * 0.0;
+        if (sum != 0.0) {
+            *detail = -1;
+            return SL_REASON_NONFINITE;
+        }
+    }
+    if (mc->eject_r > 0.0 || mc->unbound_r >= 0.0) {
+        SL_UNROLL
+        for (int b = 1; b < n; b++) {
+            double dx = SL_XS(b, 0) - SL_XS(0, 0), dy = SL_XS(b, 1) - SL_XS(0, 1),
+                   dz = SL_XS(b, 2) - SL_XS(0, 2);
+            double r2 = dx * dx + dy * dy + dz * dz;
+            if (mc->eject_r > 0.0 && r2 > mc->eject_r * mc->eject_r) {
+                *detail = b;
+                return SL_REASON_EJECTION;
+            }
+            if (mc->unbound_r >= 0.0 && r2 > mc->unbound_r * mc->unbound_r) {
+                double ux = v[S * (3 * b)] - v[0], uy = v[S * (3 * b + 1)] - v[S],
+                       uz = v[S * (3 * b + 2)] - v[2 * S];
+                double e = 0.5 * (ux * ux + uy * uy + uz * uz) - (m[0] + m[S * b]) / sqrt(r2);
+                if (e > 0.0) {
+                    *detail = b;
+                    return SL_REASON_UNBOUND;
+                }
+            }
+        }
+    }
+    if (mc->close_hill > 0.0) {
+        SL_UNROLL
+        for (int i = 1; i < n; i++) {
+            SL_UNROLL
+            for (int j = i + 1; j < n; j++) {
+                double hill = cbrt((m[S * i] + m[S * j]) / (3.0 * m[0]));
+                if (sl_close_pair(S, x, i, j, hill, mc->close_hill)) {
+                    *detail = i * 256 + j;
+                    return SL_REASON_CLOSE_ENCOUNTER;
+                }
+            }
+        }
+    }
+#undef SL_XS
+    return SL_REASON_NONE;
+}
+
+SL_HD SL_INLINE void sl_log_record(const sl_run_args *a, int64_t s, int n, int S, double t,
+                                   int64_t step, int event, const double *x, const double *v)
+{
+    unsigned long long i = SL_ATOMIC_INC(&a->counters[SL_CNT_LOG]);
+    if ((int64_t)i >= a->log_cap) {
+        SL_ATOMIC_INC(&a->counters[SL_CNT_LOST]);
+        return;
+    }
+    double *r = a->log + (size_t)i * (size_t)(SL_LOG_HEAD + 6 * n);
+    r[0] = (double)s;
+    r[1] = t;
+    r[2] = (double)step;
+    r[3] = (double)event;
+    for (int b = 0; b < n; b++)
+        for (int c = 0; c < 3; c++) {
+            r[SL_LOG_HEAD + 6 * b + c] = x[S * (3 * b + c)];
+            r[SL_LOG_HEAD + 6 * b + 3 + c] = v[S * (3 * b + c)];
+        }
+}
+
+/* Periodic logging: every k steps and/or every dt of simulated time. */
+SL_HD SL_INLINE void sl_monitor_log(const sl_run_args *a, int64_t s, int n, int S, double t,
+                                    int64_t step, double *next_log, const double *x,
+                                    const double *v)
+{
+    int due = a->mon.log_every_steps > 0 && step % a->mon.log_every_steps == 0;
+    if (a->mon.log_every_dt > 0.0 && t >= *next_log) {
+        due = 1;
+        while (*next_log <= t)
+            *next_log += a->mon.log_every_dt;
+    }
+    if (due)
+        sl_log_record(a, s, n, S, t, step, SL_LOG_PERIODIC, x, v);
+}
+
+SL_HD SL_INLINE void sl_finish_system(const sl_run_args *a, int64_t s, int n, double t,
+                                      int64_t step, int why, int detail, const double *x,
+                                      const double *v)
+{
+    sl_store_system(a, s, n, x, v);
+    a->time[s] = t;
+    a->steps[s] = step;
+    if (why) {
+        a->status[s] = why == SL_REASON_NONFINITE ? SL_SYS_FAILED : SL_SYS_STOPPED;
+        a->reason[s] = why;
+        a->detail[s] = detail;
+        a->stop_time[s] = t;
+        if (a->mon.log_on_stop)
+            sl_log_record(a, s, n, 1, t, step, SL_LOG_STOP, x, v);
+    } else if (t < a->t_end) {
+        SL_ATOMIC_INC(&a->counters[SL_CNT_UNFINISHED]);
+    }
+}
+
+
+/* System s's force parameters, fp[k] (S = 1). With N and k literals the
+ * copy lives in registers, and a force that reads no parameter (newton)
+ * leaves nothing of it after dead-code elimination. */
+SL_HD SL_INLINE void sl_load_fp(const sl_run_args *a, int64_t s, double *fp)
+{
+    SL_UNROLL
+    for (int k = 0; k < SL_FORCE_PARAMS_MAX; k++)
+        fp[k] = a->fp_sys && k < a->n_fp ? a->fp_sys[sl_fp_index(s, a->n_fp, k)] : a->fp[k];
+}
+
+/* Doubles per body of an integrator's working array: SCRATCH may be 0, and
+ * a zero-length array is not C (nvcc refuses it). */
+#define SL_SCRATCH_LEN(P) (SL_PROP_##P##_SCRATCH > 0 ? SL_PROP_##P##_SCRATCH : 1)
+
+#define SL_FORCE_EVAL_1(F, n, S, x, v, m, fp, acc, jerk)                                   \
+    sl_force_##F##_acc_jerk(n, S, x, v, m, fp, acc, jerk)
+#define SL_FORCE_EVAL_0(F, n, S, x, v, m, fp, acc, jerk)                                   \
+    sl_force_##F##_acc(n, S, x, v, m, fp, acc)
+#define SL_FORCE_EVAL(F, JERK, ...) SL_CAT(SL_FORCE_EVAL_, JERK)(F, __VA_ARGS__)
+
+/* The limits of launch.h on integrator P, at file scope where a loop for
+ * it is stamped (C and CUDA alike). */
+#define SL_CHECK_PROP(P)                                                                   \
+    SL_STATIC_ASSERT(SL_PROP_##P##_NSTAGES >= 1 && SL_PROP_##P##_NSTAGES <= SL_STAGES_MAX,  \
+                     "integrator " #P ": SL_PROP_" #P "_NSTAGES must be 1.."               \
+                     SL_STR(SL_STAGES_MAX));                                               \
+    SL_STATIC_ASSERT(SL_PROP_##P##_SCRATCH >= 0,                                           \
+                     "integrator " #P ": SL_PROP_" #P "_SCRATCH must be >= 0");            \
+    SL_STATIC_ASSERT(SL_PROP_##P##_PERSIST >= 0 &&                                         \
+                         SL_PROP_##P##_PERSIST <= SL_PROP_##P##_SCRATCH,                   \
+                     "integrator " #P ": SL_PROP_" #P "_PERSIST must be 0..SL_PROP_" #P    \
+                     "_SCRATCH (the persistent doubles are the leading part of scratch)");  \
+    SL_STATIC_ASSERT(SL_PROP_##P##_JERK == 0 || SL_PROP_##P##_JERK == 1,                   \
+                     "integrator " #P ": SL_PROP_" #P "_JERK must be 0 or 1");
+/* ... and on an unrolled body count N. */
+#define SL_CHECK_NBODY(P, F, N)                                                            \
+    SL_STATIC_ASSERT((N) >= 1 && (N) <= SL_NBODY_MAX,                                      \
+                     "integrator " #P ", force " #F ": unrolled body count " #N            \
+                     " is outside 1..SL_NBODY_MAX");
+
+/* The loop for one system. NDECL sizes the local arrays (a literal N, or
+ * SL_NBODY_MAX for the runtime-N fallback); NVAL is the body count. */
+#define SL_LOOP_DEFINE(P, F, SUFFIX, NDECL, NVAL)                                          \
+    SL_HD SL_INLINE void sl_loop_##P##_##F##_##SUFFIX(const sl_run_args *a, int64_t s)     \
+    {                                                                                      \
+        const int n = (NVAL);                                                              \
+        if (a->status[s] != SL_SYS_ACTIVE)                                                 \
+            return;                                                                        \
+        double x[3 * (NDECL)], v[3 * (NDECL)], m[(NDECL)];                                 \
+        double xe[3 * (NDECL)], ve[3 * (NDECL)], ae[3 * (NDECL)], je[3 * (NDECL)];         \
+        double ps[SL_SCRATCH_LEN(P) * (NDECL)];                                            \
+        double fp[SL_FORCE_PARAMS_MAX];                                                    \
+        sl_load_system(a, s, n, x, v, m);                                                  \
+        sl_load_fp(a, s, fp);                                                              \
+        if (a->first_launch) {                                                             \
+            SL_FORCE_EVAL(F, SL_PROP_##P##_JERK, n, 1, x, v, m, fp, ae, je);               \
+            sl_prop_##P##_begin(n, 1, x, v, m, ps, ae, je, a->pp);                         \
+        } else {                                                                           \
+            sl_load_persist(a, s, n, SL_PROP_##P##_PERSIST, ps);                           \
+        }                                                                                  \
+        double t = a->time[s];                                                             \
+        int64_t step = a->steps[s];                                                        \
+        const double t0 = a->t_start[s];                                                   \
+        const int64_t k0 = a->step_start[s];                                               \
+        const double dt = a->pp[0];                                                        \
+        const int64_t n_need = sl_steps_needed(t0, a->t_end, dt);                          \
+        double next_log = a->mon.log_every_dt > 0.0 ? a->next_log[s] : 0.0;                \
+        int why = SL_REASON_NONE, detail = -1;                                             \
+        for (int64_t k = 0; k < a->launch_steps && step - k0 < n_need; k++) {              \
+            const int64_t j = step - k0 + 1;                                               \
+            const double t_next = sl_step_time(t0, a->t_end, dt, j, n_need);               \
+            const double h = j < n_need ? dt : t_next - t;                                 \
+            SL_UNROLL                                                                      \
+            for (int st = 0; st < SL_PROP_##P##_NSTAGES; st++) {                           \
+                sl_prop_##P##_point(st, n, 1, h, x, v, m, ps, xe, ve, a->pp);              \
+                SL_FORCE_EVAL(F, SL_PROP_##P##_JERK, n, 1, xe, ve, m, fp, ae, je);         \
+                sl_prop_##P##_apply(st, n, 1, h, x, v, m, ps, ae, je, a->pp);              \
+            }                                                                              \
+            t = t_next;                                                                    \
+            step++;                                                                        \
+            why = sl_monitor_stop(&a->mon, n, 1, x, v, m, &detail);                        \
+            if (!why && a->mon.energy_max > 0.0 && step % a->mon.check_every == 0) {       \
+                double e = sl_kinetic(n, 1, v, m) + sl_force_##F##_potential(n, 1, x, m, fp); \
+                if (!(fabs(e / a->e0[s] - 1.0) <= a->mon.energy_max))                      \
+                    why = SL_REASON_ENERGY;                                                \
+            }                                                                              \
+            if (!why && a->max_steps > 0 && step - k0 >= a->max_steps && t < a->t_end)     \
+                why = SL_REASON_STEP_CAP;                                                  \
+            if (why)                                                                       \
+                break;                                                                     \
+            sl_monitor_log(a, s, n, 1, t, step, &next_log, x, v);                          \
+        }                                                                                  \
+        if (a->mon.log_every_dt > 0.0)                                                     \
+            a->next_log[s] = next_log;                                                     \
+        sl_store_persist(a, s, n, SL_PROP_##P##_PERSIST, ps);                              \
+        sl_finish_system(a, s, n, t, step, why, detail, x, v);                             \
+    }
+
+/* CPU loop over systems: OpenMP threads, dynamic so that systems that stop
+ * early do not leave threads idle. */
+#define SL_CPU_DEFINE(P, F, SUFFIX)                                                        \
+    sl_status sl_run_##P##_##F##_##SUFFIX##_cpu(const sl_run_args *a)                      \
+    {                                                                                      \
+        _Pragma("omp parallel for schedule(dynamic, 64)")                                  \
+        for (int64_t s = 0; s < a->n_sys; s++)                                             \
+            if (!sl_cancelled()) /* run.c abandons the launch */                           \
+                sl_loop_##P##_##F##_##SUFFIX(a, s);                                        \
+        return SL_OK;                                                                      \
+    }
+
+SL_EXTERN_C_END
+
+#endif

@@ -1,0 +1,163 @@
+/* The launch ABI: what a loop receives (sl_run_args), the layout of its
+ * buffers, the limits, and the contract between the generic loop and the
+ * physics it runs. The loops themselves are internal (internal/loop.h,
+ * internal/lanes.h), stamped by the macros of instantiate.h.
+ *
+ * Strides. Every array a stage or force function receives is strided by S:
+ * component c of body b is x[S*(3b+c)] (likewise v, xe, ve, a, j), the
+ * mass of body b is m[S*b], scratch double k is ps[S*k] and force
+ * parameter k is fp[S*k]. The GPU and the scalar CPU loop pass S = 1; the
+ * CPU lane loop passes SL_CHUNK, so that neighbouring systems are
+ * neighbouring doubles and the loop over systems vectorises. pp, the
+ * integrator's parameters, is the same for every system and not strided.
+ *
+ * An integrator P provides, in a header of SL_HD code, four macros
+ *   SL_PROP_<P>_NSTAGES  force evaluations per step, 1..SL_STAGES_MAX
+ *   SL_PROP_<P>_SCRATCH  doubles per body of working state ps, >= 0
+ *   SL_PROP_<P>_PERSIST  leading doubles per body of ps kept between
+ *                        launches, 0..SCRATCH; the table's persist_per_body
+ *   SL_PROP_<P>_JERK     1: the stages need jerks (the loop calls the
+ *                        force's acc_jerk); 0: accelerations (acc)
+ * and three functions, which the loop calls as
+ *   sl_prop_<P>_begin(n, S, x, v, m, ps, a, j, pp)
+ *       once per run, before the first step, after a force call at (x, v);
+ *   then per step of size h, for k = 0 .. NSTAGES-1:
+ *   sl_prop_<P>_point(k, n, S, h, x, v, m, ps, xe, ve, pp)
+ *       writes (xe, ve), where stage k evaluates the force;
+ *   <the force at (xe, ve) with masses m: a, and j when JERK is 1>
+ *   sl_prop_<P>_apply(k, n, S, h, x, v, m, ps, a, j, pp)
+ *       uses stage k's forces: updates x, v and ps.
+ * with the types
+ *   void begin(int n, int S, const double *x, const double *v, const double *m,
+ *              double *ps, const double *a, const double *j, const double *pp);
+ *   void point(int k, int n, int S, double h, const double *x, const double *v,
+ *              const double *m, const double *ps, double *xe, double *ve,
+ *              const double *pp);
+ *   void apply(int k, int n, int S, double h, double *x, double *v,
+ *              const double *m, double *ps, const double *a, const double *j,
+ *              const double *pp);
+ * j is not written when JERK is 0. A stage never calls a force: the loop
+ * does, between point and apply, so every integrator works with every force
+ * without function pointers in the kernel. A system that does not step (it
+ * stopped, or reached t_end while others in its chunk go on) is given
+ * h = 0, which must leave a finite state bit-for-bit unchanged.
+ *
+ * A force F provides SL_HD functions
+ *   void sl_force_<F>_acc(int n, int S, const double *x, const double *v,
+ *                         const double *m, const double *fp, double *a);
+ *   void sl_force_<F>_acc_jerk(int n, int S, const double *x, const double *v,
+ *                              const double *m, const double *fp, double *a,
+ *                              double *j);
+ *   double sl_force_<F>_potential(int n, int S, const double *x, const double *m,
+ *                                 const double *fp);
+ * acc for JERK 0 integrators, acc_jerk for JERK 1 ones (only those of the
+ * integrators it is instantiated with are needed), potential for the energy
+ * monitor (always). Velocities reach acc too, for forces that depend on
+ * them (drag, post-Newtonian terms).
+ *
+ * Parameters. pp holds SL_PROP_PARAMS_MAX doubles from the integrator
+ * table's pack; pp[0] is the step the loop uses (sl_integrate refuses a
+ * pp[0] that is not a finite number > 0, naming the integrator). fp holds
+ * a system's SL_FORCE_PARAMS_MAX doubles from the force table's pack, per
+ * system: a force parameter named like an attribute of the ensemble takes
+ * that attribute's value in each system (run.h), so each system may have
+ * its own values, and the loop hands each system (each lane) its own.
+ *
+ * Limits, checked at compile time when a loop is stamped (instantiate.h):
+ * NSTAGES in 1..SL_STAGES_MAX, 0 <= PERSIST <= SCRATCH, JERK 0 or 1, an
+ * unrolled body count N in 1..SL_NBODY_MAX. Checked when a plugin is
+ * loaded and by sl_integrate, naming the plugin: the tables' n_packed
+ * (1..SL_PROP_PARAMS_MAX for an integrator, 0..SL_FORCE_PARAMS_MAX for a
+ * force). Refused by sl_integrate: an integrator whose table says
+ * adaptive = 1 (not run yet), a pp[0] that is not a step. */
+#ifndef STARLING_LAUNCH_H
+#define STARLING_LAUNCH_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "starling/ensemble.h"
+#include "starling/force.h"
+#include "starling/hd.h"
+#include "starling/monitor.h"
+#include "starling/propagator.h"
+
+SL_EXTERN_C_BEGIN
+
+/* Stages an integrator may have (each is one force evaluation per step). */
+#define SL_STAGES_MAX 16
+
+enum { SL_LOG_HEAD = 4 };  /* sys, time, step, event; then 6 doubles per body */
+enum { SL_LOG_PERIODIC = 0, SL_LOG_STOP = 1, SL_LOG_INITIAL = 2, SL_LOG_FINAL = 3 };
+enum { SL_CNT_LOG = 0, SL_CNT_UNFINISHED = 1, SL_CNT_LOST = 2, SL_NCOUNTERS = 4 };
+
+/* Everything a launch needs; passed by value to CUDA kernels. All pointers
+ * are in the memory space of the backend that runs the launch. */
+typedef struct sl_run_args {
+    double *state;       /* chunked SoA, see ensemble.h */
+    double *persist;     /* chunked SoA of PERSIST doubles per body (sl_persist_index) */
+    double *time;
+    int64_t *steps;
+    int32_t *status, *reason, *detail;
+    double *stop_time;
+    const double *t_start;      /* per system time at the start of this run */
+    const int64_t *step_start;  /* per system step count at the start of this run */
+    double *next_log;    /* per system, for log_every_dt */
+    const double *e0;    /* per system initial energy, for energy_max */
+    double *log;         /* log_cap records of SL_LOG_HEAD + 6 n_body doubles */
+    unsigned long long *counters; /* SL_NCOUNTERS */
+    int64_t log_cap;
+    int64_t n_sys;
+    int n_body;
+    int first_launch;    /* 1: compute the integrator's start state */
+    double t_end;
+    int64_t launch_steps;
+    int64_t max_steps;   /* steps allowed in this run (0: no cap) */
+    sl_monitor_config mon;
+    double fp[SL_FORCE_PARAMS_MAX]; /* force parameters of every system when fp_sys is
+                                     * NULL; else those at k >= n_fp */
+    /* Per-system force parameters, or NULL when every system has fp: n_fp
+     * doubles per system, chunked like persist (sl_fp_index). */
+    const double *fp_sys;
+    int n_fp;
+    double pp[SL_PROP_PARAMS_MAX];
+} sl_run_args;
+
+SL_HD SL_INLINE size_t sl_persist_index(int64_t s, int n_body, int per_body, int k)
+{
+    return ((size_t)(s / SL_CHUNK) * (size_t)(n_body * per_body) + (size_t)k) * SL_CHUNK +
+           (size_t)(s % SL_CHUNK);
+}
+
+/* Force parameter k of system s in sl_run_args.fp_sys. */
+SL_HD SL_INLINE size_t sl_fp_index(int64_t s, int n_fp, int k)
+{
+    return sl_persist_index(s, 1, n_fp, k);
+}
+
+SL_HD SL_INLINE size_t sl_state_at(int64_t s, int n_body, int body, int field)
+{
+    return ((size_t)(s / SL_CHUNK) * (size_t)(n_body * SL_NFIELD) +
+            (size_t)(body * SL_NFIELD + field)) * SL_CHUNK + (size_t)(s % SL_CHUNK);
+}
+
+/* Steps from t0 to t_end with step dt. Times are t0 + k dt, not a running
+ * sum, so rounding cannot add a sliver step; a last step within 1e-9 dt of
+ * a whole step is merged into it. */
+SL_HD SL_INLINE int64_t sl_steps_needed(double t0, double t_end, double dt)
+{
+    if (!(t_end > t0))
+        return 0;
+    double n = ceil((t_end - t0) / dt - 1e-9);
+    return n < 1.0 ? 1 : (int64_t)n;
+}
+
+/* The time after step j (1-based) of n. */
+SL_HD SL_INLINE double sl_step_time(double t0, double t_end, double dt, int64_t j, int64_t n)
+{
+    return j >= n ? t_end : t0 + (double)j * dt;
+}
+
+SL_EXTERN_C_END
+
+#endif
