@@ -1144,3 +1144,72 @@ Test(lua, dry_run_not_a_boolean)
                "log = \"out.csv\" }",
                NEEDLES("key 'dry_run' = \"yes\" (a string): expected true or false"));
 }
+
+/* ---- starling new --------------------------------------------------------------- */
+
+/* Every kind with a template is written whole, with the name filled in
+ * everywhere (file names and text) and no marker left. */
+Test(lua, new_writes_each_scaffold)
+{
+    const char *kinds[] = {"integrator", "force"};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        char args[128], path[512];
+        snprintf(args, sizeof args, "new %s zz%zu", kinds[k], k);
+        run_out o = run(args, NULL);
+        cr_assert_eq(o.status, 0, "%s: exit %d: %s", args, o.status, o.err);
+        cr_expect(strstr(o.out, "cmake -S"), "%s: no build hint: %s", args, o.out);
+        const char *files[] = {"CMakeLists.txt", "%s.h", "%s.c", "test_%s.c", "%s.lua"};
+        for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+            char name[64];
+            snprintf(name, sizeof name, files[f], k == 0 ? "zz0" : "zz1");
+            snprintf(path, sizeof path, "%s/zz%zu/%s", work, k, name);
+            char *text = slurp(path);
+            cr_assert(text, "%s: no %s", args, path);
+            cr_expect(!strstr(text, "@NAME"), "%s: a marker left in %s", args, path);
+            cr_expect(strstr(text, k == 0 ? "zz0" : "zz1"), "%s: %s never names it", args, path);
+            free(text);
+        }
+        free_out(&o);
+    }
+}
+
+/* Refusals leave nothing behind: a name an installed plugin has, a name
+ * that is not a C identifier, an unknown kind, a folder that is not empty. */
+Test(lua, new_refuses)
+{
+    struct {
+        const char *args, *needle;
+    } cases[] = {
+        {"new force hermite", "'hermite' is taken by the integrator in"},
+        {"new force Bad-Name", "expected a C identifier"},
+        {"new gizmo thing", "no scaffold for 'gizmo'"},
+        {"new force", "expected KIND NAME [DIR]"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        run_out o = run(cases[i].args, NULL);
+        cr_expect_neq(o.status, 0, "%s was accepted", cases[i].args);
+        cr_expect(strstr(o.err, cases[i].needle), "%s: expected '%s' in: %s", cases[i].args,
+                  cases[i].needle, o.err);
+        free_out(&o);
+        char left[512];
+        cr_expect_eq(list_work(left, sizeof left), 0, "%s left files: %s", cases[i].args, left);
+    }
+    write_text("keep", "x");
+    run_out o = run("new force fresh .", NULL);
+    cr_expect_neq(o.status, 0, "wrote into a folder that was not empty");
+    cr_expect(strstr(o.err, "not an empty folder"), "%s", o.err);
+    free_out(&o);
+    char left[512];
+    cr_expect_eq(list_work(left, sizeof left), 1, "files left: %s", left);
+}
+
+/* An existing empty folder, the current one included, is written into. */
+Test(lua, new_into_empty_folder)
+{
+    run_out o = run("new integrator here .", NULL);
+    cr_assert_eq(o.status, 0, "exit %d: %s", o.status, o.err);
+    free_out(&o);
+    char left[512];
+    cr_expect_eq(list_work(left, sizeof left), 5, "files: %s", left);
+    cr_expect(exists("here.h") && exists("test_here.c"), "files: %s", left);
+}
