@@ -9,10 +9,11 @@
 SL_EXTERN_C_BEGIN
 
 /* Bumped whenever any interface table or sl_run_args changes layout. */
-#define SL_ABI_VERSION 4u /* 2: sl_run_args start time/steps; sl_likelihood chi2 and model
+#define SL_ABI_VERSION 5u /* 2: sl_run_args start time/steps; sl_likelihood chi2 and model
                               * entries. 3: sl_likelihood last_kernel_s. 4: kernel sets
                               * (SL_KIND_KERNELS), sl_periodogram read_with, sl_ls_options
-                              * fast_accuracy */
+                              * fast_accuracy. 5: sl_monitor prepare/check/release/codes
+                              * (user monitors) */
 #define SL_PLUGIN_ENTRY_SYMBOL "sl_plugin_entry"
 
 typedef enum sl_kind {
