@@ -447,6 +447,13 @@ static void print_kind(const sl_registry *r, sl_kind kind, const char *title)
             print_param(&params[k]);
         if (kind == SL_KIND_PROPAGATOR)
             print_kernels(r, it->name);
+        const sl_monitor *m = it->table;
+        if (kind == SL_KIND_MONITOR && m->check) {
+            printf("    stops (checked between launches) with:");
+            for (int k = 0; m->codes[k]; k++)
+                printf("%s %s", k ? "," : "", m->codes[k]);
+            printf("\n");
+        }
     }
     if (any)
         printf("\n");
