@@ -7,7 +7,7 @@
 # script; the new force runs with the installed hermite); checks refusals;
 # builds a C program with pkg-config alone; then moves the prefix elsewhere
 # and checks that everything still runs. Exits non-zero, naming the step.
-#   SDK_KINDS   the kinds to scaffold (default: integrator force)
+#   SDK_KINDS   the kinds to scaffold (default: integrator force monitor)
 #   BUILD_DIR   the configured and built tree to install (default: build)
 #   KEEP=1      keep the temporary folder (its path is printed)
 set -euo pipefail
@@ -35,6 +35,7 @@ for f in bin/starling lib/libstarling.so include/starling/version.h include/star
          lib/starling/plugins/newton.so lib/cmake/starling/starlingConfig.cmake \
          lib/cmake/starling/StarlingPlugin.cmake lib/cmake/starling/starlingPhysics.cmake \
          lib/pkgconfig/starling.pc share/starling/scaffolds/integrator/CMakeLists.txt \
+         share/starling/scaffolds/monitor/CMakeLists.txt \
          include/starling/forces/plummer.h lib/starling/plugins/plummer.so \
          share/starling/lua/starling/init.lua; do
     [ -e "$prefix/$f" ] || fail "install lacks $f"
@@ -55,8 +56,10 @@ core_cuda=$(sed -n 's/^#define SL_CORE_HAS_CUDA \([01]\)$/\1/p' "$prefix/include
 # prefix, CPU-only and (when nvcc is found and core has CUDA) with CUDA, and
 # its own ctest runs: its Criterion test, check-plugin and its Lua script.
 # The force's test runs the installed hermite with the new force; the
-# integrator's script runs it with every installed force.
-KINDS=${SDK_KINDS:-integrator force}
+# integrator's script runs it with every installed force; the monitor's test
+# and script run the installed hermite and newton with it. A monitor is host
+# code (no CUDA build of its own).
+KINDS=${SDK_KINDS:-integrator force monitor}
 
 # check_flags BUILD_DIR NAME HAVE_CUDA: the plugin got the flags through starling::core.
 check_flags() {
@@ -126,7 +129,9 @@ for kind in $KINDS; do
     name=${plugin_name[$kind]}
     scaffold "$kind" "$name" "$prefix"
     build_plugin "$name" cpu 0 "$prefix" -DSTARLING_PLUGIN_CUDA=OFF
-    if ! command -v nvcc >/dev/null; then
+    if [ "$kind" = monitor ]; then
+        say "$name: a monitor has no CUDA code (it runs on the host between launches)"
+    elif ! command -v nvcc >/dev/null; then
         say "no nvcc: CUDA build of $name skipped"
     elif [ "$core_cuda" = 1 ]; then
         build_plugin "$name" cuda 1 "$prefix" -DSTARLING_PLUGIN_CUDA=ON
@@ -148,16 +153,21 @@ fi
 say "starling new: a clashing name and a non-empty folder are refused, nothing written"
 
 # Core without CUDA cannot launch a plugin's kernels: asking for them is
-# refused at configure time, AUTO builds CPU-only.
+# refused at configure time, AUTO builds CPU-only (checked on the first
+# kind with kernels).
 first=${plugin_name[${KINDS%% *}]}
-if command -v nvcc >/dev/null && [ "$core_cuda" = 0 ]; then
-    if cmake -S "$work/$first" -B "$work/build-nocore" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
+kernels=
+for kind in $KINDS; do
+    case $kind in integrator|force) kernels=${kernels:-${plugin_name[$kind]}} ;; esac
+done
+if [ -n "$kernels" ] && command -v nvcc >/dev/null && [ "$core_cuda" = 0 ]; then
+    if cmake -S "$work/$kernels" -B "$work/build-nocore" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
             -DSTARLING_PLUGIN_CUDA=ON >"$work/nocore.log" 2>&1; then
         fail "STARLING_PLUGIN_CUDA=ON against a core without CUDA was accepted"
     fi
     grep -q "STARLING_PLUGIN_CUDA=ON but this starling was built without" "$work/nocore.log" ||
         { cat "$work/nocore.log" >&2; fail "no clear refusal of STARLING_PLUGIN_CUDA=ON"; }
-    run "$work/configure-auto.log" cmake -S "$work/$first" -B "$work/build-auto" -G Ninja \
+    run "$work/configure-auto.log" cmake -S "$work/$kernels" -B "$work/build-auto" -G Ninja \
         -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
     ! grep -q '\.cu"' "$work/build-auto/compile_commands.json" ||
         fail "STARLING_PLUGIN_CUDA=AUTO compiles CUDA sources against a core without CUDA"

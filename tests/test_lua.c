@@ -1241,7 +1241,7 @@ Test(lua, dry_run_not_a_boolean)
  * everywhere (file names and text) and no marker left. */
 Test(lua, new_writes_each_scaffold)
 {
-    const char *kinds[] = {"integrator", "force"};
+    const char *kinds[] = {"integrator", "force", "monitor"};
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         char args[128], path[512];
         snprintf(args, sizeof args, "new %s zz%zu", kinds[k], k);
@@ -1251,12 +1251,14 @@ Test(lua, new_writes_each_scaffold)
         const char *files[] = {"CMakeLists.txt", "%s.h", "%s.c", "test_%s.c", "%s.lua"};
         for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
             char name[64];
-            snprintf(name, sizeof name, files[f], k == 0 ? "zz0" : "zz1");
+            char zz[8];
+            snprintf(zz, sizeof zz, "zz%zu", k);
+            snprintf(name, sizeof name, files[f], zz);
             snprintf(path, sizeof path, "%s/zz%zu/%s", work, k, name);
             char *text = slurp(path);
             cr_assert(text, "%s: no %s", args, path);
             cr_expect(!strstr(text, "@NAME"), "%s: a marker left in %s", args, path);
-            cr_expect(strstr(text, k == 0 ? "zz0" : "zz1"), "%s: %s never names it", args, path);
+            cr_expect(strstr(text, zz), "%s: %s never names it", args, path);
             free(text);
         }
         free_out(&o);

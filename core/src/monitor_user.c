@@ -136,7 +136,9 @@ sl_status sl_user_monitors_check(sl_ensemble *e, const sl_run_config *c, int64_t
         free(hit), free(slot);
         return sl_fail_nomem(2.0 * (double)ns * sizeof *hit, "integrate: user monitor results");
     }
-#pragma omp parallel for schedule(dynamic, 64)
+    /* serial for small ensembles: a parallel region per launch costs more
+     * than a few checks (and much more on a loaded machine) */
+#pragma omp parallel for schedule(dynamic, 64) if (e->n_sys > 256)
     for (int64_t s = 0; s < e->n_sys; s++) {
         int which = 0;
         if (e->status[s] != SL_SYS_ACTIVE)
