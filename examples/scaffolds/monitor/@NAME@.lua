@@ -25,7 +25,7 @@ local E = starling.ensemble{ systems = {
 } }
 
 local r = starling.integrate{
-  ensemble = E, integrator = "hermite", force = "newton", dt = 0.005, t_end = 40,
+  ensemble = E, integrator = "hermite", force = "newton", dt = 0.005, t_end = 20,
   steps_per_launch = 10, backend = backend,
   monitors = { {"@NAME@", r_min = 0.8, r_max = 4} },
 }
@@ -35,6 +35,6 @@ for i = 1, 3 do
   assert(r:reason(i) == want[i], ("system %d: reason %s, expected %s")
     :format(i, tostring(r:reason(i)), tostring(want[i])))
 end
-assert(r:status(1) == "active" and r:time(1) == 40, "system 1 should reach t = 40")
-assert(r:stop_time(2) < 40 and r:stop_time(3) < 40)
+assert(r:status(1) == "active" and r:time(1) == 20, "system 1 should reach t = 20")
+assert(r:stop_time(2) < 20 and r:stop_time(3) < 20)
 print("@NAME@ ok")
