@@ -25,8 +25,8 @@ local E = starling.ensemble{ systems = {
 } }
 
 local r = starling.integrate{
-  ensemble = E, integrator = "hermite", force = "newton", dt = 0.005, t_end = 20,
-  steps_per_launch = 10, backend = backend,
+  ensemble = E, integrator = "hermite", force = "newton", dt = 0.01, t_end = 20,
+  steps_per_launch = 20, backend = backend,
   monitors = { {"@NAME@", r_min = 0.8, r_max = 4} },
 }
 local want = {nil, "monitor @NAME@: too_far", "monitor @NAME@: too_close"}
