@@ -266,7 +266,7 @@ Test(user_monitors, far_stops_where_eject_does)
     sl_backend be;
     SLT_OK(sl_backend_open("cpu", &be));
     sl_run_config c;
-    slt_config(&p, &c, DT, 40.0);
+    slt_config(&p, &c, DT, 16.0); /* r = 6 is passed at t = 13.3 */
     c.steps_per_launch = 1;
     sl_monitor_use u;
     prepare(&p, "slt_watch", 2, (const char *[]){"r_far", "r_near"}, (double[]){6.0, 0.8}, &u);
@@ -277,8 +277,7 @@ Test(user_monitors, far_stops_where_eject_does)
     release(&u, 1);
     sl_run_result_free(&res);
 
-    slt_config(&p, &c, DT, 40.0);
-    c.steps_per_launch = 1;
+    slt_config(&p, &c, DT, 16.0); /* the kernel checks eject after every step */
     slt_monitor(&p, &c, "eject", 1, (const char *[]){"r"}, (double[]){6.0});
     SLT_OK(sl_integrate(&be, eb, &c, &res));
     sl_run_result_free(&res);
