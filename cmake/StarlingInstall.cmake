@@ -33,8 +33,20 @@ function(sl_install_package)
   # SL_ABI_VERSION when loaded).
   write_basic_package_version_file(${CMAKE_BINARY_DIR}/cmake/starlingConfigVersion.cmake
     VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+  # The integrators and forces whose SL_HD headers are installed, for
+  # starling_add_integrator/starling_add_force in plugins built later.
+  set(physics "# Generated: the integrators and forces this starling installs.\n")
+  foreach(kind INTEGRATOR FORCE)
+    get_property(names GLOBAL PROPERTY STARLING_${kind}S)
+    foreach(n IN LISTS names)
+      get_property(h GLOBAL PROPERTY STARLING_${kind}_HEADER_${n})
+      string(APPEND physics "starling_register_physics(${kind} ${n} ${h})\n")
+    endforeach()
+  endforeach()
+  file(CONFIGURE OUTPUT ${CMAKE_BINARY_DIR}/cmake/starlingPhysics.cmake CONTENT "${physics}")
   install(FILES ${CMAKE_BINARY_DIR}/cmake/starlingConfig.cmake
                 ${CMAKE_BINARY_DIR}/cmake/starlingConfigVersion.cmake
+                ${CMAKE_BINARY_DIR}/cmake/starlingPhysics.cmake
                 ${PROJECT_SOURCE_DIR}/cmake/StarlingPlugin.cmake
           DESTINATION ${SL_INSTALL_CMAKEDIR})
 

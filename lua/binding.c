@@ -341,6 +341,15 @@ static int l_plugins(lua_State *L)
             lua_rawseti(L, -2, (lua_Integer)k + 1);
         }
         lua_setfield(L, -2, "params");
+        const sl_monitor *m = it->table;
+        if (it->kind == SL_KIND_MONITOR && m->check) { /* a user monitor's stop codes */
+            lua_newtable(L);
+            for (int k = 0; m->codes[k]; k++) {
+                lua_pushstring(L, m->codes[k]);
+                lua_rawseti(L, -2, k + 1);
+            }
+            lua_setfield(L, -2, "codes");
+        }
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     return 1;

@@ -104,14 +104,28 @@ static int r_status(lua_State *L)
     return 1;
 }
 
+/* The result's ensemble, whose stop sources name user monitors' stops
+ * (append-only, so the result's details keep their meaning). */
+static const sl_ensemble *result_ensemble(lua_State *L, int idx)
+{
+    lua_getiuservalue(L, idx, 1);
+    lua_getfield(L, -1, "ensemble");
+    const sl_ensemble *e = sl_lua_to_ensemble(L, -1);
+    lua_pop(L, 2); /* the metadata table still holds the ensemble */
+    return e;
+}
+
 static int r_reason(lua_State *L)
 {
     sl_lua_result *r = check_result(L);
-    int32_t why = r->reason[result_sys(L, r, "reason")];
-    if (why == SL_REASON_NONE)
+    int64_t s = result_sys(L, r, "reason");
+    if (r->reason[s] == SL_REASON_NONE) {
         lua_pushnil(L);
-    else
-        lua_pushstring(L, sl_reason_label(why));
+        return 1;
+    }
+    char label[320];
+    sl_stop_label(result_ensemble(L, 1), r->reason[s], r->detail[s], label, sizeof label);
+    lua_pushstring(L, label);
     return 1;
 }
 
@@ -203,6 +217,7 @@ static int r_size(lua_State *L)
     return 1;
 }
 
+/* e: the result's ensemble (names user monitors' stops), or NULL. */
 static void write_result_rows(FILE *f, const sl_lua_result *r, const sl_ensemble *e)
 {
     fputs("sys,status,reason,detail,stop_time,time,steps,energy_error,angmom_error", f);
@@ -211,7 +226,7 @@ static void write_result_rows(FILE *f, const sl_lua_result *r, const sl_ensemble
         fprintf(f, ",%s", e->attr_name[a]);
     fputc('\n', f);
     for (int64_t s = 0; s < r->n_sys; s++) {
-        char detail[32] = "", stop[32] = "";
+        char detail[32] = "", stop[32] = "", why[320];
         int i = 0, j = 0, n = decode_detail(r->reason[s], r->detail[s], &i, &j);
         if (n == 1)
             snprintf(detail, sizeof detail, "%d", i);
@@ -219,8 +234,9 @@ static void write_result_rows(FILE *f, const sl_lua_result *r, const sl_ensemble
             snprintf(detail, sizeof detail, "%d-%d", i, j);
         if (!isnan(r->stop_time[s]))
             snprintf(stop, sizeof stop, "%.17g", r->stop_time[s]);
+        sl_stop_label(e, r->reason[s], r->detail[s], why, sizeof why);
         fprintf(f, "%lld,%s,%s,%s,%s,%.17g,%lld,%.17g,%.17g", (long long)s + 1,
-                sl_status_label(r->status[s]), sl_reason_label(r->reason[s]), detail, stop,
+                sl_status_label(r->status[s]), why, detail, stop,
                 r->time[s], (long long)r->steps[s], r->res.energy_error[s],
                 r->res.angmom_error[s]);
         for (int a = 0; a < n_attr; a++)
@@ -373,8 +389,50 @@ static void check_monitor_list(lua_State *L, int list)
     }
 }
 
-/* One entry of `monitors`, at the top of the stack; returns its table. */
-static const sl_monitor *read_monitor(lua_State *L, lua_Integer i, sl_monitor_config *mc)
+/* ---- user monitors' contexts ------------------------------------------------------ */
+
+/* The contexts user monitors' prepare made, in a userdata whose __gc
+ * releases them, so that an error raised after a prepare (a later key, the
+ * backend, the run) leaks nothing; a finished run releases them at once. */
+#define SL_LUA_USER_MONITORS "starling.user_monitors"
+enum { USER_MONITORS_MAX = 64 };
+
+typedef struct user_monitors {
+    size_t n;
+    sl_monitor_use use[USER_MONITORS_MAX];
+} user_monitors;
+
+static void user_monitors_release(user_monitors *um)
+{
+    for (size_t i = um->n; i-- > 0;)
+        if (um->use[i].monitor->release)
+            um->use[i].monitor->release((void *)um->use[i].ctx);
+    um->n = 0;
+}
+
+static int um_gc(lua_State *L)
+{
+    user_monitors_release(lua_touserdata(L, 1));
+    return 0;
+}
+
+static user_monitors *push_user_monitors(lua_State *L)
+{
+    user_monitors *um = lua_newuserdatauv(L, sizeof *um, 0);
+    um->n = 0;
+    if (luaL_newmetatable(L, SL_LUA_USER_MONITORS)) {
+        lua_pushcfunction(L, um_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    return um;
+}
+
+/* One entry of `monitors`, at the top of the stack; returns its table. A
+ * user monitor is prepared here (its errors name the monitor, and the key
+ * through prepare's own message) and kept in um. */
+static const sl_monitor *read_monitor(lua_State *L, lua_Integer i, sl_monitor_config *mc,
+                                      user_monitors *um)
 {
     int item = lua_gettop(L);
     const char *name = NULL;
@@ -401,12 +459,25 @@ static const sl_monitor *read_monitor(lua_State *L, lua_Integer i, sl_monitor_co
     if (lua_type(L, item) == LUA_TTABLE)
         sl_lua_check_keys(L, item, ctx, NULL, pvs, 1, 1);
     sl_lua_check(L, sl_params_complete(&pv), ctx);
-    sl_lua_check(L, m->configure(&pv, mc), ctx);
+    if (m->configure)
+        sl_lua_check(L, m->configure(&pv, mc), ctx);
+    if (m->check) {
+        if (um->n == USER_MONITORS_MAX)
+            sl_lua_error(L, "%s: at most %d user monitors", ctx, USER_MONITORS_MAX);
+        void *mctx = NULL;
+        sl_clear_error();
+        if (m->prepare && m->prepare(&pv, &mctx) != SL_OK)
+            sl_lua_error(L, "%s: %s", ctx,
+                         *sl_last_error() ? sl_last_error() : "refused by its prepare, "
+                         "without a message");
+        um->use[um->n].monitor = m;
+        um->use[um->n++].ctx = mctx;
+    }
     return m;
 }
 
 /* Returns 1 when a "log" monitor was given. */
-static int read_monitors(lua_State *L, int cfg, sl_monitor_config *mc)
+static int read_monitors(lua_State *L, int cfg, sl_monitor_config *mc, user_monitors *um)
 {
     int t = lua_getfield(L, cfg, "monitors");
     int list = lua_gettop(L), has_log = 0;
@@ -425,7 +496,7 @@ static int read_monitors(lua_State *L, int cfg, sl_monitor_config *mc)
     lua_Integer n = (lua_Integer)lua_rawlen(L, list);
     for (lua_Integer i = 1; i <= n; i++) {
         lua_rawgeti(L, list, i);
-        const sl_monitor *m = read_monitor(L, i, mc);
+        const sl_monitor *m = read_monitor(L, i, mc, um);
         for (lua_Integer k = 1; k < i && k <= 64; k++)
             if (seen[k - 1] == m)
                 sl_lua_error(L, "integrate: monitors[%lld]: monitor '%s' is already given as "
@@ -511,6 +582,7 @@ static void open_backend(lua_State *L, int cfg, sl_backend *be)
 }
 
 typedef struct run_plan {
+    user_monitors *um;
     sl_ensemble *e;
     sl_run_config rc;
     sl_param_values force_values; /* rc.force_values: per-system values from attributes */
@@ -560,7 +632,9 @@ static void read_config(lua_State *L, int cfg, run_plan *p)
     p->has_seed = run.given[3];
     p->seed = (lua_Integer)sl_params_get(&run, "seed");
 
-    int has_log_monitor = read_monitors(L, cfg, &rc->mon);
+    int has_log_monitor = read_monitors(L, cfg, &rc->mon, p->um);
+    rc->user_monitors = p->um->use;
+    rc->n_user_monitors = p->um->n;
     p->log_path = read_string_key(L, cfg, "log", "a CSV file name");
     if (has_log_monitor && !p->log_path)
         sl_lua_error(L, "integrate: monitor 'log' needs the key 'log' (a CSV file name) to "
@@ -677,9 +751,10 @@ static void push_result_meta(lua_State *L, int ens, int config_text, const run_p
 
 /* Raises the core's message from sl_integrate or sl_run_check, which may
  * already start with "integrate:". */
-static int core_error(lua_State *L)
+static int core_error(lua_State *L, user_monitors *um)
 {
-    const char *msg = sl_last_error();
+    const char *msg = lua_pushstring(L, sl_last_error()); /* release may set another */
+    user_monitors_release(um);
     return sl_lua_error(L, "%s%s", strncmp(msg, "integrate:", 10) ? "integrate: " : "", msg);
 }
 
@@ -695,7 +770,8 @@ static int dry_run(lua_State *L, const run_plan *p)
         sl_afile_abort(&af);
     }
     if (sl_run_check(&p->be, p->e, &p->rc) != SL_OK)
-        return core_error(L);
+        return core_error(L, p->um);
+    user_monitors_release(p->um);
     lua_createtable(L, 0, 8);
     lua_pushboolean(L, 1);
     lua_setfield(L, -2, "dry_run");
@@ -730,6 +806,7 @@ static int l_integrate(lua_State *L)
     }
     run_plan p;
     memset(&p, 0, sizeof p);
+    p.um = push_user_monitors(L); /* stack index 4, below everything read_config keeps */
     read_config(L, 1, &p);
     if (p.dry_run)
         return dry_run(L, &p);
@@ -763,11 +840,13 @@ static int l_integrate(lua_State *L)
         if (lf)
             sl_afile_abort(lf);
         if (pc.failed) {
+            user_monitors_release(p.um);
             lua_pushvalue(L, pc.err);
             return lua_error(L);
         }
-        return core_error(L);
+        return core_error(L, p.um);
     }
+    user_monitors_release(p.um);
     take_results(r, p.e, &res, &p.be);
     if (lf)
         sl_lua_afile_commit(L, lf, "integrate: log");

@@ -14,6 +14,8 @@
 
 #include "binding.h"
 #include "csv.h"
+#include "scaffold.h"
+#include "starling/registry.h"
 
 static const char *const usage_text =
     "usage: starling run FILE.lua [ARGS...]   run a script (ARGS in the global 'arg')\n"
@@ -29,6 +31,8 @@ static const char *const usage_text =
     "                                         run the plugin interface's contract on a plugin\n"
     "           (--data=FILE: likelihood data; --cpu-only: no CUDA comparisons;\n"
     "            --require-gpu: no usable GPU is a failure; --seed=N)\n"
+    "       starling new KIND NAME [DIR]      write a small working plugin to start from\n"
+    "           (KIND: integrator, force, likelihood or monitor; DIR defaults to NAME)\n"
     "       starling --version                version, CUDA support and devices\n"
     "       starling --help                   this text\n"
     "       starling                          interactive prompt (reads stdin)\n"
@@ -443,6 +447,13 @@ static void print_kind(const sl_registry *r, sl_kind kind, const char *title)
             print_param(&params[k]);
         if (kind == SL_KIND_PROPAGATOR)
             print_kernels(r, it->name);
+        const sl_monitor *m = it->table;
+        if (kind == SL_KIND_MONITOR && m->check) {
+            printf("    stops (checked between launches) with:");
+            for (int k = 0; m->codes[k]; k++)
+                printf("%s %s", k ? "," : "", m->codes[k]);
+            printf("\n");
+        }
     }
     if (any)
         printf("\n");
@@ -779,6 +790,51 @@ static int repl(void)
     return close_state(L, !tty && failures > 0);
 }
 
+/* ---- starling new ------------------------------------------------------------------ */
+
+/* A name that an installed plugin already uses would be refused when both
+ * load: say so now, naming the file. */
+static int name_taken(const char *name)
+{
+    sl_registry *r;
+    if (sl_registry_create(&r) != SL_OK)
+        return 0;
+    int taken = 0;
+    if (sl_registry_load_default(r) == SL_OK)
+        for (size_t i = 0; i < sl_registry_count(r) && !taken; i++) {
+            const sl_registry_item *it = sl_registry_at(r, i);
+            if (!strcmp(it->name, name) || !strcmp(it->plugin->name, name)) {
+                fprintf(stderr, "starling: new: the name '%s' is taken by the %s in %s; pick "
+                        "another\n", name, sl_kind_name(it->kind), it->path);
+                taken = 1;
+            }
+        }
+    sl_registry_destroy(r);
+    return taken;
+}
+
+static int new_command(int argc, char **argv)
+{
+    if (argc < 2 || argc > 3) {
+        fprintf(stderr, "starling: new: expected KIND NAME [DIR]\n%s", usage_text);
+        return 2;
+    }
+    const char *kind = argv[0], *name = argv[1], *dir = argc > 2 ? argv[2] : argv[1];
+    char templates[PATH_MAX];
+    size_t n = 0;
+    if (name_taken(name))
+        return 1;
+    if (sl_scaffold_dir(templates, sizeof templates) ||
+        sl_scaffold_write(templates, kind, name, dir, &n)) {
+        fprintf(stderr, "starling: new: %s\n", sl_last_error());
+        return 1;
+    }
+    printf("wrote %zu files for the %s '%s' into %s/; build and test it with:\n"
+           "  cmake -S %s -B %s/build && cmake --build %s/build && ctest --test-dir %s/build\n",
+           n, kind, name, dir, dir, dir, dir, dir);
+    return 0;
+}
+
 /* ---- main ------------------------------------------------------------------------ */
 
 static int ends_with(const char *s, const char *suffix)
@@ -802,6 +858,8 @@ int main(int argc, char **argv)
         return print_version();
     if (!strcmp(cmd, "plugins"))
         return list_plugins();
+    if (!strcmp(cmd, "new"))
+        return new_command(argc - 2, argv + 2);
     /* the commands that run long enough to interrupt */
     catch_signals();
     if (!strcmp(cmd, "ls"))

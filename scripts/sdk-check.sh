@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The plugin SDK as a user meets it (issue 9): installs the built tree into a
-# temporary prefix; outside the source tree, builds examples/plugins/leapfrog
-# against that prefix, CPU-only and, when nvcc is found, with CUDA (compiled
-# and loaded, run on the CPU backend); checks `starling plugins` lists it and
-# runs its Lua script; builds a C program with pkg-config alone; then moves
-# the prefix elsewhere and checks that everything still runs. Exits non-zero,
-# naming the step, on any problem.
+# temporary prefix; outside the source tree, writes a plugin of each kind
+# with the installed `starling new`, builds it against that prefix, CPU-only
+# and, when nvcc is found, with CUDA (compiled and loaded, run on the CPU
+# backend), and runs its own tests (Criterion, check-plugin, its Lua
+# script; the new force runs with the installed hermite); checks refusals;
+# builds a C program with pkg-config alone; then moves the prefix elsewhere
+# and checks that everything still runs. Exits non-zero, naming the step.
+#   SDK_KINDS   the kinds to scaffold (default: integrator force monitor)
 #   BUILD_DIR   the configured and built tree to install (default: build)
 #   KEEP=1      keep the temporary folder (its path is printed)
 set -euo pipefail
@@ -33,7 +35,10 @@ for f in bin/starling lib/libstarling.so include/starling/version.h include/star
          include/starling/forces/forces.h include/starling/forces/newton.h \
          include/starling/integrators/hermite.h lib/starling/plugins/hermite.so \
          lib/starling/plugins/newton.so lib/cmake/starling/starlingConfig.cmake \
-         lib/cmake/starling/StarlingPlugin.cmake lib/pkgconfig/starling.pc \
+         lib/cmake/starling/StarlingPlugin.cmake lib/cmake/starling/starlingPhysics.cmake \
+         lib/pkgconfig/starling.pc share/starling/scaffolds/integrator/CMakeLists.txt \
+         share/starling/scaffolds/monitor/CMakeLists.txt \
+         include/starling/forces/plummer.h lib/starling/plugins/plummer.so \
          share/starling/lua/starling/init.lua; do
     [ -e "$prefix/$f" ] || fail "install lacks $f"
 done
@@ -48,85 +53,125 @@ say "installed into a temporary prefix: $(du -sh "$prefix" | cut -f1)" \
 core_cuda=$(sed -n 's/^#define SL_CORE_HAS_CUDA \([01]\)$/\1/p' "$prefix/include/starling/version.h")
 [ -n "$core_cuda" ] || fail "installed version.h lacks SL_CORE_HAS_CUDA"
 
-# --- the example plugin, outside the source tree ------------------------------
-ex=$work/leapfrog
-cp -r "$src/examples/plugins/leapfrog" "$ex"
-rm -rf "$ex/build"
+# --- scaffolded plugins, outside the source tree --------------------------------
+# `starling new` writes each kind of plugin; each is built against the
+# prefix, CPU-only and (when nvcc is found and core has CUDA) with CUDA, and
+# its own ctest runs: its Criterion test, check-plugin and its Lua script.
+# The force's test runs the installed hermite with the new force; the
+# integrator's script runs it with every installed force; the monitor's test
+# and script run the installed hermite and newton with it. A monitor is host
+# code (no CUDA build of its own).
+KINDS=${SDK_KINDS:-integrator force monitor}
 
-# check_flags BUILD_DIR HAVE_CUDA: the plugin got the flags through starling::core.
+# check_flags BUILD_DIR NAME HAVE_CUDA: the plugin got the flags through starling::core.
 check_flags() {
-    local cc=$1/compile_commands.json
-    local c_cmd
-    c_cmd=$(grep '"command"' "$cc" | grep 'leapfrog\.c' || true)
-    [ -n "$c_cmd" ] || fail "$cc: no compile command for leapfrog.c"
+    local cc=$1/compile_commands.json c_cmd
+    c_cmd=$(grep '"command"' "$cc" | grep "/$2\.c\"" || true)
+    [ -n "$c_cmd" ] || fail "$cc: no compile command for $2.c"
     for flag in -ffp-contract=off -fno-math-errno -std=gnu11 -fPIC -fvisibility=hidden \
-                "-DSL_HAVE_CUDA=$2"; do
-        grep -qF -- "$flag" <<<"$c_cmd" || fail "leapfrog.c compiled without $flag: $c_cmd"
+                "-DSL_HAVE_CUDA=$3"; do
+        grep -qF -- "$flag" <<<"$c_cmd" || fail "$2.c compiled without $flag: $c_cmd"
     done
     if grep -q -- -fopenmp <<<"$(pkg-config --cflags "$prefix/lib/pkgconfig/starling.pc")"; then
-        grep -qF -- -fopenmp <<<"$c_cmd" || fail "leapfrog.c compiled without -fopenmp"
+        grep -qF -- -fopenmp <<<"$c_cmd" || fail "$2.c compiled without -fopenmp"
     fi
 }
 
-# check_plugin SO HAVE_CUDA: exports sl_plugin_entry only, and names *_cuda
-# launchers exactly when it has CUDA code (the bug: a CPU-only plugin built
-# against a CUDA install referenced them and failed to load).
+# check_plugin SO NAME HAVE_CUDA: exports sl_plugin_entry only, and names
+# *_cuda launchers exactly when it has CUDA code (the bug: a CPU-only plugin
+# built against a CUDA install referenced them and failed to load).
 check_plugin() {
     local so=$1 exported undef_cuda def_cuda
     exported=$(nm -D --defined-only "$so" | awk '$2 == "T" { print $3 }')
     [ "$exported" = sl_plugin_entry ] || fail "$so exports functions other than sl_plugin_entry: $exported"
     undef_cuda=$(nm -D --undefined-only "$so" | grep -c '_cuda$' || true)
-    def_cuda=$(nm "$so" | grep -c ' [tT] sl_run_leapfrog_.*_cuda$' || true)
+    def_cuda=$(nm "$so" | grep -c ' [tT] sl_run_.*_cuda$' || true)
     [ "$undef_cuda" = 0 ] || fail "$so needs *_cuda symbols from elsewhere: $(nm -D --undefined-only "$so" | grep '_cuda$')"
-    if [ "$2" = 1 ]; then [ "$def_cuda" -gt 0 ] || fail "$so has no CUDA launchers"
+    if [ "$3" = 1 ]; then [ "$def_cuda" -gt 0 ] || fail "$so has no CUDA launchers"
     else [ "$def_cuda" = 0 ] || fail "$so (CPU-only) has CUDA launchers"; fi
 }
 
-# check_runs PREFIX PLUGIN_DIR LABEL: starling lists the plugin and runs its script.
-check_runs() {
-    local exe=$1/bin/starling
-    STARLING_PLUGIN_PATH=$2 run "$work/plugins-$3.log" "$exe" plugins
-    grep -q leapfrog "$work/plugins-$3.log" || { cat "$work/plugins-$3.log" >&2; fail "$3: 'starling plugins' does not list leapfrog"; }
-    if grep -qi 'warning\|refused' "$work/plugins-$3.log"; then
-        cat "$work/plugins-$3.log" >&2; fail "$3: 'starling plugins' refused a plugin"
-    fi
-    STARLING_PLUGIN_PATH=$2 run "$work/kepler-$3.log" "$exe" run "$ex/kepler.lua" cpu
-    grep -q '^leapfrog ok$' "$work/kepler-$3.log" || { cat "$work/kepler-$3.log" >&2; fail "$3: kepler.lua did not report ok"; }
-    say "$3: $(grep '^kernel' "$work/kepler-$3.log")"
+# scaffold KIND NAME PREFIX: `starling new` from the installed executable.
+scaffold() {
+    local dir=$work/$2
+    rm -rf "$dir"
+    run "$work/new-$2.log" "$3/bin/starling" new "$1" "$2" "$dir"
+    [ -f "$dir/CMakeLists.txt" ] || fail "starling new $1 $2 wrote no CMakeLists.txt"
+    ! grep -rq '@NAME' "$dir" || fail "starling new $1 $2 left @NAME markers: $(grep -rl '@NAME' "$dir")"
 }
 
-build_example() { # LABEL HAVE_CUDA cmake-args...
-    local label=$1 cuda=$2; shift 2
-    local b=$work/build-$label t0
-    run "$work/configure-$label.log" cmake -S "$ex" -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-        -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON "$@"
+# build_plugin NAME LABEL HAVE_CUDA PREFIX cmake-args...
+build_plugin() {
+    local name=$1 label=$2 cuda=$3 pfx=$4; shift 4
+    local src_dir=$work/$name b=$work/build-$name-$label t0
+    run "$work/configure-$name-$label.log" cmake -S "$src_dir" -B "$b" -G Ninja \
+        -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$pfx" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON "$@"
     t0=$(now)
-    run "$work/build-$label.log" cmake --build "$b" -j "${JOBS:-$(nproc)}"
-    local so=$b/plugins/leapfrog.so
-    [ -f "$so" ] || fail "$label: no $so"
-    say "$label: built leapfrog.so in $(elapsed "$t0") s, $(du -k "$so" | cut -f1) KiB"
-    check_flags "$b" "$cuda"
-    check_plugin "$so" "$cuda"
-    check_runs "$prefix" "$b/plugins" "$label"
+    run "$work/build-$name-$label.log" cmake --build "$b" -j "${JOBS:-$(nproc)}"
+    local so=$b/plugins/$name.so
+    [ -f "$so" ] || fail "$name ($label): no $so"
+    say "$name ($label): built in $(elapsed "$t0") s, $name.so $(du -k "$so" | cut -f1) KiB"
+    check_flags "$b" "$name" "$cuda"
+    check_plugin "$so" "$name" "$cuda"
+    STARLING_PLUGIN_PATH=$b/plugins run "$work/plugins-$name-$label.log" "$pfx/bin/starling" plugins
+    grep -q "$name" "$work/plugins-$name-$label.log" ||
+        { cat "$work/plugins-$name-$label.log" >&2; fail "$name ($label): 'starling plugins' does not list it"; }
+    if grep -qi 'warning\|refused' "$work/plugins-$name-$label.log"; then
+        cat "$work/plugins-$name-$label.log" >&2; fail "$name ($label): 'starling plugins' refused a plugin"
+    fi
+    run "$work/ctest-$name-$label.log" ctest --test-dir "$b" --output-on-failure
+    grep -q "100% tests passed" "$work/ctest-$name-$label.log" ||
+        { cat "$work/ctest-$name-$label.log" >&2; fail "$name ($label): its tests did not all pass"; }
+    say "$name ($label): $(grep -c 'Passed' "$work/ctest-$name-$label.log") tests passed" \
+        "(Criterion, check-plugin, $name.lua)"
 }
 
-build_example cpu 0 -DSTARLING_PLUGIN_CUDA=OFF
-if ! command -v nvcc >/dev/null; then
-    say "no nvcc: CUDA build of the example skipped"
-elif [ "$core_cuda" = 1 ]; then
-    build_example cuda 1 -DSTARLING_PLUGIN_CUDA=ON
-else
-    # Core without CUDA cannot launch a plugin's kernels: asking for them is
-    # refused at configure time, AUTO builds CPU-only.
-    if cmake -S "$ex" -B "$work/build-nocore" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
+declare -A plugin_name=([integrator]=sdkleap [force]=sdksoft [likelihood]=sdksine [monitor]=sdkwatch)
+for kind in $KINDS; do
+    name=${plugin_name[$kind]}
+    scaffold "$kind" "$name" "$prefix"
+    build_plugin "$name" cpu 0 "$prefix" -DSTARLING_PLUGIN_CUDA=OFF
+    if [ "$kind" = monitor ]; then
+        say "$name: a monitor has no CUDA code (it runs on the host between launches)"
+    elif ! command -v nvcc >/dev/null; then
+        say "no nvcc: CUDA build of $name skipped"
+    elif [ "$core_cuda" = 1 ]; then
+        build_plugin "$name" cuda 1 "$prefix" -DSTARLING_PLUGIN_CUDA=ON
+    fi
+done
+
+# `starling new` refuses what would be refused later, and writes nothing.
+if "$prefix/bin/starling" new force hermite "$work/clash" >"$work/clash.log" 2>&1; then
+    fail "starling new accepted the name of an installed integrator"
+fi
+grep -q "taken by the integrator in .*hermite.so" "$work/clash.log" ||
+    { cat "$work/clash.log" >&2; fail "starling new: no clear refusal of a clashing name"; }
+[ ! -e "$work/clash" ] || fail "starling new wrote $work/clash although it refused"
+mkdir -p "$work/full" && touch "$work/full/keep"
+if "$prefix/bin/starling" new force fresh "$work/full" >"$work/full.log" 2>&1; then
+    fail "starling new wrote into a folder that was not empty"
+fi
+[ "$(ls "$work/full")" = keep ] || fail "starling new changed a folder it refused"
+say "starling new: a clashing name and a non-empty folder are refused, nothing written"
+
+# Core without CUDA cannot launch a plugin's kernels: asking for them is
+# refused at configure time, AUTO builds CPU-only (checked on the first
+# kind with kernels).
+first=${plugin_name[${KINDS%% *}]}
+kernels=
+for kind in $KINDS; do
+    case $kind in integrator|force) kernels=${kernels:-${plugin_name[$kind]}} ;; esac
+done
+if [ -n "$kernels" ] && command -v nvcc >/dev/null && [ "$core_cuda" = 0 ]; then
+    if cmake -S "$work/$kernels" -B "$work/build-nocore" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
             -DSTARLING_PLUGIN_CUDA=ON >"$work/nocore.log" 2>&1; then
         fail "STARLING_PLUGIN_CUDA=ON against a core without CUDA was accepted"
     fi
     grep -q "STARLING_PLUGIN_CUDA=ON but this starling was built without" "$work/nocore.log" ||
         { cat "$work/nocore.log" >&2; fail "no clear refusal of STARLING_PLUGIN_CUDA=ON"; }
-    run "$work/configure-auto.log" cmake -S "$ex" -B "$work/build-auto" -G Ninja \
+    run "$work/configure-auto.log" cmake -S "$work/$kernels" -B "$work/build-auto" -G Ninja \
         -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
-    ! grep -q 'leapfrog_cuda\.cu' "$work/build-auto/compile_commands.json" ||
+    ! grep -q '\.cu"' "$work/build-auto/compile_commands.json" ||
         fail "STARLING_PLUGIN_CUDA=AUTO compiles CUDA sources against a core without CUDA"
     say "core without CUDA: STARLING_PLUGIN_CUDA=ON refused, AUTO configures CPU-only"
 fi
@@ -146,7 +191,7 @@ probe() {
     # shellcheck disable=SC2086
     run "$work/probe-$2-cc.log" cc -Wall -Wextra -Werror -o "$work/probe-$2" \
         "$src/scripts/sdk/sdk_probe.c" $flags -Wl,-rpath,"$1/lib"
-    STARLING_PLUGIN_PATH=$work/build-cpu/plugins run "$work/probe-$2.log" "$work/probe-$2"
+    STARLING_PLUGIN_PATH=$work/build-$first-cpu/plugins run "$work/probe-$2.log" "$work/probe-$2" "$first"
     say "$2: $(cat "$work/probe-$2.log")"
 }
 probe "$prefix" pkg-config
@@ -155,10 +200,12 @@ probe "$prefix" pkg-config
 moved=$work/moved/elsewhere
 mkdir -p "$work/moved"
 mv "$prefix" "$moved"
-check_runs "$moved" "$work/build-cpu/plugins" "moved-cpu"
+STARLING_PLUGIN_PATH=$work/build-$first-cpu/plugins run "$work/moved-run.log" \
+    "$moved/bin/starling" run "$work/$first/$first.lua"
+grep -q "^$first ok$" "$work/moved-run.log" || { cat "$work/moved-run.log" >&2; fail "moved prefix: $first.lua did not report ok"; }
 probe "$moved" moved-pkg-config
 # find_package from the moved prefix links the moved libstarling.
-run "$work/configure-moved.log" cmake -S "$ex" -B "$work/build-moved" -G Ninja \
+run "$work/configure-moved.log" cmake -S "$work/$first" -B "$work/build-moved" -G Ninja \
     -DCMAKE_PREFIX_PATH="$moved" -DSTARLING_PLUGIN_CUDA=OFF
 grep -qF "$moved/lib/libstarling.so" "$work/build-moved/build.ninja" ||
     fail "the example configured against the moved prefix does not link its libstarling"

@@ -13,7 +13,7 @@ endfunction()
 slt_physics_plugin(slt_plugin_euler_order4 EULER_ORDER4 euler_order4)
 slt_physics_plugin(slt_plugin_not_gradient NOT_GRADIENT not_gradient)
 
-set(SL_INTREE_PLUGINS hermite newton monitors kepler_rv lombscargle)
+set(SL_INTREE_PLUGINS hermite newton plummer monitors kepler_rv lombscargle)
 sl_add_test(test_check_plugin SOURCES test_check_plugin.c TIMEOUT 120)
 add_dependencies(test_check_plugin starling ${SL_INTREE_PLUGINS} slt_plugin_euler_order4
                  slt_plugin_not_gradient slt_plugin_good slt_plugin_abi_plugin

@@ -104,3 +104,34 @@ endif()
 # force parameters per system from ensemble attributes, run-time limits.
 sl_add_test(test_contract SOURCES test_contract.c TIMEOUT 300)
 add_dependencies(test_contract ${SL_TEST_PLUGINS} plummer)
+
+# User monitors (monitor.h: prepare/check/release/codes): test plugins, one
+# case each, in tests/usermon/<file>/ (never the real plugin folder), loaded
+# by path or through STARLING_PLUGIN_PATH (tests/plugins/user_monitor.c).
+set(SLT_UM_DIR ${CMAKE_BINARY_DIR}/tests/usermon)
+set(SLT_UM_TARGETS)
+function(slt_user_monitor target case file)
+  add_library(${target} MODULE ${CMAKE_CURRENT_SOURCE_DIR}/plugins/user_monitor.c)
+  target_link_libraries(${target} PRIVATE starling_core)
+  target_compile_definitions(${target} PRIVATE SLT_UM_${case} SLT_NAME="${file}")
+  set_target_properties(${target} PROPERTIES PREFIX "" OUTPUT_NAME ${file}
+    LIBRARY_OUTPUT_DIRECTORY ${SLT_UM_DIR}/${file} C_VISIBILITY_PRESET hidden)
+  set(SLT_UM_TARGETS ${SLT_UM_TARGETS} ${target} PARENT_SCOPE)
+endfunction()
+slt_user_monitor(slt_um_watch GOOD slt_watch)
+slt_user_monitor(slt_um_badcode BAD_CODE slt_badcode)
+slt_user_monitor(slt_um_unstable UNSTABLE slt_unstable)
+slt_user_monitor(slt_um_nocodes NO_CODES slt_nocodes)
+
+sl_add_test(test_user_monitors SOURCES test_user_monitors.c TIMEOUT 180)
+add_dependencies(test_user_monitors ${SL_TEST_PLUGINS} ${SLT_UM_TARGETS})
+target_compile_definitions(test_user_monitors PRIVATE SLT_UM_DIR="${SLT_UM_DIR}")
+
+# check-plugin through the executable: the good user monitors pass, a
+# monitor returning a code it does not name fails.
+add_test(NAME check_plugin_user_monitor COMMAND starling check-plugin $<TARGET_FILE:slt_um_watch>)
+add_test(NAME check_plugin_refuses_undeclared_code
+         COMMAND starling check-plugin $<TARGET_FILE:slt_um_badcode>)
+set_tests_properties(check_plugin_user_monitor check_plugin_refuses_undeclared_code PROPERTIES
+  TIMEOUT 120)
+set_tests_properties(check_plugin_refuses_undeclared_code PROPERTIES WILL_FAIL TRUE)

@@ -16,6 +16,11 @@ if(SL_HAVE_CUDA)
               LABELS gpu TIMEOUT 300)
   add_dependencies(test_gpu_composition hermite newton monitors plummer)
 
-  set_tests_properties(test_gpu_agreement test_gpu_device test_gpu_rng test_gpu_composition PROPERTIES
-    SKIP_REGULAR_EXPRESSION "SL_GPU_SKIP")
+  # a user monitor stops the same systems on both backends
+  sl_add_test(test_gpu_user_monitors SOURCES test_gpu_user_monitors.c LABELS gpu TIMEOUT 300)
+  add_dependencies(test_gpu_user_monitors hermite newton monitors slt_um_watch)
+  target_compile_definitions(test_gpu_user_monitors PRIVATE SLT_UM_DIR="${SLT_UM_DIR}")
+
+  set_tests_properties(test_gpu_agreement test_gpu_device test_gpu_rng test_gpu_composition
+    test_gpu_user_monitors PROPERTIES SKIP_REGULAR_EXPRESSION "SL_GPU_SKIP")
 endif()

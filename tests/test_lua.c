@@ -754,6 +754,96 @@ Test(lua, explicit_systems_and_ejection)
     free_out(&o);
 }
 
+/* ---- user monitors (tests/plugins/user_monitor.c) ------------------------------- */
+
+/* The test plugin's monitors slt_watch and slt_parity are on the plugin
+ * path for the rest of the (forked) test. */
+static void user_monitor_path(void)
+{
+    cr_assert(setenv("STARLING_PLUGIN_PATH", SLT_UM_DIR "/slt_watch", 1) == 0);
+}
+
+/* `monitors = {...}` takes user monitors as it takes the built-in ones;
+ * r:reason names the monitor and its code, and so do the results file and,
+ * with event "stop", the log. */
+Test(lua, user_monitor_reason_csv_and_log)
+{
+    user_monitor_path();
+    write_text("um.lua",
+               "local starling = require \"starling\"\n"
+               "local E = starling.ensemble{ n = 6, planets = 2, seed = 3 }\n"
+               "local r = starling.integrate{ ensemble = E, dt = 0.01, t_end = 1,\n"
+               "  steps_per_launch = 10, log = 'log.csv',\n"
+               "  monitors = { {'slt_watch', t = 0.25, every = 2}, 'slt_parity' } }\n"
+               "for i = 1, 6 do\n"
+               "  print(i, r:status(i), r:reason(i), r:detail(i), r:stop_time(i), r:steps(i))\n"
+               "end\n"
+               "r:write_csv('res.csv')\n");
+    run_out o = run("run um.lua", NULL);
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    expect_all(o.out,
+               NEEDLES("1\tstopped\tmonitor slt_watch: late\tnil\t0.3\t30\n",
+                       "2\tstopped\tmonitor slt_parity: odd\tnil\t0.3\t30\n",
+                       "5\tstopped\tmonitor slt_watch: late\tnil\t0.3\t30\n",
+                       "6\tstopped\tmonitor slt_parity: odd\tnil\t0.3\t30\n"),
+               "stdout");
+    char path[400];
+    snprintf(path, sizeof path, "%s/res.csv", work);
+    char *csv = slurp(path);
+    cr_assert(csv);
+    expect_all(csv, NEEDLES("\n1,stopped,monitor slt_watch: late,,0.29999999999999999,",
+                            "\n2,stopped,monitor slt_parity: odd,,0.29999999999999999,"),
+               "res.csv");
+    free(csv);
+    snprintf(path, sizeof path, "%s/log.csv", work);
+    char *log = slurp(path);
+    cr_assert(log);
+    expect_all(log, NEEDLES("\n1,0.29999999999999999,30,stop,1,", "\n6,0.29999999999999999,30,stop,3,"),
+               "log.csv");
+    free(log);
+    free_out(&o);
+}
+
+/* prepare's refusal names the monitor (and, in its own words, the keys);
+ * a dry run reports it too; keys outside the schema are refused as for
+ * any plugin. */
+Test(lua, user_monitor_prepare_errors)
+{
+    user_monitor_path();
+    expect_bad("starling.integrate{ ensemble = E, dt = 0.1, t_end = 1, log = \"out.csv\", "
+               "monitors = {{\"slt_watch\", r_far = 1, r_near = 2}} }",
+               NEEDLES("integrate: monitors[1] ('slt_watch'): r_near = 2 must be below r_far = 1"));
+    expect_bad("starling.integrate{ ensemble = E, dt = 0.1, t_end = 1, dry_run = true, "
+               "monitors = {\"eject\", {\"slt_watch\", r_far = 1, r_near = 2}} }",
+               NEEDLES("integrate: monitors[2] ('slt_watch'): r_near = 2 must be below r_far = 1"));
+    expect_bad("starling.integrate{ ensemble = E, dt = 0.1, t_end = 1, log = \"out.csv\", "
+               "monitors = {{\"slt_watch\", r_farr = 1}} }",
+               NEEDLES("monitors[1] ('slt_watch')", "r_farr"));
+    expect_bad("starling.integrate{ ensemble = E, dt = 0.1, t_end = 1, log = \"out.csv\", "
+               "monitors = {\"slt_parity\", \"slt_parity\"} }",
+               NEEDLES("monitor 'slt_parity' is already given as monitors[1]"));
+}
+
+/* `starling plugins` says what a user monitor stops systems for. */
+Test(lua, user_monitor_listed)
+{
+    user_monitor_path();
+    run_out o = run("plugins", NULL);
+    cr_expect_eq(o.status, 0, "%s", o.err);
+    expect_all(o.out, NEEDLES("  slt_watch: ", "stops (checked between launches) with: late, "
+                              "far, near\n", "  slt_parity: "), "stdout");
+    free_out(&o);
+    write_text("codes.lua",
+               "local s = require 'starling'\n"
+               "for _, p in ipairs(s.plugins()) do\n"
+               "  if p.codes then print(p.name, table.concat(p.codes, ',')) end\n"
+               "end\n");
+    o = run("run codes.lua", NULL);
+    cr_expect_eq(o.status, 0, "%s", o.err);
+    cr_expect_str_eq(o.out, "slt_watch\tlate,far,near\nslt_parity\todd\n");
+    free_out(&o);
+}
+
 Test(lua, quickstart_tiny)
 {
     run_out o = run("run '" SL_SOURCE_DIR "/examples/quickstart.lua' qs.csv 120 10", NULL);
@@ -1191,4 +1281,75 @@ Test(lua, dry_run_not_a_boolean)
     expect_bad("starling.integrate{ ensemble = E, dt = 0.1, t_end = 1, dry_run = \"yes\", "
                "log = \"out.csv\" }",
                NEEDLES("key 'dry_run' = \"yes\" (a string): expected true or false"));
+}
+
+/* ---- starling new --------------------------------------------------------------- */
+
+/* Every kind with a template is written whole, with the name filled in
+ * everywhere (file names and text) and no marker left. */
+Test(lua, new_writes_each_scaffold)
+{
+    const char *kinds[] = {"integrator", "force", "monitor"};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        char args[128], path[512];
+        snprintf(args, sizeof args, "new %s zz%zu", kinds[k], k);
+        run_out o = run(args, NULL);
+        cr_assert_eq(o.status, 0, "%s: exit %d: %s", args, o.status, o.err);
+        cr_expect(strstr(o.out, "cmake -S"), "%s: no build hint: %s", args, o.out);
+        const char *files[] = {"CMakeLists.txt", "%s.h", "%s.c", "test_%s.c", "%s.lua"};
+        for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+            char name[64];
+            char zz[8];
+            snprintf(zz, sizeof zz, "zz%zu", k);
+            snprintf(name, sizeof name, files[f], zz);
+            snprintf(path, sizeof path, "%s/zz%zu/%s", work, k, name);
+            char *text = slurp(path);
+            cr_assert(text, "%s: no %s", args, path);
+            cr_expect(!strstr(text, "@NAME"), "%s: a marker left in %s", args, path);
+            cr_expect(strstr(text, zz), "%s: %s never names it", args, path);
+            free(text);
+        }
+        free_out(&o);
+    }
+}
+
+/* Refusals leave nothing behind: a name an installed plugin has, a name
+ * that is not a C identifier, an unknown kind, a folder that is not empty. */
+Test(lua, new_refuses)
+{
+    struct {
+        const char *args, *needle;
+    } cases[] = {
+        {"new force hermite", "'hermite' is taken by the integrator in"},
+        {"new force Bad-Name", "expected a C identifier"},
+        {"new gizmo thing", "no scaffold for 'gizmo'"},
+        {"new force", "expected KIND NAME [DIR]"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        run_out o = run(cases[i].args, NULL);
+        cr_expect_neq(o.status, 0, "%s was accepted", cases[i].args);
+        cr_expect(strstr(o.err, cases[i].needle), "%s: expected '%s' in: %s", cases[i].args,
+                  cases[i].needle, o.err);
+        free_out(&o);
+        char left[512];
+        cr_expect_eq(list_work(left, sizeof left), 0, "%s left files: %s", cases[i].args, left);
+    }
+    write_text("keep", "x");
+    run_out o = run("new force fresh .", NULL);
+    cr_expect_neq(o.status, 0, "wrote into a folder that was not empty");
+    cr_expect(strstr(o.err, "not an empty folder"), "%s", o.err);
+    free_out(&o);
+    char left[512];
+    cr_expect_eq(list_work(left, sizeof left), 1, "files left: %s", left);
+}
+
+/* An existing empty folder, the current one included, is written into. */
+Test(lua, new_into_empty_folder)
+{
+    run_out o = run("new integrator here .", NULL);
+    cr_assert_eq(o.status, 0, "exit %d: %s", o.status, o.err);
+    free_out(&o);
+    char left[512];
+    cr_expect_eq(list_work(left, sizeof left), 5, "files: %s", left);
+    cr_expect(exists("here.h") && exists("test_here.c"), "files: %s", left);
 }

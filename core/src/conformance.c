@@ -3,6 +3,8 @@
  * conformance_orbit.c, likelihoods and periodograms in conformance_data.c. */
 #define _GNU_SOURCE
 #include "conformance_internal.h"
+#include "monitor_user.h"
+#include "starling/rng.h"
 
 #include <limits.h>
 #include <math.h>
@@ -234,6 +236,10 @@ static void check_configure(sl_check_report *r, const sl_monitor *m)
 {
     sl_param_values pv;
     sl_monitor_config mc;
+    if (!m->configure && m->check) {
+        sl_check_add(r, SL_CHECK_SKIP, "configure", "a user monitor without configure");
+        return;
+    }
     if (!m->configure) {
         sl_check_add(r, SL_CHECK_FAIL, "configure", "the table has no configure entry");
         return;
@@ -272,14 +278,141 @@ static void check_configure(sl_check_report *r, const sl_monitor *m)
     sl_check_add(r, SL_CHECK_FAIL, "configure", "no configuration accepted: \"%s\"", first);
 }
 
+/* ---- user monitors ---------------------------------------------------------------- */
+
+enum { UM_SYSTEMS = 96 };
+
+/* Test systems for check: a central mass 1 and 1..4 planets of mass 1e-3 on
+ * circular orbits of log-uniform radius in [1e-3, 1e3] (so that distance
+ * rules meet both sides), random orientation, time and step count. */
+typedef struct um_systems {
+    double x[UM_SYSTEMS][3 * 5], v[UM_SYSTEMS][3 * 5], m[UM_SYSTEMS][5];
+    sl_monitor_system sys[UM_SYSTEMS];
+} um_systems;
+
+static void um_make(um_systems *u, uint64_t seed)
+{
+    sl_rng g;
+    sl_rng_init(&g, seed, 9);
+    for (int s = 0; s < UM_SYSTEMS; s++) {
+        int n = 2 + s % 4;
+        memset(u->x[s], 0, sizeof u->x[s]);
+        memset(u->v[s], 0, sizeof u->v[s]);
+        u->m[s][0] = 1.0;
+        for (int b = 1; b < n; b++) {
+            double a = pow(10.0, -3.0 + 6.0 * sl_rng_uniform(&g));
+            double ph = 2 * M_PI * sl_rng_uniform(&g), inc = M_PI * (sl_rng_uniform(&g) - 0.5);
+            double sp = sqrt(1.001 / a);
+            u->m[s][b] = 1e-3;
+            u->x[s][3 * b] = a * cos(ph) * cos(inc);
+            u->x[s][3 * b + 1] = a * sin(ph) * cos(inc);
+            u->x[s][3 * b + 2] = a * sin(inc);
+            u->v[s][3 * b] = -sp * sin(ph);
+            u->v[s][3 * b + 1] = sp * cos(ph);
+        }
+        u->sys[s] = (sl_monitor_system){s, n, 1000.0 * sl_rng_uniform(&g),
+                                        (int64_t)(1e6 * sl_rng_uniform(&g)), u->x[s], u->v[s],
+                                        u->m[s]};
+    }
+}
+
+/* check over every test system; parallel: from OpenMP threads at once, as
+ * runs call it. */
+static void um_run(const sl_monitor *m, const void *ctx, const um_systems *u, int *code,
+                   int parallel)
+{
+    if (parallel) {
+#pragma omp parallel for schedule(dynamic, 1)
+        for (int s = 0; s < UM_SYSTEMS; s++)
+            code[s] = m->check(ctx, &u->sys[s]);
+    } else {
+        for (int s = 0; s < UM_SYSTEMS; s++)
+            code[s] = m->check(ctx, &u->sys[s]);
+    }
+}
+
+static void check_user(sl_check_report *r, const sl_monitor *m, const sl_check_options *o)
+{
+    char why[SL_CHECK_DETAIL_MAX];
+    if (sl_monitor_table_problem(m, why, sizeof why)) {
+        sl_check_add(r, SL_CHECK_FAIL, "codes", "%s", why);
+        return;
+    }
+    int nc = sl_monitor_code_count(m);
+    char names[SL_CHECK_DETAIL_MAX / 2] = "";
+    for (int k = 0, used = 0; k < nc && used < (int)sizeof names; k++)
+        used += snprintf(names + used, sizeof names - (size_t)used, "%s%s", k ? ", " : "",
+                         m->codes[k]);
+    sl_check_add(r, SL_CHECK_PASS, "codes", "%d code%s (%s), names of letters, digits and _, "
+                 "all different", nc, nc == 1 ? "" : "s", names);
+    sl_param_values pv;
+    void *ctx[2] = {NULL, NULL};
+    if (sl_check_valid_values(m->params, m->n_params, &pv)) {
+        sl_check_add(r, SL_CHECK_FAIL, "prepare", "defaults: %s", sl_last_error());
+        return;
+    }
+    for (int k = 0; k < 2; k++) {
+        sl_clear_error();
+        if (m->prepare && m->prepare(&pv, &ctx[k]) != SL_OK) {
+            sl_check_add(r, SL_CHECK_FAIL, "prepare", "defaults refused: %s",
+                         *sl_last_error() ? sl_last_error() : "(no message)");
+            if (k == 1 && m->release)
+                m->release(ctx[0]);
+            return;
+        }
+    }
+    sl_check_add(r, SL_CHECK_PASS, "prepare", m->prepare ? "defaults accepted, twice"
+                                                       : "no prepare (the context is NULL)");
+    um_systems *u = malloc(sizeof *u);
+    int *code = malloc(3 * UM_SYSTEMS * sizeof *code);
+    if (!u || !code) {
+        sl_check_add(r, SL_CHECK_FAIL, "check", "out of memory for the test systems");
+    } else {
+        um_make(u, sl_check_seed(o));
+        um_run(m, ctx[0], u, code, 0);
+        int bad = -1, count[SL_MONITOR_CODES_MAX + 1] = {0};
+        for (int s = 0; s < UM_SYSTEMS && bad < 0; s++)
+            if (code[s] < 0 || code[s] > nc)
+                bad = s;
+            else
+                count[code[s]]++;
+        if (bad >= 0)
+            sl_check_add(r, SL_CHECK_FAIL, "check", "system %d (%d bodies) got %d: expected 0 "
+                         "(go on) or a code in 1..%d", bad + 1, u->sys[bad].n_body, code[bad], nc);
+        else
+            sl_check_add(r, SL_CHECK_PASS, "check", "%d systems of 2..5 bodies, radii 1e-3..1e3:"
+                         " every answer in 0..%d (%d go on, %d stopped)", UM_SYSTEMS, nc,
+                         count[0], UM_SYSTEMS - count[0]);
+        um_run(m, ctx[0], u, code + UM_SYSTEMS, 0);
+        um_run(m, ctx[1], u, code + 2 * UM_SYSTEMS, 1);
+        int diff = -1;
+        for (int s = 0; s < UM_SYSTEMS && diff < 0; s++)
+            if (code[s] != code[UM_SYSTEMS + s] || code[s] != code[2 * UM_SYSTEMS + s])
+                diff = s;
+        if (diff >= 0)
+            sl_check_add(r, SL_CHECK_FAIL, "repeat", "system %d: %d, then %d, then %d (another "
+                         "context, from parallel threads)", diff + 1, code[diff],
+                         code[UM_SYSTEMS + diff], code[2 * UM_SYSTEMS + diff]);
+        else
+            sl_check_add(r, SL_CHECK_PASS, "repeat", "the same %d answers twice with one "
+                         "context and from parallel threads with a second", UM_SYSTEMS);
+    }
+    free(u), free(code);
+    if (m->release) {
+        m->release(ctx[0]);
+        m->release(ctx[1]);
+    }
+}
+
 sl_status sl_check_monitor(const sl_monitor *m, const sl_check_options *o, sl_check_report *r)
 {
-    (void)o;
     sl_check_begin(r, SL_KIND_MONITOR, m ? m->name : NULL);
     if (!m)
         return sl_fail(SL_ERR_ARG, "check monitor: no table");
     sl_check_schema(r, "params", m->params, m->n_params);
     check_configure(r, m);
+    if (m->check)
+        check_user(r, m, o);
     return SL_OK;
 }
 

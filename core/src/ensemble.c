@@ -1,6 +1,7 @@
 #include "starling/ensemble.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,6 +66,14 @@ void sl_ensemble_destroy(sl_ensemble *e)
         free(e->attr_name[i]);
     free(e->attr_name);
     free(e->attr);
+    for (int i = 0; i < e->n_stop_sources; i++) {
+        sl_stop_source *src = &e->stop_sources[i];
+        for (int k = 0; k < src->n_codes; k++)
+            free(src->codes[k]);
+        free(src->codes);
+        free(src->name);
+    }
+    free(e->stop_sources);
     free(e);
 }
 
@@ -91,7 +100,80 @@ sl_status sl_ensemble_clone(const sl_ensemble *e, sl_ensemble **out)
         }
         memcpy(c->attr + (size_t)idx * ns, e->attr + (size_t)a * ns, ns * sizeof(double));
     }
+    /* the clone's stopped systems keep their details, so its slots must match */
+    for (int i = 0; i < e->n_stop_sources; i++) {
+        int slot;
+        const sl_stop_source *src = &e->stop_sources[i];
+        if ((st = sl_ensemble_stop_source(c, src->name, (const char *const *)src->codes, &slot)) ||
+            slot != i) {
+            sl_ensemble_destroy(c);
+            *out = NULL;
+            return st ? st : sl_fail(SL_ERR_INTERNAL, "clone: stop source %d became %d", i, slot);
+        }
+    }
     return SL_OK;
+}
+
+static int same_codes(const sl_stop_source *src, const char *const *codes)
+{
+    int k = 0;
+    for (; k < src->n_codes; k++)
+        if (!codes[k] || strcmp(codes[k], src->codes[k]))
+            return 0;
+    return codes[k] == NULL;
+}
+
+sl_status sl_ensemble_stop_source(sl_ensemble *e, const char *name, const char *const *codes,
+                                  int *slot)
+{
+    static const char *const none[] = {NULL};
+    if (!codes)
+        codes = none;
+    for (int i = 0; i < e->n_stop_sources; i++)
+        if (!strcmp(e->stop_sources[i].name, name) && same_codes(&e->stop_sources[i], codes)) {
+            *slot = i;
+            return SL_OK;
+        }
+    int n = 0;
+    while (codes[n])
+        n++;
+    sl_stop_source *all = realloc(e->stop_sources, (size_t)(e->n_stop_sources + 1) * sizeof *all);
+    if (!all)
+        return sl_fail_nomem((double)(e->n_stop_sources + 1) * sizeof *all, "stop sources");
+    e->stop_sources = all;
+    sl_stop_source src = {strdup(name), calloc((size_t)n + 1, sizeof(char *)), n};
+    int ok = src.name && src.codes;
+    for (int k = 0; ok && k < n; k++)
+        ok = (src.codes[k] = strdup(codes[k])) != NULL;
+    if (!ok) {
+        for (int k = 0; src.codes && k < n; k++)
+            free(src.codes[k]);
+        free(src.codes);
+        free(src.name);
+        return sl_fail_nomem(256.0 * (n + 1), "the stop source '%s'", name);
+    }
+    e->stop_sources[e->n_stop_sources] = src;
+    *slot = e->n_stop_sources++;
+    return SL_OK;
+}
+
+int sl_stop_source_of(const sl_ensemble *e, int32_t detail, const char **name, const char **code)
+{
+    int slot = detail >= 0 ? detail / 256 : -1, k = detail >= 0 ? detail % 256 : 0;
+    if (slot < 0 || slot >= e->n_stop_sources || k < 1 || k > e->stop_sources[slot].n_codes)
+        return 0;
+    *name = e->stop_sources[slot].name;
+    *code = e->stop_sources[slot].codes[k - 1];
+    return 1;
+}
+
+void sl_stop_label(const sl_ensemble *e, int32_t reason, int32_t detail, char *buf, size_t cap)
+{
+    const char *name, *code;
+    if (reason == SL_REASON_MONITOR && e && sl_stop_source_of(e, detail, &name, &code))
+        snprintf(buf, cap, "monitor %s: %s", name, code);
+    else
+        snprintf(buf, cap, "%s", sl_reason_label(reason));
 }
 
 sl_status sl_ensemble_set_body(sl_ensemble *e, int64_t s, int b, double m, const double x[3],
@@ -196,6 +278,7 @@ const char *sl_reason_label(int32_t reason)
     case SL_REASON_NONFINITE: return "nonfinite";
     case SL_REASON_STEP_CAP: return "step_cap";
     case SL_REASON_ENERGY: return "energy";
+    case SL_REASON_MONITOR: return "monitor";
     }
     return "unknown";
 }

@@ -16,6 +16,7 @@
 #include "starling/nomem.h"
 #include "starling/periodogram.h"
 #include "starling/propagator.h"
+#include "monitor_user.h"
 
 struct sl_registry {
     sl_registry_item *items;
@@ -141,6 +142,15 @@ static sl_status check_limits(const char *path, const sl_plugin_table *t)
     return SL_OK;
 }
 
+/* A monitor is built-in (configure) or a user monitor (check, with codes). */
+static sl_status check_monitor(const char *path, const sl_monitor *m)
+{
+    char why[256];
+    if (sl_monitor_table_problem(m, why, sizeof why))
+        return sl_fail(SL_ERR_PLUGIN, "plugin %s: monitor '%s' %s", path, m->name, why);
+    return SL_OK;
+}
+
 static sl_status check_plugin(const sl_registry *r, const char *path, const sl_plugin *p)
 {
     if (!p)
@@ -171,6 +181,8 @@ static sl_status check_plugin(const sl_registry *r, const char *path, const sl_p
         if (t->kind == SL_KIND_KERNELS && (st = check_kernel_set(path, t->table)))
             return st;
         if ((st = check_limits(path, t)))
+            return st;
+        if (t->kind == SL_KIND_MONITOR && (st = check_monitor(path, t->table)))
             return st;
         for (size_t k = 0; k < r->n_items; k++)
             if (r->items[k].kind == t->kind && strcmp(r->items[k].name, t->name) == 0)

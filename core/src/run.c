@@ -5,6 +5,7 @@
 
 #include "starling/cancel.h"
 #include "starling/nomem.h"
+#include "monitor_user.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -173,7 +174,7 @@ sl_status sl_run_check(const sl_backend *be, const sl_ensemble *e, const sl_run_
     sl_fparams fpar;
     sl_status st = check_all(be, e, c, &k, &fpar);
     sl_fparams_free(&fpar);
-    return st;
+    return st ? st : sl_user_monitors_valid(c);
 }
 
 /* Steps per launch: the default, capped so that the log buffer (sized for
@@ -426,6 +427,32 @@ static sl_status fail_cancelled(const sl_backend *be, const sl_ensemble *e, cons
                    (long long)expect);
 }
 
+/* User monitors between launches: the launch's state to the host (the CPU
+ * backend works in the ensemble's arrays already), the checks, and the
+ * statuses of the systems they stopped back to the device. *ended counts
+ * stopped systems that the launch had counted as unfinished. */
+static sl_status user_monitors_after_launch(const sl_backend *be, sl_ensemble *e,
+                                            const sl_run_config *c, const sl_bufs *b,
+                                            int64_t *ended)
+{
+    int64_t stopped = 0;
+    *ended = 0;
+    if (c->n_user_monitors == 0)
+        return SL_OK;
+    sl_status st = download_bufs(be, e, b);
+    if (!st)
+        st = sl_user_monitors_check(e, c, &stopped, ended);
+    if (st || stopped == 0 || be->kind != SL_BACKEND_CUDA)
+        return st;
+    size_t ns = (size_t)e->n_sys;
+    if ((st = sl_dev_upload(b->status, e->status, ns * sizeof(int32_t), "uploading statuses")) ||
+        (st = sl_dev_upload(b->reason, e->reason, ns * sizeof(int32_t), "uploading reasons")) ||
+        (st = sl_dev_upload(b->detail, e->detail, ns * sizeof(int32_t), "uploading details")) ||
+        (st = sl_dev_upload(b->stop_time, e->stop_time, ns * sizeof(double), "uploading times")))
+        return st;
+    return SL_OK;
+}
+
 static sl_status run_launches(const sl_backend *be, sl_ensemble *e, const sl_run_config *c,
                               const sl_kernel_entry *k, sl_bufs *b, const sl_fparams *fpar,
                               int64_t launch_steps, int64_t log_cap, sl_run_result *res)
@@ -525,7 +552,10 @@ static sl_status run_launches(const sl_backend *be, sl_ensemble *e, const sl_run
                 break;
         }
         res->log_records += nrec;
-        int64_t left = (int64_t)cnt[SL_CNT_UNFINISHED];
+        int64_t ended = 0;
+        if ((st = user_monitors_after_launch(be, e, c, b, &ended)))
+            break;
+        int64_t left = (int64_t)cnt[SL_CNT_UNFINISHED] - ended;
         if (c->progress &&
             c->progress(c->progress_ud, expect > 0 ? fmin(1.0, (launch + 1.0) / expect) : 1.0,
                         launch + 1, now_s() - t0)) {
@@ -554,6 +584,8 @@ sl_status sl_integrate(const sl_backend *be, sl_ensemble *e, const sl_run_config
     const sl_kernel_entry *k = NULL;
     sl_fparams fpar;
     sl_status st = check_all(be, e, c, &k, &fpar);
+    if (!st && (st = sl_user_monitors_valid(c)))
+        sl_fparams_free(&fpar);
     if (st)
         return st;
     snprintf(res->kernel, sizeof res->kernel, "%s/%s/%s%.0d", c->prop->name, c->force->name,

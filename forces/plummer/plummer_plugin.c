@@ -1,14 +1,14 @@
 /* The softened-gravity force plugin. It is built the way a force from
  * outside the tree is: besides its runtime table it carries the kernels of
- * the integrators it was built against (plummer_kernels.c, and the CUDA
- * twin), as kernel sets the registry pools, so `hermite` runs with it
- * although hermite's plugin knows nothing of it. */
+ * the integrators it was built against (stamped by starling_add_force into
+ * plummer_kernels.h's STARLING_KERNEL_TABLES), as kernel sets the registry
+ * pools, so `hermite` runs with it although hermite's plugin knows nothing
+ * of it. */
 #include "starling/force.h"
 #include "starling/plugin.h"
 #include "starling/propagator.h"
 #include "plummer.h"
-
-extern const sl_kernel_set sl_kset_hermite_plummer;
+#include "plummer_kernels.h"
 
 static void plummer_acc(int n, const double *x, const double *v, const double *m,
                         const double *fp, double *a)
@@ -48,7 +48,7 @@ static const sl_force plummer = {
 
 static const sl_plugin_table tables[] = {
     {SL_KIND_FORCE, "plummer", &plummer},
-    {SL_KIND_KERNELS, "hermite/plummer", &sl_kset_hermite_plummer},
+    STARLING_KERNEL_TABLES
 };
 
 static const sl_plugin plugin = {

@@ -22,7 +22,10 @@
  *                on a random 4-body configuration; the same result twice;
  *                the order of every integrator in the registry built for it
  *                (its kernels' acc/acc_jerk are reachable only that way)
- *   monitor      configure accepts a valid configuration
+ *   monitor      configure accepts a valid configuration; a user monitor
+ *                (check): its codes are well named, prepare accepts the
+ *                defaults, check answers 0 or a named code on 96 varied
+ *                systems, the same twice and from parallel threads; release
  *   likelihood   prepare (data: options->data_path, else a small generated
  *                RV file) and refuses a missing file; parameter names and
  *                bounds; a batch equals its single evaluations bit for bit;

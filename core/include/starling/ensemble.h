@@ -32,8 +32,18 @@ typedef enum sl_stop_reason {
     SL_REASON_CLOSE_ENCOUNTER,
     SL_REASON_NONFINITE,
     SL_REASON_STEP_CAP,
-    SL_REASON_ENERGY
+    SL_REASON_ENERGY,
+    SL_REASON_MONITOR  /* a user monitor (monitor.h): detail = slot * 256 + code */
 } sl_stop_reason;
+
+/* A user monitor that has stopped systems of an ensemble: its name and its
+ * code names, copied, so that a stop stays readable after the plugin is
+ * gone. */
+typedef struct sl_stop_source {
+    char *name;
+    char **codes;
+    int n_codes;
+} sl_stop_source;
 
 typedef struct sl_ensemble {
     int64_t n_sys;
@@ -49,6 +59,8 @@ typedef struct sl_ensemble {
     int n_attr;       /* user attributes: named double columns */
     char **attr_name;
     double *attr;     /* n_attr * n_sys, attribute-major */
+    int n_stop_sources; /* user monitors that stopped systems here: append-only, */
+    sl_stop_source *stop_sources; /* so a slot keeps its meaning for the ensemble's life */
 } sl_ensemble;
 
 /* Index of (system, body, field) in the chunked layout. */
@@ -85,6 +97,20 @@ void sl_ensemble_to_barycentric(sl_ensemble *e);
 
 const char *sl_status_label(int32_t status);
 const char *sl_reason_label(int32_t reason);
+
+/* The slot of user monitor `name` with these codes (NULL-terminated) among
+ * e's stop sources, added when absent. */
+sl_status sl_ensemble_stop_source(sl_ensemble *e, const char *name, const char *const *codes,
+                                  int *slot);
+
+/* A stop (reason, detail) for people: sl_reason_label(reason), or
+ * "monitor NAME: CODE" for a user monitor's, with e's stop sources. */
+void sl_stop_label(const sl_ensemble *e, int32_t reason, int32_t detail, char *buf, size_t cap);
+
+/* The user monitor and code of a detail (reason SL_REASON_MONITOR); 0 when
+ * the detail names no stop source of e. */
+int sl_stop_source_of(const sl_ensemble *e, int32_t detail, const char **name,
+                      const char **code);
 
 /* Swarm-NG's test systems: a central mass 1 at rest and n_planets planets of
  * mass planet_mass on circular coplanar orbits, planet k (1-based) at radius

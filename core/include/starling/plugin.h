@@ -15,7 +15,8 @@ SL_EXTERN_C_BEGIN
                               * fast_accuracy. 5: the kernel contract (launch.h): masses to
                               * point/apply, velocities to acc, fp strided and per system
                               * (sl_run_args fp_sys, n_fp), sl_force acc with v, n_packed in
-                              * sl_propagator and sl_force */
+                              * sl_propagator and sl_force;
+                              * sl_monitor prepare/check/release/codes (user monitors) */
 #define SL_PLUGIN_ENTRY_SYMBOL "sl_plugin_entry"
 
 typedef enum sl_kind {

@@ -1,7 +1,8 @@
 /* Running an ensemble: sl_integrate advances every active system to t_end
  * (or until a monitor stops it) with one propagator and one force, on one
  * backend. Host<->device copies happen at the start and the end; log
- * records come back once per launch. */
+ * records come back once per launch, and with user monitors the state
+ * comes back (and statuses go out) once per launch too. */
 #ifndef STARLING_RUN_H
 #define STARLING_RUN_H
 
@@ -39,6 +40,11 @@ typedef struct sl_run_config {
     void *progress_ud;
     sl_log_sink_fn log_sink;
     void *log_ud;
+    /* User monitors (monitor.h), prepared by the caller, who releases them
+     * after the run; checked on the host after every launch, in this order
+     * (the first that stops a system names the stop). */
+    const sl_monitor_use *user_monitors;
+    size_t n_user_monitors;
 } sl_run_config;
 
 typedef struct sl_run_result {

@@ -1,0 +1,29 @@
+/* User monitors (monitor.h: check) inside the library: the table rules the
+ * registry enforces, the run's checks of its configuration, and the host
+ * pass that run.c makes after every launch. */
+#ifndef STARLING_MONITOR_USER_H
+#define STARLING_MONITOR_USER_H
+
+#include <stddef.h>
+#include "starling/run.h"
+
+/* What is wrong with a monitor table's user-monitor entries, in buf, or
+ * NULL when nothing is: it must have configure or check; check needs codes
+ * (1..SL_MONITOR_CODES_MAX names of letters, digits and _, all different);
+ * prepare and release need check. */
+const char *sl_monitor_table_problem(const sl_monitor *m, char *buf, size_t cap);
+
+/* The run's user monitors are usable: each has a table that passes
+ * sl_monitor_table_problem, and none is given twice. */
+sl_status sl_user_monitors_valid(const sl_run_config *c);
+
+/* Checks every active system of e (host arrays, current after the launch)
+ * with c's user monitors, in parallel; stops those a monitor stops (status,
+ * reason, detail, stop_time) and sends their stop records to c->log_sink
+ * when c->mon.log_on_stop is set. *stopped counts them, *ended those of
+ * them short of t_end. A code outside 0..n_codes fails the run, naming
+ * the monitor, the system and the code, before any system is changed. */
+sl_status sl_user_monitors_check(sl_ensemble *e, const sl_run_config *c, int64_t *stopped,
+                                 int64_t *ended);
+
+#endif

@@ -1,0 +1,59 @@
+/* @NAME@: leapfrog, kick-drift-kick. Second order, symplectic, one force
+ * evaluation per step. These SL_HD stage functions follow the contract of
+ * <starling/integrate.h>: every array is strided by S (component c of body
+ * b is x[S*(3b+c)]), and the loop calls the force between point and apply,
+ * so the same code runs on CPU lanes and as a CUDA kernel with any force.
+ *
+ * Scratch per body: the acceleration at the start of the step (3 doubles),
+ * kept between launches (PERSIST) so that a step costs one force call. */
+#ifndef @NAME_UPPER@_H
+#define @NAME_UPPER@_H
+
+#include <starling/hd.h>
+
+#define SL_PROP_@NAME@_NSTAGES 1 /* force evaluations per step */
+#define SL_PROP_@NAME@_SCRATCH 3 /* doubles per body of working state */
+#define SL_PROP_@NAME@_PERSIST 3 /* of which kept between launches */
+#define SL_PROP_@NAME@_JERK 0    /* accelerations suffice */
+
+/* After a force call at (x, v): remember a. */
+SL_HD SL_INLINE void sl_prop_@NAME@_begin(int n, int S, const double *x, const double *v,
+                                          const double *m, double *ps, const double *a,
+                                          const double *j, const double *pp)
+{
+    (void)x, (void)v, (void)m, (void)j, (void)pp;
+    SL_UNROLL
+    for (int k = 0; k < 3 * n; k++)
+        ps[S * k] = a[S * k];
+}
+
+/* Kick by h/2, drift by h: where the step's force call is made. */
+SL_HD SL_INLINE void sl_prop_@NAME@_point(int st, int n, int S, double h, const double *x,
+                                          const double *v, const double *m, const double *ps,
+                                          double *xe, double *ve, const double *pp)
+{
+    (void)st, (void)m, (void)pp;
+    SL_UNROLL
+    for (int k = 0; k < 3 * n; k++) {
+        ve[S * k] = v[S * k] + 0.5 * h * ps[S * k];
+        xe[S * k] = x[S * k] + h * ve[S * k];
+    }
+}
+
+/* The same kick and drift (same operations, same bits), then the second
+ * kick with the new acceleration a1, which also starts the next step. */
+SL_HD SL_INLINE void sl_prop_@NAME@_apply(int st, int n, int S, double h, double *x, double *v,
+                                          const double *m, double *ps, const double *a1,
+                                          const double *j1, const double *pp)
+{
+    (void)st, (void)m, (void)j1, (void)pp;
+    SL_UNROLL
+    for (int k = 0; k < 3 * n; k++) {
+        const double vh = v[S * k] + 0.5 * h * ps[S * k];
+        x[S * k] = x[S * k] + h * vh;
+        v[S * k] = vh + 0.5 * h * a1[S * k];
+        ps[S * k] = a1[S * k];
+    }
+}
+
+#endif
