@@ -457,7 +457,8 @@ static void check_pack(sl_check_report *r, const sl_propagator *p)
 static void check_kernel_table(sl_check_report *r, const sl_propagator *p)
 {
     if (!p->kernels || p->n_kernels == 0) {
-        sl_check_add(r, SL_CHECK_FAIL, "kernels", "the table lists no kernels");
+        sl_check_add(r, SL_CHECK_FAIL, "kernels", "no kernels: neither its table nor a "
+                     "loaded kernel set (\"%s/FORCE\") has any", p->name);
         return;
     }
     size_t n_cuda = 0, n_any = 0;
@@ -479,8 +480,8 @@ static void check_kernel_table(sl_check_report *r, const sl_propagator *p)
         n_cuda += k->cuda != NULL;
         n_any += k->n_body == 0;
     }
-    sl_check_add(r, SL_CHECK_PASS, "kernels", "%zu entries well formed (%zu runtime-N, %zu with "
-                 "CUDA)", p->n_kernels, n_any, n_cuda);
+    sl_check_add(r, SL_CHECK_PASS, "kernels", "%zu entries well formed, its own and kernel "
+                 "sets' (%zu runtime-N, %zu with CUDA)", p->n_kernels, n_any, n_cuda);
 }
 
 /* Every check that needs a force, for one force of the kernel table. */
@@ -571,11 +572,12 @@ sl_status sl_check_propagator(const sl_propagator *p0, const sl_check_options *o
     sl_check_schema(r, "params", p0->params, p0->n_params);
     check_dt_refused(r, p0);
     check_pack(r, p0);
-    check_kernel_table(r, p0);
-    /* the forces it runs with: its own kernels and every plugin's kernel sets */
+    /* the forces it runs with: its own kernels and every plugin's kernel
+     * sets (an integrator built with starling_add_integrator has only sets) */
     sl_propagator *p = sl_check_pooled(p0, o);
     if (!p)
         return sl_fail(SL_ERR_NOMEM, "check integrator: kernels");
+    check_kernel_table(r, p);
     for (size_t i = 0; i < p->n_kernels && p->kernels; i++) {
         const char *force = p->kernels[i].force;
         int seen = !force;

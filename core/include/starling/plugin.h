@@ -3,6 +3,7 @@
 #ifndef STARLING_PLUGIN_H
 #define STARLING_PLUGIN_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "starling/status.h"
 
