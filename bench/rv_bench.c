@@ -117,7 +117,7 @@ int main(int argc, char **argv)
         }
     void *ctx[2];
     sl_param_values pv;
-    sl_params_init(&pv, l->options, l->n_options);
+    sl_params_init(&pv, l->params, l->n_params);
     sl_params_set(&pv, "planets", 4);
     for (int m = 0; m < 2; m++) {
         sl_params_set(&pv, "precision", m);

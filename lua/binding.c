@@ -243,44 +243,6 @@ static void open_registry(lua_State *L)
     lua_setfield(L, LUA_REGISTRYINDEX, SL_REGISTRY_KEY);
 }
 
-void sl_lua_item_info(const sl_registry_item *it, const char **desc, const sl_param **params,
-                      size_t *n)
-{
-    *desc = NULL, *params = NULL, *n = 0;
-    switch (it->kind) {
-    case SL_KIND_PROPAGATOR: {
-        const sl_propagator *p = it->table;
-        *desc = p->description, *params = p->params, *n = p->n_params;
-        break;
-    }
-    case SL_KIND_FORCE: {
-        const sl_force *f = it->table;
-        *desc = f->description, *params = f->params, *n = f->n_params;
-        break;
-    }
-    case SL_KIND_MONITOR: {
-        const sl_monitor *m = it->table;
-        *desc = m->description, *params = m->params, *n = m->n_params;
-        break;
-    }
-    case SL_KIND_LIKELIHOOD: {
-        const sl_likelihood *l = it->table;
-        *desc = l->description, *params = l->options, *n = l->n_options;
-        break;
-    }
-    case SL_KIND_PERIODOGRAM: {
-        const sl_periodogram *g = it->table;
-        *desc = g->description, *params = g->options, *n = g->n_options;
-        break;
-    }
-    case SL_KIND_KERNELS: /* listed with their integrator (starling plugins) */
-        *desc = "compiled kernels";
-        break;
-    }
-    if (!*params)
-        *n = 0;
-}
-
 /* ---- module functions ---------------------------------------------------- */
 
 static void push_param(lua_State *L, const sl_param *p)
@@ -318,10 +280,10 @@ static int l_plugins(lua_State *L)
     lua_createtable(L, (int)sl_registry_count(r), 0);
     for (size_t i = 0; i < sl_registry_count(r); i++) {
         const sl_registry_item *it = sl_registry_at(r, i);
-        const char *desc;
-        const sl_param *params;
-        size_t np;
-        sl_lua_item_info(it, &desc, &params, &np);
+        const sl_table_head *h = sl_head(it->table);
+        const char *desc = h->description;
+        const sl_param *params = h->params;
+        size_t np = params ? h->n_params : 0;
         lua_createtable(L, 0, 8);
         lua_pushstring(L, sl_kind_name(it->kind));
         lua_setfield(L, -2, "kind");

@@ -62,9 +62,6 @@ void sl_lua_afile_commit(lua_State *L, struct sl_afile *af, const char *ctx);
 
 /* The registry this Lua state loaded at module open. */
 const sl_registry *sl_lua_registry(lua_State *L);
-/* Description and parameter schema of any kind of registry item. */
-void sl_lua_item_info(const sl_registry_item *it, const char **desc, const sl_param **params,
-                      size_t *n);
 
 /* --- ensembles (binding_ensemble.c) --- */
 

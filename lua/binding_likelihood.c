@@ -331,7 +331,7 @@ static int l_likelihood(lua_State *L)
     }
     sl_param_values pv;
     sl_param_values *pvs[] = {&pv};
-    sl_lua_check(L, sl_params_init(&pv, l->options, l->n_options), ctx);
+    sl_lua_check(L, sl_params_init(&pv, l->params, l->n_params), ctx);
     const char *extra[2 + N_WORD_OPTIONS + 1] = {"data", "backend"};
     size_t ne = 2;
     for (size_t i = 0; i < N_WORD_OPTIONS; i++)
@@ -353,7 +353,7 @@ static int l_likelihood(lua_State *L)
     k->l = l;
     open_backend(L, 2, ctx, &k->be);
     sl_lua_check(L, l->prepare(&pv, path, &k->ctx), ctx);
-    sl_lua_check(L, l->params(k->ctx, &k->n_par, &k->names, &k->lo, &k->hi), ctx);
+    sl_lua_check(L, l->free_params(k->ctx, &k->n_par, &k->names, &k->lo, &k->hi), ctx);
     return 1;
 }
 

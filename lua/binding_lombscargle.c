@@ -288,7 +288,7 @@ static int l_lombscargle(lua_State *L)
     luaL_checktype(L, 1, LUA_TTABLE);
     const sl_periodogram *ls = ls_table(L);
     sl_param_values pv;
-    sl_lua_check(L, sl_params_init(&pv, ls->options, ls->n_options), "lombscargle");
+    sl_lua_check(L, sl_params_init(&pv, ls->params, ls->n_params), "lombscargle");
     sl_param_values *pvs[1] = {&pv};
     sl_lua_check_keys(L, 1, "lombscargle", ls_extra, pvs, 1, 0);
     sl_ls_options o;

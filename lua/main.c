@@ -428,11 +428,10 @@ static void print_kind(const sl_registry *r, sl_kind kind, const char *title)
             continue;
         if (!any++)
             printf("%s:\n", title);
-        const char *desc;
-        const sl_param *params;
-        size_t np;
-        sl_lua_item_info(it, &desc, &params, &np);
-        printf("  %s: %s\n", it->name, desc ? desc : "");
+        const sl_table_head *h = sl_head(it->table);
+        const sl_param *params = h->params;
+        size_t np = params ? h->n_params : 0;
+        printf("  %s: %s\n", it->name, h->description ? h->description : "");
         printf("    source: %s (plugin %s %s)\n", it->path, it->plugin->name,
                it->plugin->version ? it->plugin->version : "");
         if (np == 0)
@@ -511,7 +510,7 @@ static sl_status ls_number_option(const sl_periodogram *ls, const char *key, con
     if (end == text || *end)
         return sl_fail(SL_ERR_ARG, "'%s' is not a number", text);
     sl_param_values pv;
-    sl_status st = sl_params_init(&pv, ls->options, ls->n_options);
+    sl_status st = sl_params_init(&pv, ls->params, ls->n_params);
     if (!st)
         st = sl_params_set(&pv, key, v);
     if (!st)

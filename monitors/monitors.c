@@ -72,6 +72,7 @@ static sl_status menergy_configure(const sl_param_values *pv, sl_monitor_config 
 #define MONITOR(ID, NAME, DOC)                                                             \
     static const sl_monitor ID = {                                                         \
         .abi = SL_ABI_VERSION,                                                             \
+        .kind = SL_KIND_MONITOR,                                                           \
         .name = NAME,                                                                      \
         .description = DOC,                                                                \
         .params = ID##_params,                                                             \

@@ -103,7 +103,7 @@ Test(check_plugin, monitors_pass)
 Test(check_plugin, kepler_rv_passes)
 {
     passes("kepler_rv.so", 1,
-           MUST("kepler_rv:options/schema", "kepler_rv:options/refuse_bad", "kepler_rv:prepare",
+           MUST("kepler_rv:params/schema", "kepler_rv:params/refuse_bad", "kepler_rv:prepare",
                 "kepler_rv:prepare/missing_file", "kepler_rv:params", "kepler_rv:repeat",
                 "kepler_rv:batch_vs_single"));
 }
@@ -111,7 +111,7 @@ Test(check_plugin, kepler_rv_passes)
 Test(check_plugin, lombscargle_passes)
 {
     passes("lombscargle.so", 1,
-           MUST("lombscargle:options/schema", "lombscargle:configure", "lombscargle:repeat",
+           MUST("lombscargle:params/schema", "lombscargle:configure", "lombscargle:repeat",
                 "lombscargle:batch_vs_single", "lombscargle:refuse_bad"));
 }
 

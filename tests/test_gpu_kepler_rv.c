@@ -55,7 +55,7 @@ static void run_solver(int mixed, int basis, int n_pl, size_t n, const char *sol
     const sl_likelihood *l = t;
     void *cd, *cm;
     sl_param_values pv;
-    SLT_OK(sl_params_init(&pv, l->options, l->n_options));
+    SLT_OK(sl_params_init(&pv, l->params, l->n_params));
     SLT_OK(sl_params_set(&pv, "planets", n_pl));
     SLT_OK(sl_params_set(&pv, "basis", basis));
     SLT_OK(sl_params_set(&pv, "trend", 2));
@@ -65,7 +65,7 @@ static void run_solver(int mixed, int basis, int n_pl, size_t n, const char *sol
     size_t np;
     const char *const *names;
     const double *lo, *hi;
-    SLT_OK(l->params(cd, &np, &names, &lo, &hi));
+    SLT_OK(l->free_params(cd, &np, &names, &lo, &hi));
     double *p = malloc(n * np * sizeof *p);
     sl_rng r;
     sl_rng_init(&r, 5, 0);

@@ -32,7 +32,7 @@ static void krv_open(krv *k, const char *path, int planets, int basis, int trend
     cr_assert_not_null(k->l->eval_batch_chi2);
     cr_assert_not_null(k->l->model);
     sl_param_values pv;
-    SLT_OK(sl_params_init(&pv, k->l->options, k->l->n_options));
+    SLT_OK(sl_params_init(&pv, k->l->params, k->l->n_params));
     SLT_OK(sl_params_set(&pv, "planets", planets));
     SLT_OK(sl_params_set(&pv, "basis", basis));
     SLT_OK(sl_params_set(&pv, "trend", trend));
@@ -41,7 +41,7 @@ static void krv_open(krv *k, const char *path, int planets, int basis, int trend
         SLT_OK(sl_params_set(&pv, "epoch", epoch));
     SLT_OK(sl_params_complete(&pv));
     SLT_OK(k->l->prepare(&pv, path, &k->ctx));
-    SLT_OK(k->l->params(k->ctx, &k->n_par, &k->names, &k->lo, &k->hi));
+    SLT_OK(k->l->free_params(k->ctx, &k->n_par, &k->names, &k->lo, &k->hi));
 }
 
 static void krv_close(krv *k)

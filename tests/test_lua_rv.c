@@ -95,13 +95,13 @@ static void krv_open(krv *k, int planets, int mixed)
     SLT_OK(sl_registry_get(k->reg, SL_KIND_LIKELIHOOD, "kepler_rv", &t));
     k->l = t;
     sl_param_values pv;
-    SLT_OK(sl_params_init(&pv, k->l->options, k->l->n_options));
+    SLT_OK(sl_params_init(&pv, k->l->params, k->l->n_params));
     SLT_OK(sl_params_set(&pv, "planets", planets));
     SLT_OK(sl_params_set(&pv, "precision", mixed));
     SLT_OK(k->l->prepare(&pv, RV_DATA, &k->ctx));
     const char *const *names;
     const double *lo, *hi;
-    SLT_OK(k->l->params(k->ctx, &k->n_par, &names, &lo, &hi));
+    SLT_OK(k->l->free_params(k->ctx, &k->n_par, &names, &lo, &hi));
 }
 
 static void krv_close(krv *k)

@@ -119,6 +119,25 @@ Test(registry, no_tables)
     expect_refused("no_tables", "no_tables.so", "declares no name or no tables");
 }
 
+/* The head every table starts with is checked the same way for every kind. */
+Test(registry, head_kind_differs_from_listing)
+{
+    expect_refused("kind_mismatch", "kind_mismatch.so",
+                   "table 'slt_kind' is listed as a monitor but its head says kind 2 (force)");
+}
+
+Test(registry, head_param_default_out_of_bounds)
+{
+    expect_refused("bad_default", "bad_default.so",
+                   "monitor 'slt_default': parameters: key 'r': default 5 outside [0, 1]");
+}
+
+Test(registry, head_param_declared_twice)
+{
+    expect_refused("dup_param", "dup_param.so",
+                   "monitor 'slt_dup_param': parameters: key 'r' is declared twice");
+}
+
 Test(registry, duplicate_name_in_two_plugins)
 {
     char a[PATH_MAX], b[PATH_MAX];
@@ -171,7 +190,10 @@ Test(registry, load_dir_records_problems_and_loads_good_plugins)
     } want[] = {
         {"abi_plugin.so", "ABI version"},
         {"abi_table.so", "'slt_old' has ABI version"},
+        {"bad_default.so", "key 'r': default 5 outside [0, 1]"},
         {"dup_b.so", "force 'newton' is already provided by"},
+        {"dup_param.so", "key 'r' is declared twice"},
+        {"kind_mismatch.so", "is listed as a monitor but its head says kind 2"},
         {"name_mismatch.so", "is named 'slt_good' inside"},
         {"no_entry.so", "has no symbol sl_plugin_entry"},
         {"no_tables.so", "declares no name or no tables"},

@@ -120,9 +120,9 @@ static int lk_params(sl_check_report *r, const sl_likelihood *l, void *ctx, size
                      const double **lo, const double **hi)
 {
     const char *const *names;
-    if (!l->params || l->params(ctx, n, &names, lo, hi) != SL_OK) {
+    if (!l->free_params || l->free_params(ctx, n, &names, lo, hi) != SL_OK) {
         sl_check_add(r, SL_CHECK_FAIL, "params", "%s",
-                     l->params ? sl_last_error() : "the table has no params entry");
+                     l->free_params ? sl_last_error() : "the table has no free_params entry");
         return 0;
     }
     if (*n == 0 || !names || !*lo || !*hi) {
@@ -241,11 +241,11 @@ static void lk_cuda(sl_check_report *r, const sl_likelihood *l, void *ctx, const
  * 'precision' (0 double, 1 mixed); NULL otherwise. */
 static void *lk_mixed(const sl_likelihood *l, const sl_check_options *o)
 {
-    const sl_param *k = sl_params_find(l->options, l->n_options, "precision");
+    const sl_param *k = sl_params_find(l->params, l->n_params, "precision");
     if (!k || k->type != SL_PARAM_INTEGER || k->max < 1)
         return NULL;
     sl_param_values pv;
-    if (sl_check_valid_values(l->options, l->n_options, &pv) ||
+    if (sl_check_valid_values(l->params, l->n_params, &pv) ||
         sl_params_set(&pv, "precision", 1))
         return NULL;
     sl_check_report scratch;
@@ -299,13 +299,13 @@ sl_status sl_check_likelihood(const sl_likelihood *l, const sl_check_options *o,
     sl_check_begin(r, SL_KIND_LIKELIHOOD, l ? l->name : NULL);
     if (!l)
         return sl_fail(SL_ERR_ARG, "check likelihood: no table");
-    sl_check_schema(r, "options", l->options, l->n_options);
+    sl_check_schema(r, "params", l->params, l->n_params);
     if (!l->prepare || !l->eval_batch || !l->release) {
         sl_check_add(r, SL_CHECK_FAIL, "entries", "prepare, eval_batch and release are required");
         return SL_OK;
     }
     sl_param_values opt;
-    if (sl_check_valid_values(l->options, l->n_options, &opt)) {
+    if (sl_check_valid_values(l->params, l->n_params, &opt)) {
         sl_check_add(r, SL_CHECK_FAIL, "options", "defaults: %s", sl_last_error());
         return SL_OK;
     }
@@ -543,7 +543,7 @@ sl_status sl_check_periodogram(const sl_periodogram *pg, const sl_check_options 
     sl_check_begin(r, SL_KIND_PERIODOGRAM, pg ? pg->name : NULL);
     if (!pg)
         return sl_fail(SL_ERR_ARG, "check periodogram: no table");
-    sl_check_schema(r, "options", pg->options, pg->n_options);
+    sl_check_schema(r, "params", pg->params, pg->n_params);
     if (!pg->configure || !pg->compute || !pg->result_free) {
         sl_check_add(r, SL_CHECK_FAIL, "entries", "configure, compute and result_free are "
                      "required");
@@ -552,7 +552,7 @@ sl_status sl_check_periodogram(const sl_periodogram *pg, const sl_check_options 
     sl_param_values pv;
     sl_ls_options opt;
     sl_ls_options_default(&opt);
-    if (sl_check_valid_values(pg->options, pg->n_options, &pv) || pg->configure(&pv, &opt)) {
+    if (sl_check_valid_values(pg->params, pg->n_params, &pv) || pg->configure(&pv, &opt)) {
         sl_check_add(r, SL_CHECK_FAIL, "configure", "defaults refused: %s", sl_last_error());
         return SL_OK;
     }

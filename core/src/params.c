@@ -33,6 +33,48 @@ sl_status sl_params_init(sl_param_values *pv, const sl_param *schema, size_t n)
     return SL_OK;
 }
 
+/* The first thing wrong with key i, or SL_OK. */
+static sl_status key_problem(const sl_param *s, size_t i)
+{
+    const sl_param *p = &s[i];
+    char d[32], lo[32], hi[32];
+    if (!p->name || !*p->name)
+        return sl_fail(SL_ERR_ARG, "parameter %zu has no name", i + 1);
+    for (size_t k = 0; k < i; k++)
+        if (s[k].name && strcmp(s[k].name, p->name) == 0)
+            return sl_fail(SL_ERR_ARG, "key '%s' is declared twice", p->name);
+    if (p->type != SL_PARAM_NUMBER && p->type != SL_PARAM_INTEGER && p->type != SL_PARAM_BOOL)
+        return sl_fail(SL_ERR_ARG, "key '%s' has unknown type %d", p->name, (int)p->type);
+    sl_fmt_num(d, sizeof d, p->def);
+    sl_fmt_num(lo, sizeof lo, p->min);
+    sl_fmt_num(hi, sizeof hi, p->max);
+    if (!(p->min <= p->max))
+        return sl_fail(SL_ERR_ARG, "key '%s': min %s > max %s", p->name, lo, hi);
+    if (p->required || isnan(p->def)) /* NaN: "automatic", decided by the plugin */
+        return SL_OK;
+    if (!(p->def >= p->min && p->def <= p->max))
+        return sl_fail(SL_ERR_ARG, "key '%s': default %s outside [%s, %s]", p->name, d, lo, hi);
+    if (p->type == SL_PARAM_INTEGER && p->def != floor(p->def))
+        return sl_fail(SL_ERR_ARG, "key '%s': integer with default %s", p->name, d);
+    if (p->type == SL_PARAM_BOOL && p->def != 0.0 && p->def != 1.0)
+        return sl_fail(SL_ERR_ARG, "key '%s': boolean with default %s", p->name, d);
+    return SL_OK;
+}
+
+sl_status sl_params_check_schema(const sl_param *schema, size_t n)
+{
+    if (n > SL_PARAMS_MAX)
+        return sl_fail(SL_ERR_ARG, "%zu keys; at most %d are supported", n, SL_PARAMS_MAX);
+    if (n > 0 && !schema)
+        return sl_fail(SL_ERR_ARG, "n_params is %zu but params is NULL", n);
+    for (size_t i = 0; i < n; i++) {
+        sl_status st = key_problem(schema, i);
+        if (st)
+            return st;
+    }
+    return SL_OK;
+}
+
 const sl_param *sl_params_find(const sl_param *schema, size_t n, const char *name)
 {
     for (size_t i = 0; i < n; i++)

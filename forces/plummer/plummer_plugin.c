@@ -35,6 +35,7 @@ static sl_status plummer_pack(const sl_param_values *pv, double fp[SL_FORCE_PARA
 
 static const sl_force plummer = {
     .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_FORCE,
     .name = "plummer",
     .description = "Plummer-softened gravity, G = 1: pair potential -m_i m_k / sqrt(r^2 + eps^2)",
     .params = plummer_params,

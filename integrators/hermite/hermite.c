@@ -22,6 +22,7 @@ static sl_status hermite_pack(const sl_param_values *pv, double pp[SL_PROP_PARAM
 
 static const sl_propagator hermite = {
     .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_PROPAGATOR,
     .name = "hermite",
     .description = "4th-order Hermite, fixed step, predict + 2 corrections (PEC^2)",
     .order = 4,

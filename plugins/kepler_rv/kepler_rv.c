@@ -430,12 +430,13 @@ static double krv_last_kernel_s(void *ctx)
 
 static const sl_likelihood kepler_rv_table = {
     .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_LIKELIHOOD,
     .name = "kepler_rv",
     .description = "Keplerian radial-velocity chi^2 and log-likelihood with jitter, offsets "
                    "and trends (Ford 2009); double or mixed precision",
-    .options = options,
-    .n_options = N_OPT,
-    .params = krv_params,
+    .params = options,
+    .n_params = N_OPT,
+    .free_params = krv_params,
     .prepare = krv_prepare,
     .eval_batch = krv_eval,
     .release = krv_release,

@@ -639,11 +639,12 @@ sl_status sl_ls_read_fits(const char *path, const sl_ls_columns *cols, int with_
 
 static const sl_periodogram ls_table = {
     .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_PERIODOGRAM,
     .name = "lombscargle",
     .description = "Lomb-Scargle periodograms (standard and generalised, astropy's "
                    "normalisations), single light curves and batches, FP64/FP32",
-    .options = ls_schema,
-    .n_options = LS_N_SCHEMA,
+    .params = ls_schema,
+    .n_params = LS_N_SCHEMA,
     .configure = ls_configure,
     .set_choice = ls_set_choice,
     .compute = ls_compute,

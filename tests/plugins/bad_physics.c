@@ -74,6 +74,7 @@ static sl_status euler_pack(const sl_param_values *pv, double pp[SL_PROP_PARAMS_
 
 static const sl_propagator euler = {
     .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_PROPAGATOR,
     .name = "slt_euler",
     .description = "symplectic Euler that claims to be 4th order",
     .order = 4,
@@ -132,6 +133,7 @@ static sl_status zero_pack(const sl_param_values *pv, double fp[SL_FORCE_PARAMS_
 
 static const sl_force off_gradient = {
     .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_FORCE,
     .name = "slt_off_gradient",
     .description = "acceleration that is not the gradient of the potential",
     .pack = zero_pack,

@@ -13,17 +13,14 @@
 
 #include <stdint.h>
 #include "starling/params.h"
+#include "starling/plugin.h"
 
 SL_EXTERN_C_BEGIN
 
 enum { SL_FORCE_PARAMS_MAX = 8 };
 
 typedef struct sl_force {
-    uint32_t abi;
-    const char *name;
-    const char *description;
-    const sl_param *params;
-    size_t n_params;
+    SL_TABLE_HEAD; /* kind SL_KIND_FORCE */
     /* Packs validated parameter values into the vector kernels receive. */
     sl_status (*pack)(const sl_param_values *pv, double fp[SL_FORCE_PARAMS_MAX]);
     /* Host versions, used for energies and diagnostics. */

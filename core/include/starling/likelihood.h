@@ -6,18 +6,16 @@
 #include <stdint.h>
 #include "starling/backend.h"
 #include "starling/params.h"
+#include "starling/plugin.h"
 
 SL_EXTERN_C_BEGIN
 
 typedef struct sl_likelihood {
-    uint32_t abi;
-    const char *name;
-    const char *description;
-    const sl_param *options;   /* configuration keys (e.g. number of planets) */
-    size_t n_options;
-    /* Parameter names and bounds for a configuration. */
-    sl_status (*params)(void *ctx, size_t *n, const char *const **names,
-                        const double **lo, const double **hi);
+    SL_TABLE_HEAD; /* kind SL_KIND_LIKELIHOOD; params: configuration keys (e.g. planets) */
+    /* The free parameters of the model (names and bounds) for a prepared
+     * configuration: the columns of eval_batch's parameter vectors. */
+    sl_status (*free_params)(void *ctx, size_t *n, const char *const **names,
+                             const double **lo, const double **hi);
     /* Reads and checks data and options; returns an opaque context. */
     sl_status (*prepare)(const sl_param_values *options, const char *data_path, void **ctx);
     /* params: n x n_params row-major; out: n log-likelihoods. */

@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 #include "starling/params.h"
+#include "starling/plugin.h"
 
 SL_EXTERN_C_BEGIN
 
@@ -25,11 +26,7 @@ typedef struct sl_monitor_config {
 void sl_monitor_config_default(sl_monitor_config *mc);
 
 typedef struct sl_monitor {
-    uint32_t abi;
-    const char *name;
-    const char *description;
-    const sl_param *params;
-    size_t n_params;
+    SL_TABLE_HEAD; /* kind SL_KIND_MONITOR */
     sl_status (*configure)(const sl_param_values *pv, sl_monitor_config *mc);
 } sl_monitor;
 

@@ -45,6 +45,13 @@ sl_status sl_params_set(sl_param_values *pv, const char *name, double value);
 /* Checks that every required key was given. */
 sl_status sl_params_complete(const sl_param_values *pv);
 
+/* Checks a schema as the registry does when a plugin loads: at most
+ * SL_PARAMS_MAX keys, each named, names unique, a known type, min <= max,
+ * and a default inside [min, max] (integral for integers, 0 or 1 for
+ * booleans; NaN means "decided by the plugin" and is allowed). The message
+ * names the key and the problem. */
+sl_status sl_params_check_schema(const sl_param *schema, size_t n);
+
 const sl_param *sl_params_find(const sl_param *schema, size_t n, const char *name);
 double sl_params_get(const sl_param_values *pv, const char *name);
 

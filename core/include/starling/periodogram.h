@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include "starling/backend.h"
 #include "starling/params.h"
+#include "starling/plugin.h"
 
 SL_EXTERN_C_BEGIN
 
@@ -162,11 +163,8 @@ typedef struct sl_ls_columns {
 } sl_ls_columns;
 
 typedef struct sl_periodogram {
-    uint32_t abi;
-    const char *name;
-    const char *description;
-    const sl_param *options; /* numeric keys front ends validate generically */
-    size_t n_options;
+    SL_TABLE_HEAD; /* kind SL_KIND_PERIODOGRAM; params: numeric keys front ends validate
+                    * generically */
     /* Fills options from a parameter table (schema above); the string-valued
      * choices (method, normalisation, precision, grid) are set by name. */
     sl_status (*configure)(const sl_param_values *pv, sl_ls_options *o);

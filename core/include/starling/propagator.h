@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 #include "starling/params.h"
+#include "starling/plugin.h"
 
 SL_EXTERN_C_BEGIN
 
@@ -29,14 +30,10 @@ typedef struct sl_kernel_entry {
 enum { SL_PROP_PARAMS_MAX = 8 };
 
 typedef struct sl_propagator {
-    uint32_t abi;
-    const char *name;
-    const char *description;
+    SL_TABLE_HEAD;           /* kind SL_KIND_PROPAGATOR; params: e.g. dt */
     int order;
     int adaptive;            /* 0: fixed step */
     int persist_per_body;    /* doubles per body kept between launches */
-    const sl_param *params;  /* e.g. dt */
-    size_t n_params;
     /* Packs validated values into the vector kernels receive
      * (pp[0] is always the step size). */
     sl_status (*pack)(const sl_param_values *pv, double pp[SL_PROP_PARAMS_MAX]);
@@ -47,8 +44,7 @@ typedef struct sl_propagator {
 /* Kernels of one (integrator, force) pair that a plugin carries, exported
  * as a table of kind SL_KIND_KERNELS named "integrator/force". */
 typedef struct sl_kernel_set {
-    uint32_t abi;
-    const char *name;       /* "integrator/force" */
+    SL_TABLE_HEAD;          /* kind SL_KIND_KERNELS, named "integrator/force"; no params */
     const char *integrator;
     const char *force;
     const sl_kernel_entry *kernels; /* each entry's force is `force` */

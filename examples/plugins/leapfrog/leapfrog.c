@@ -22,6 +22,7 @@ static sl_status leapfrog_pack(const sl_param_values *pv, double pp[SL_PROP_PARA
 
 static const sl_propagator leapfrog = {
     .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_PROPAGATOR,
     .name = "leapfrog",
     .description = "leapfrog (kick-drift-kick), 2nd order, fixed step",
     .order = 2,
