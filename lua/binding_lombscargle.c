@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "binding.h"
+#include "starling/plugins/lombscargle/lombscargle.h"
 
 static const char *const ls_extra[] = {"file", "batch", "t", "y", "dy", "method",
                                        "normalization", "normalisation", "precision", "grid",

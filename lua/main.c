@@ -14,6 +14,8 @@
 
 #include "binding.h"
 #include "csv.h"
+#include "ls_check.h"
+#include "starling/plugins/lombscargle/lombscargle.h"
 
 static const char *const usage_text =
     "usage: starling run FILE.lua [ARGS...]   run a script (ARGS in the global 'arg')\n"
@@ -650,6 +652,9 @@ static int check_plugin_command(int argc, char **argv)
 {
     sl_check_options o;
     sl_check_options_default(&o);
+    /* the layouts this executable knows beyond core's kinds */
+    o.extra = &sl_ls_check_extra;
+    o.n_extra = 1;
     const char *file = NULL;
     for (int i = 0; i < argc; i++) {
         if (argv[i][0] == '-' ? check_option(argv[i], &o) : !file && (file = argv[i]))

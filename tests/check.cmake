@@ -14,7 +14,7 @@ slt_physics_plugin(slt_plugin_euler_order4 EULER_ORDER4 euler_order4)
 slt_physics_plugin(slt_plugin_not_gradient NOT_GRADIENT not_gradient)
 
 set(SL_INTREE_PLUGINS hermite newton monitors kepler_rv lombscargle)
-sl_add_test(test_check_plugin SOURCES test_check_plugin.c TIMEOUT 120)
+sl_add_test(test_check_plugin SOURCES test_check_plugin.c TIMEOUT 120 LIBS lombscargle_check)
 add_dependencies(test_check_plugin starling ${SL_INTREE_PLUGINS} slt_plugin_euler_order4
                  slt_plugin_not_gradient slt_plugin_good slt_plugin_abi_plugin
                  slt_plugin_no_entry)
@@ -32,7 +32,8 @@ add_test(NAME check_plugin_refuses_euler_order4
 set_tests_properties(check_plugin_refuses_euler_order4 PROPERTIES TIMEOUT 120 WILL_FAIL TRUE)
 
 if(SL_HAVE_CUDA)
-  sl_add_test(test_gpu_check_plugin SOURCES test_gpu_check_plugin.c LABELS gpu TIMEOUT 300)
+  sl_add_test(test_gpu_check_plugin SOURCES test_gpu_check_plugin.c LABELS gpu TIMEOUT 300
+              LIBS lombscargle_check)
   add_dependencies(test_gpu_check_plugin ${SL_INTREE_PLUGINS})
   target_compile_definitions(test_gpu_check_plugin PRIVATE SLT_PLUGIN_DIR="${SL_PLUGIN_DIR}")
   set_tests_properties(test_gpu_check_plugin PROPERTIES SKIP_REGULAR_EXPRESSION "SL_GPU_SKIP")

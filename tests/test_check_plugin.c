@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ls_check.h"
 #include "slt_files.h"
 
 #define STARLING SL_BUILD_DIR "/bin/starling"
@@ -41,10 +42,13 @@ static void list_failures(const sl_check_plugin_result *res, char *buf, size_t c
         }
 }
 
+/* As `starling check-plugin` runs it: with lombscargle's layout checks. */
 static void check_file(const char *path, sl_check_plugin_result *res)
 {
     sl_check_options o;
     sl_check_options_default(&o);
+    o.extra = &sl_ls_check_extra;
+    o.n_extra = 1;
     SLT_OK(sl_check_plugin(path, &o, res));
 }
 
@@ -113,6 +117,35 @@ Test(check_plugin, lombscargle_passes)
     passes("lombscargle.so", 1,
            MUST("lombscargle:params/schema", "lombscargle:configure", "lombscargle:repeat",
                 "lombscargle:batch_vs_single", "lombscargle:refuse_bad"));
+}
+
+/* Core knows a periodogram table by its head only: without the front end's
+ * checks of lombscargle's layout, the schema is checked and the rest is a
+ * SKIP that says why; with them, they run in the same report. */
+Test(check_plugin, periodogram_layout_checks_come_from_the_front_end)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/lombscargle.so", SLT_PLUGIN_DIR);
+    sl_check_options o;
+    sl_check_options_default(&o);
+    sl_check_plugin_result res;
+    SLT_OK(sl_check_plugin(path, &o, &res));
+    cr_assert_eq(res.n_reports, 1);
+    const sl_check *schema = find_check(&res, "lombscargle", "params/schema");
+    const sl_check *layout = find_check(&res, "lombscargle", "layout");
+    cr_assert(schema && schema->result == SL_CHECK_PASS);
+    cr_assert(layout && layout->result == SL_CHECK_SKIP, "no SKIP for the unknown layout");
+    cr_assert(strstr(layout->detail, "layout is its plugin's"), "%s", layout->detail);
+    cr_assert_null(find_check(&res, "lombscargle", "repeat"));
+    sl_check_plugin_result_free(&res);
+
+    check_file(path, &res);
+    cr_assert_null(find_check(&res, "lombscargle", "layout"));
+    const sl_check *rep = find_check(&res, "lombscargle", "repeat");
+    cr_assert(rep && rep->result == SL_CHECK_PASS);
+    cr_assert_eq(res.reports[0].checks[0].result, SL_CHECK_PASS, "core's checks come first");
+    cr_assert_str_eq(res.reports[0].checks[0].name, "params/schema");
+    sl_check_plugin_result_free(&res);
 }
 
 /* Every plugin in the build's folder is checked, not only those above. */

@@ -1,6 +1,7 @@
 /* The conformance suite: reports, the schema checks every kind shares, the
  * monitor checks and the whole-plugin driver. Integrators and forces are in
- * conformance_orbit.c, likelihoods and periodograms in conformance_data.c. */
+ * conformance_orbit.c, likelihoods in conformance_data.c; a periodogram's
+ * layout is its plugin's, so its checks come as extras from front ends. */
 #define _GNU_SOURCE
 #include "conformance_internal.h"
 
@@ -252,19 +253,47 @@ sl_status sl_check_monitor(const sl_monitor *m, const sl_check_options *o, sl_ch
     return SL_OK;
 }
 
+/* A table whose layout core does not know: its head, the rest is left to
+ * the front end's extra checks. */
+static sl_status check_head_only(sl_kind kind, const void *table, sl_check_report *r)
+{
+    const sl_table_head *h = sl_head(table);
+    sl_check_begin(r, kind, h->name);
+    sl_check_schema(r, "params", h->params, h->n_params);
+    return SL_OK;
+}
+
+static int extra_matches(const sl_check_extra *x, sl_kind kind, const char *name)
+{
+    return x->check && x->kind == kind && (!x->table || (name && !strcmp(x->table, name)));
+}
+
 sl_status sl_check_table(sl_kind kind, const void *table, const sl_check_options *o,
                          sl_check_report *r)
 {
+    sl_status st;
     switch (kind) {
-    case SL_KIND_PROPAGATOR: return sl_check_propagator(table, o, r);
-    case SL_KIND_FORCE: return sl_check_force(table, o, r);
-    case SL_KIND_MONITOR: return sl_check_monitor(table, o, r);
-    case SL_KIND_LIKELIHOOD: return sl_check_likelihood(table, o, r);
-    case SL_KIND_PERIODOGRAM: return sl_check_periodogram(table, o, r);
-    case SL_KIND_KERNELS: return sl_check_kernel_set(table, o, r);
+    case SL_KIND_PROPAGATOR: st = sl_check_propagator(table, o, r); break;
+    case SL_KIND_FORCE: st = sl_check_force(table, o, r); break;
+    case SL_KIND_MONITOR: st = sl_check_monitor(table, o, r); break;
+    case SL_KIND_LIKELIHOOD: st = sl_check_likelihood(table, o, r); break;
+    case SL_KIND_KERNELS: st = sl_check_kernel_set(table, o, r); break;
+    case SL_KIND_PERIODOGRAM: st = table ? check_head_only(kind, table, r)
+                                         : sl_fail(SL_ERR_ARG, "check: no table"); break;
+    default:
+        sl_check_begin(r, kind, NULL);
+        return sl_fail(SL_ERR_ARG, "check: unknown table kind %d", (int)kind);
     }
-    sl_check_begin(r, kind, NULL);
-    return sl_fail(SL_ERR_ARG, "check: unknown table kind %d", (int)kind);
+    int extra = 0;
+    for (size_t i = 0; !st && o && o->extra && i < o->n_extra; i++)
+        if (extra_matches(&o->extra[i], kind, sl_head(table)->name)) {
+            st = o->extra[i].check(table, o, r);
+            extra = 1;
+        }
+    if (!st && !extra && kind == SL_KIND_PERIODOGRAM)
+        sl_check_add(r, SL_CHECK_SKIP, "layout", "a periodogram table's layout is its "
+                     "plugin's; this front end has no checks for '%s'", r->table);
+    return st;
 }
 
 /* ---- a whole plugin file ------------------------------------------------------- */

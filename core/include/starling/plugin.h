@@ -14,7 +14,7 @@ SL_EXTERN_C_BEGIN
 /* Bumped whenever any interface table or sl_run_args changes layout. */
 #define SL_ABI_VERSION 5u /* 2: sl_run_args start time/steps; sl_likelihood chi2 and model
                               * entries. 3: sl_likelihood last_kernel_s. 4: kernel sets
-                              * (SL_KIND_KERNELS), sl_periodogram read_with, sl_ls_options
+                              * (SL_KIND_KERNELS), the periodogram table read_with, lombscargle
                               * fast_accuracy. 5: every table starts with sl_table_head
                               * (a kind field; sl_likelihood's options are the head's params,
                               * its parameter-vector entry is free_params) */
@@ -70,8 +70,9 @@ static inline const sl_table_head *sl_head(const void *table)
 typedef struct sl_plugin_table {
     sl_kind kind;
     const char *name;
-    const void *table; /* sl_propagator, sl_force, sl_monitor, sl_likelihood, sl_periodogram
-                          or sl_kernel_set */
+    const void *table; /* sl_propagator, sl_force, sl_monitor, sl_likelihood, sl_kernel_set,
+                          or a table whose layout its plugin defines (SL_KIND_PERIODOGRAM:
+                          lombscargle's sl_periodogram); every one starts with SL_TABLE_HEAD */
 } sl_plugin_table;
 
 typedef struct sl_plugin {

@@ -11,7 +11,6 @@
 #include "starling/monitor.h"
 #include "starling/nomem.h"
 #include "starling/params.h"
-#include "starling/periodogram.h"
 #include "starling/plugin.h"
 #include "starling/propagator.h"
 #include "starling/registry.h"
