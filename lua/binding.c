@@ -63,6 +63,31 @@ void sl_lua_check(lua_State *L, sl_status st, const char *ctx)
         sl_lua_error(L, "%s: %s", ctx, sl_last_error());
 }
 
+/* The core's message without its leading `backend "SPEC": `, which the
+ * caller's "key 'backend' = "SPEC"" already says. */
+static const char *backend_reason(const char *spec)
+{
+    const char *m = sl_last_error();
+    size_t n = strlen(spec);
+    if (!strncmp(m, "backend \"", 9) && !strncmp(m + 9, spec, n) && !strncmp(m + 9 + n, "\": ", 3))
+        return m + 12 + n;
+    return m;
+}
+
+void sl_lua_open_backend(lua_State *L, int cfg, const char *ctx, sl_backend *be)
+{
+    int t = lua_getfield(L, cfg, "backend");
+    if (t != LUA_TNIL && t != LUA_TSTRING) {
+        char got[96];
+        sl_lua_describe(L, -1, got, sizeof got);
+        sl_lua_error(L, "%s: key 'backend' = %s: expected " SL_BACKEND_SPECS, ctx, got);
+    }
+    const char *spec = t == LUA_TNIL ? "auto" : lua_tostring(L, -1);
+    if (sl_backend_open(spec, be) != SL_OK) /* sl_backend_parse's message for a bad spec */
+        sl_lua_error(L, "%s: key 'backend' = \"%s\": %s", ctx, spec, backend_reason(spec));
+    lua_pop(L, 1);
+}
+
 static int afile_gc(lua_State *L)
 {
     sl_afile_abort(lua_touserdata(L, 1)); /* a no-op after commit */

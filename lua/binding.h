@@ -48,6 +48,11 @@ const char *sl_lua_check_str(lua_State *L, int idx, const char *fn, const char *
 /* Raises "ctx: " + sl_last_error() when st is not SL_OK. */
 void sl_lua_check(lua_State *L, sl_status st, const char *ctx);
 
+/* Opens the backend named by key 'backend' of the table at cfg ("auto" when
+ * absent) through the core's one parser (sl_backend_parse); raises
+ * "ctx: key 'backend' = <value>: <the core's reason>". */
+void sl_lua_open_backend(lua_State *L, int cfg, const char *ctx, sl_backend *be);
+
 /* --- output files (binding.c) --- */
 
 /* An output file (csv.h sl_afile) owned by a userdata left on the stack:

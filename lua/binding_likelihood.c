@@ -296,25 +296,6 @@ static const char *push_data_path(lua_State *L, int cfg, const char *ctx)
     return lua_tostring(L, -1);
 }
 
-#define BACKEND_WANT "\"auto\", \"cpu\", \"cuda\" or \"cuda:N\""
-
-static void open_backend(lua_State *L, int cfg, const char *ctx, sl_backend *be)
-{
-    int t = lua_getfield(L, cfg, "backend");
-    const char *spec = t == LUA_TSTRING ? lua_tostring(L, -1) : t == LUA_TNIL ? "auto" : NULL;
-    int ok = spec && (!strcmp(spec, "auto") || !strcmp(spec, "cpu") || !strcmp(spec, "cuda") ||
-                      (!strncmp(spec, "cuda:", 5) && spec[5] &&
-                       strspn(spec + 5, "0123456789") == strlen(spec + 5)));
-    if (!ok) {
-        char got[96];
-        sl_lua_describe(L, -1, got, sizeof got);
-        sl_lua_error(L, "%s: key 'backend' = %s: expected " BACKEND_WANT, ctx, got);
-    }
-    if (sl_backend_open(spec, be) != SL_OK)
-        sl_lua_error(L, "%s: key 'backend' = \"%s\": %s", ctx, spec, sl_last_error());
-    lua_pop(L, 1);
-}
-
 static int l_likelihood(lua_State *L)
 {
     const char *name = sl_lua_check_str(L, 1, "likelihood", "name");
@@ -351,7 +332,7 @@ static int l_likelihood(lua_State *L)
     memset(k, 0, sizeof *k);
     luaL_setmetatable(L, SL_LUA_LIKELIHOOD);
     k->l = l;
-    open_backend(L, 2, ctx, &k->be);
+    sl_lua_open_backend(L, 2, ctx, &k->be);
     sl_lua_check(L, l->prepare(&pv, path, &k->ctx), ctx);
     sl_lua_check(L, l->free_params(k->ctx, &k->n_par, &k->names, &k->lo, &k->hi), ctx);
     return 1;

@@ -479,37 +479,6 @@ static void check_progress(lua_State *L, int cfg)
     lua_pop(L, 1);
 }
 
-#define BACKEND_WANT "\"auto\", \"cpu\", \"cuda\" or \"cuda:N\""
-
-static int backend_syntax_ok(const char *s)
-{
-    if (!strcmp(s, "auto") || !strcmp(s, "cpu") || !strcmp(s, "cuda"))
-        return 1;
-    if (strncmp(s, "cuda:", 5) != 0 || !s[5])
-        return 0;
-    for (s += 5; *s; s++)
-        if (*s < '0' || *s > '9')
-            return 0;
-    return 1;
-}
-
-static void open_backend(lua_State *L, int cfg, sl_backend *be)
-{
-    const char *spec = read_string_key(L, cfg, "backend", BACKEND_WANT);
-    if (!spec)
-        spec = "auto";
-    if (!backend_syntax_ok(spec))
-        sl_lua_error(L, "integrate: key 'backend' = \"%s\": expected " BACKEND_WANT, spec);
-    if (sl_backend_open(spec, be) != SL_OK) {
-        /* the core's message starts by naming the backend; we already do */
-        const char *msg = sl_last_error();
-        size_t n = strlen(spec);
-        if (!strncmp(msg, "backend '", 9) && !strncmp(msg + 9, spec, n) && !strncmp(msg + 9 + n, "': ", 3))
-            msg += 12 + n;
-        sl_lua_error(L, "integrate: key 'backend' = \"%s\": %s", spec, msg);
-    }
-}
-
 typedef struct run_plan {
     sl_ensemble *e;
     sl_run_config rc;
@@ -566,7 +535,7 @@ static void read_config(lua_State *L, int cfg, run_plan *p)
         rc->mon.log_on_stop = 1; /* a log without a log monitor records the stops */
     check_progress(L, cfg);
     p->dry_run = read_dry_run(L, cfg);
-    open_backend(L, cfg, &p->be);
+    sl_lua_open_backend(L, cfg, "integrate", &p->be);
 
     /* sl_integrate checks these too, but only after the log file exists */
     rc->registry = sl_lua_registry(L);

@@ -27,15 +27,41 @@ static void open_cpu(sl_backend *out, const char *why)
              out->threads, out->threads == 1 ? "" : "s", why ? ": " : "", why ? why : "");
 }
 
-sl_status sl_backend_open(const char *spec, sl_backend *out)
+sl_status sl_backend_parse(const char *spec, sl_backend_spec *out)
 {
-    if (!spec)
-        spec = "auto";
-    if (strcmp(spec, "cpu") == 0) {
-        open_cpu(out, NULL);
+    *out = (sl_backend_spec){SL_BACKEND_AUTO, 0};
+    if (!spec || !strcmp(spec, "auto"))
+        return SL_OK;
+    if (!strcmp(spec, "cpu")) {
+        out->choice = SL_BACKEND_WANT_CPU;
         return SL_OK;
     }
-    if (strcmp(spec, "auto") == 0) {
+    if (!strncmp(spec, "cuda", 4) && (spec[4] == '\0' || spec[4] == ':')) {
+        out->choice = SL_BACKEND_WANT_CUDA;
+        if (!spec[4])
+            return SL_OK;
+        /* digits only: no sign, no blanks, no hex, and a number an int holds */
+        const char *d = spec + 5;
+        size_t n = strspn(d, "0123456789");
+        if (n > 0 && n < 10 && !d[n]) {
+            out->device = atoi(d);
+            return SL_OK;
+        }
+    }
+    return sl_fail(SL_ERR_ARG, "backend \"%s\": expected " SL_BACKEND_SPECS, spec);
+}
+
+sl_status sl_backend_open(const char *spec, sl_backend *out)
+{
+    sl_backend_spec want;
+    sl_status st = sl_backend_parse(spec, &want);
+    if (st)
+        return st;
+    switch (want.choice) {
+    case SL_BACKEND_WANT_CPU:
+        open_cpu(out, NULL);
+        return SL_OK;
+    case SL_BACKEND_AUTO:
         if (!SL_CORE_HAS_CUDA) {
             open_cpu(out, "auto, starling was built without CUDA");
             return SL_OK;
@@ -45,25 +71,14 @@ sl_status sl_backend_open(const char *spec, sl_backend *out)
             return SL_OK;
         }
         return sl_cuda_open(0, out);
+    case SL_BACKEND_WANT_CUDA:
+        break;
     }
-    if (strncmp(spec, "cuda", 4) == 0 && (spec[4] == '\0' || spec[4] == ':')) {
-        int dev = 0;
-        if (spec[4] == ':') {
-            char *end;
-            long d = strtol(spec + 5, &end, 10);
-            if (*end || end == spec + 5 || d < 0)
-                return sl_fail(SL_ERR_ARG, "backend '%s': expected cuda:N with N a device number",
-                               spec);
-            dev = (int)d;
-        }
-        if (!SL_CORE_HAS_CUDA)
-            return sl_fail(SL_ERR_NODEVICE,
-                           "backend '%s': this starling was built without CUDA "
-                           "(configure with -DSL_CUDA=ON)", spec);
-        return sl_cuda_open(dev, out);
-    }
-    return sl_fail(SL_ERR_ARG, "backend '%s': expected \"auto\", \"cpu\", \"cuda\" or \"cuda:N\"",
-                   spec);
+    if (!SL_CORE_HAS_CUDA)
+        return sl_fail(SL_ERR_NODEVICE, "backend \"%s\": this starling was built without CUDA "
+                       "(configure with -DSL_CUDA=ON)", spec);
+    st = sl_cuda_open(want.device, out);
+    return st ? sl_fail_context(st, "backend \"%s\"", spec) : SL_OK;
 }
 
 #if !SL_CORE_HAS_CUDA
