@@ -162,16 +162,20 @@ void sl_lua_set_param(lua_State *L, const char *ctx, sl_param_values *pv, const 
     const sl_param *p = sl_params_find(pv->schema, pv->n, key);
     double v;
     int t = lua_type(L, idx);
+    if (p && t == LUA_TSTRING && p->type == SL_PARAM_WORD) {
+        sl_lua_check(L, sl_params_set_word(pv, key, lua_tostring(L, idx)), ctx);
+        return;
+    }
     if (p && t == LUA_TBOOLEAN && p->type == SL_PARAM_BOOL)
         v = lua_toboolean(L, idx);
     else if (p && t == LUA_TNUMBER)
         v = lua_tonumber(L, idx);
     else if (p) {
-        char got[96], want[128];
+        char got[96], want[640];
         sl_lua_describe(L, idx, got, sizeof got);
         sl_param_expectation(p, want, sizeof want);
         sl_lua_error(L, "%s: key '%s' = %s%s: expected %s", ctx, key, got,
-                     sl_lua_type_note(L, idx), want);
+                     p->type == SL_PARAM_WORD ? "" : sl_lua_type_note(L, idx), want);
         return;
     } else
         v = 0; /* sl_params_set reports the unknown key */
@@ -270,26 +274,43 @@ static void open_registry(lua_State *L)
 
 /* ---- module functions ---------------------------------------------------- */
 
+/* {name, type, default | default_doc, min, max | words, required, doc,
+ * expects}: a word key's default is its word, a computed default is
+ * described (default_doc) rather than given as a number. */
 static void push_param(lua_State *L, const sl_param *p)
 {
-    static const char *const type_name[] = {"number", "integer", "boolean"};
-    char want[128];
+    static const char *const type_name[] = {"number", "integer", "boolean", "word"};
+    char want[640];
     lua_createtable(L, 0, 8);
     lua_pushstring(L, p->name);
     lua_setfield(L, -2, "name");
-    lua_pushstring(L, p->type <= SL_PARAM_BOOL ? type_name[p->type] : "?");
+    lua_pushstring(L, p->type <= SL_PARAM_WORD ? type_name[p->type] : "?");
     lua_setfield(L, -2, "type");
-    if (!p->required) {
+    if (p->def_doc) {
+        lua_pushstring(L, p->def_doc);
+        lua_setfield(L, -2, "default_doc");
+    } else if (!p->required) {
         if (p->type == SL_PARAM_BOOL)
             lua_pushboolean(L, p->def != 0);
+        else if (p->type == SL_PARAM_WORD)
+            lua_pushstring(L, sl_param_word(p, p->def));
         else
             lua_pushnumber(L, p->def);
         lua_setfield(L, -2, "default");
     }
-    lua_pushnumber(L, p->min);
-    lua_setfield(L, -2, "min");
-    lua_pushnumber(L, p->max);
-    lua_setfield(L, -2, "max");
+    if (p->type == SL_PARAM_WORD) {
+        lua_createtable(L, (int)sl_param_word_count(p), 0);
+        for (size_t i = 0; i < sl_param_word_count(p); i++) {
+            lua_pushstring(L, p->words[i]);
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+        }
+        lua_setfield(L, -2, "words");
+    } else {
+        lua_pushnumber(L, p->min);
+        lua_setfield(L, -2, "min");
+        lua_pushnumber(L, p->max);
+        lua_setfield(L, -2, "max");
+    }
     lua_pushboolean(L, p->required);
     lua_setfield(L, -2, "required");
     lua_pushstring(L, p->doc ? p->doc : "");

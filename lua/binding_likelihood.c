@@ -225,49 +225,6 @@ static sl_lua_lik *check_lik(lua_State *L)
     return k;
 }
 
-/* Options a user spells as words; the plugin's schema has the integers,
- * which are accepted too. */
-typedef struct word_option {
-    const char *plugin, *key;
-    const char *words[4];
-} word_option;
-
-static const word_option word_options[] = {
-    {"kepler_rv", "precision", {"double", "mixed", NULL}},
-    {"kepler_rv", "basis", {"M0", "tp", "tc", NULL}},
-};
-enum { N_WORD_OPTIONS = sizeof word_options / sizeof word_options[0] };
-
-static void word_want(const word_option *w, char *buf, size_t cap)
-{
-    size_t used = 0;
-    int n = 0;
-    for (; n < 4 && w->words[n]; n++)
-        used += (size_t)snprintf(buf + used, used < cap ? cap - used : 0, "%s\"%s\"",
-                                 n ? ", " : "", w->words[n]);
-    snprintf(buf + used, used < cap ? cap - used : 0, " (or 0..%d)", n - 1);
-}
-
-/* Handles the value at the top of the stack for a word option. */
-static void set_word_option(lua_State *L, const char *ctx, sl_param_values *pv,
-                            const word_option *w)
-{
-    if (lua_type(L, -1) != LUA_TSTRING) {
-        sl_lua_set_param(L, ctx, pv, w->key, -1);
-        return;
-    }
-    const char *s = lua_tostring(L, -1);
-    for (int i = 0; i < 4 && w->words[i]; i++)
-        if (!strcmp(s, w->words[i])) {
-            sl_lua_check(L, sl_params_set(pv, w->key, i), ctx);
-            return;
-        }
-    char got[96], want[160];
-    sl_lua_describe(L, -1, got, sizeof got);
-    word_want(w, want, sizeof want);
-    sl_lua_error(L, "%s: key '%s' = %s: expected %s", ctx, w->key, got, want);
-}
-
 /* data = "file" or a data object from starling.rv.read (whose file the
  * plugin reads again: it keeps its own copy). The path string is left on
  * the stack, which keeps it alive. */
@@ -313,19 +270,8 @@ static int l_likelihood(lua_State *L)
     sl_param_values pv;
     sl_param_values *pvs[] = {&pv};
     sl_lua_check(L, sl_params_init(&pv, l->params, l->n_params), ctx);
-    const char *extra[2 + N_WORD_OPTIONS + 1] = {"data", "backend"};
-    size_t ne = 2;
-    for (size_t i = 0; i < N_WORD_OPTIONS; i++)
-        if (!strcmp(word_options[i].plugin, name))
-            extra[ne++] = word_options[i].key;
-    extra[ne] = NULL;
+    static const char *const extra[] = {"data", "backend", NULL};
     sl_lua_check_keys(L, 2, ctx, extra, pvs, 1, 0);
-    for (size_t i = 0; i < N_WORD_OPTIONS; i++)
-        if (!strcmp(word_options[i].plugin, name)) {
-            if (lua_getfield(L, 2, word_options[i].key) != LUA_TNIL)
-                set_word_option(L, ctx, &pv, &word_options[i]);
-            lua_pop(L, 1);
-        }
     sl_lua_check(L, sl_params_complete(&pv), ctx);
     const char *path = push_data_path(L, 2, ctx);
     sl_lua_lik *k = lua_newuserdatauv(L, sizeof *k, 0);

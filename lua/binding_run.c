@@ -14,10 +14,13 @@
 #include "csv.h"
 
 static const sl_param run_params[] = {
-    {"t_end", SL_PARAM_NUMBER, 0, 0, 1e300, 1, "time to integrate to (absolute)"},
-    {"max_steps", SL_PARAM_INTEGER, 0, 0, 9e15, 0, "stop systems after this many steps (0: none)"},
-    {"steps_per_launch", SL_PARAM_INTEGER, 0, 0, 1e9, 0, "steps per kernel launch (0: auto)"},
-    {"seed", SL_PARAM_INTEGER, 0, 0, 9007199254740991.0, 0, "recorded in output headers"},
+    {"t_end", SL_PARAM_NUMBER, 0, 0, 1e300, 1, "time to integrate to (absolute)", NULL, NULL},
+    {"max_steps", SL_PARAM_INTEGER, 0, 0, 9e15, 0,
+     "stop systems after this many steps (0: none)", NULL, NULL},
+    {"steps_per_launch", SL_PARAM_INTEGER, 0, 0, 1e9, 0,
+     "steps per kernel launch (0: auto)", NULL, NULL},
+    {"seed", SL_PARAM_INTEGER, 0, 0, 9007199254740991.0, 0,
+     "recorded in output headers", NULL, NULL},
 };
 
 static const char *const run_keys[] = {"ensemble", "integrator", "force",    "backend",

@@ -346,14 +346,20 @@ static int print_version(void)
     return 0;
 }
 
+/* name, type, default (a word key's word; a computed default in words),
+ * what it accepts, doc. */
 static void print_param(const sl_param *p)
 {
-    static const char *const type_name[] = {"number", "integer", "boolean"};
-    char def[48], range[128], lo[32], hi[32];
-    if (p->required)
+    static const char *const type_name[] = {"number", "integer", "boolean", "word"};
+    char def[160], range[256], lo[32], hi[32];
+    if (p->def_doc)
+        snprintf(def, sizeof def, "default: %s", p->def_doc);
+    else if (p->required)
         snprintf(def, sizeof def, "required");
     else if (p->type == SL_PARAM_BOOL)
         snprintf(def, sizeof def, "default %s", p->def != 0 ? "true" : "false");
+    else if (p->type == SL_PARAM_WORD)
+        snprintf(def, sizeof def, "default \"%s\"", sl_param_word(p, p->def));
     else {
         sl_fmt_num(lo, sizeof lo, p->def);
         snprintf(def, sizeof def, "default %s", lo);
@@ -362,10 +368,16 @@ static void print_param(const sl_param *p)
     sl_fmt_num(hi, sizeof hi, p->max);
     if (p->type == SL_PARAM_BOOL)
         snprintf(range, sizeof range, "true/false");
-    else
+    else if (p->type == SL_PARAM_WORD) {
+        size_t used = 0;
+        range[0] = '\0';
+        for (size_t i = 0; i < sl_param_word_count(p) && used < sizeof range; i++)
+            used += (size_t)snprintf(range + used, sizeof range - used, "%s\"%s\"",
+                                     i ? " | " : "", p->words[i]);
+    } else
         snprintf(range, sizeof range, "[%s, %s]", lo, hi);
     printf("      %-14s %-8s %-16s %-22s %s\n", p->name,
-           p->type <= SL_PARAM_BOOL ? type_name[p->type] : "?", def, range, p->doc ? p->doc : "");
+           p->type <= SL_PARAM_WORD ? type_name[p->type] : "?", def, range, p->doc ? p->doc : "");
 }
 
 /* The kernels of one integrator, grouped by force and plugin file: the

@@ -225,6 +225,43 @@ Test(lua_rv, params_names_and_bounds)
     free_out(&o);
 }
 
+/* Word options and a computed default are declared by the plugin and shown
+ * as such, by `starling plugins` and by starling.plugins(). */
+Test(lua_rv, plugins_show_words_and_computed_defaults)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' plugins >out.txt 2>err.txt", work, STARLING);
+    cr_assert_eq(system(cmd), 0);
+    char po[400];
+    snprintf(po, sizeof po, "%s/out.txt", work);
+    char *out = slurp(po);
+    cr_assert(out);
+    const char *lines[] = {
+        "basis          word     default \"M0\"     \"M0\" | \"tp\" | \"tc\"",
+        "precision      word     default \"double\" \"double\" | \"mixed\"",
+        "epoch          number   default: the earliest observation [-1e+300, 1e+300]",
+    };
+    for (size_t i = 0; i < 3; i++)
+        cr_expect(strstr(out, lines[i]), "no line \"%s\" in:\n%s", lines[i], out);
+    cr_expect_null(strstr(out, "default 0        [0, 1]"), "a word shown as a range:\n%s", out);
+    free(out);
+    run_out o = run_script(
+        "local starling = require \"starling\"\n"
+        "for _, p in ipairs(starling.plugins()) do\n"
+        "  if p.name == 'kepler_rv' then\n"
+        "    for _, q in ipairs(p.params) do\n"
+        "      print(q.name, q.type, q.default, q.default_doc,\n"
+        "            q.words and table.concat(q.words, '|'))\n"
+        "    end\n"
+        "  end\n"
+        "end\n");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    cr_expect(strstr(o.out, "basis\tword\tM0\tnil\tM0|tp|tc\n"), "%s", o.out);
+    cr_expect(strstr(o.out, "precision\tword\tdouble\tnil\tdouble|mixed\n"), "%s", o.out);
+    cr_expect(strstr(o.out, "epoch\tnumber\tnil\tthe earliest observation\tnil\n"), "%s", o.out);
+    free_out(&o);
+}
+
 Test(lua_rv, kepler_solve_scalar_and_lists)
 {
     run_out o = run_script(
@@ -290,9 +327,12 @@ Test(lua_rv, likelihood_bad_options)
                NEEDLES("likelihood 'kepler_rv': unknown key 'planetz' (= 2); known keys:",
                        "planets", "backend", "precision"));
     expect_bad("local L = starling.likelihood(\"kepler_rv\", {data = D, precision = \"single\"})",
-               NEEDLES("key 'precision' = \"single\": expected \"double\", \"mixed\""));
+               NEEDLES("key 'precision' = \"single\": expected one of \"double\", \"mixed\" "
+                       "(or 0..1)"));
     expect_bad("local L = starling.likelihood(\"kepler_rv\", {data = D, basis = 7})",
-               NEEDLES("key 'basis' = 7: expected an integer in [0, 2]"));
+               NEEDLES("key 'basis' = 7: expected one of \"M0\", \"tp\", \"tc\" (or 0..2)"));
+    expect_bad("local L = starling.likelihood(\"kepler_rv\", {data = D, basis = true})",
+               NEEDLES("key 'basis' = true: expected one of \"M0\", \"tp\", \"tc\""));
     expect_bad("local L = starling.likelihood(\"kepler_rv\", {data = D, epoch = 0/0})",
                NEEDLES("key 'epoch' = nan: expected a finite number"));
     expect_bad("local L = starling.likelihood(\"kepler_rv\", {data = D, trend = \"yes\"})",

@@ -104,13 +104,19 @@ int sl_check_cuda_backend(const sl_check_options *o, sl_backend *be, sl_check_re
 /* ---- parameter schemas -------------------------------------------------------- */
 
 /* Values a key must refuse: NaN, one below its minimum, one above its
- * maximum (where those are representable), 2 for a boolean. */
+ * maximum (where those are representable), 2 for a boolean, -1 and the
+ * word count for a word's index. */
 static size_t bad_values(const sl_param *p, double *v)
 {
     size_t n = 0;
     v[n++] = NAN;
     if (p->type == SL_PARAM_BOOL) {
         v[n++] = 2.0;
+        return n;
+    }
+    if (p->type == SL_PARAM_WORD) {
+        v[n++] = -1.0;
+        v[n++] = (double)sl_param_word_count(p);
         return n;
     }
     if (p->min > -1e300)
@@ -175,6 +181,8 @@ static double valid_value(const sl_param *p)
 {
     if (p->type == SL_PARAM_BOOL)
         return 1.0;
+    if (p->type == SL_PARAM_WORD)
+        return 0.0;
     double v = 1.0 < p->min ? p->min : 1.0 > p->max ? p->max : 1.0;
     if (p->type == SL_PARAM_INTEGER && v != floor(v))
         v = ceil(v) <= p->max ? ceil(v) : floor(v);

@@ -237,16 +237,13 @@ static void lk_cuda(sl_check_report *r, const sl_likelihood *l, void *ctx, const
                  worst, tol);
 }
 
-/* The mixed-precision context, when the plugin has kepler_rv's option
- * 'precision' (0 double, 1 mixed); NULL otherwise. */
+/* The mixed-precision context, when the plugin has a word option
+ * 'precision' with the word "mixed"; NULL otherwise. */
 static void *lk_mixed(const sl_likelihood *l, const sl_check_options *o)
 {
-    const sl_param *k = sl_params_find(l->params, l->n_params, "precision");
-    if (!k || k->type != SL_PARAM_INTEGER || k->max < 1)
-        return NULL;
     sl_param_values pv;
     if (sl_check_valid_values(l->params, l->n_params, &pv) ||
-        sl_params_set(&pv, "precision", 1))
+        sl_params_set_word(&pv, "precision", "mixed"))
         return NULL;
     sl_check_report scratch;
     lk_setup s;

@@ -9,7 +9,8 @@
 SL_INTEGRATOR_TABLE(hermite, SL_FORCES, SL_NBODIES)
 
 static const sl_param hermite_params[] = {
-    {"dt", SL_PARAM_NUMBER, 0.0, 1e-300, 1e300, 1, "time step (G = 1 units; one year = 2 pi)"},
+    {"dt", SL_PARAM_NUMBER, 0.0, 1e-300, 1e300, 1,
+     "time step (G = 1 units; one year = 2 pi)", NULL, NULL},
 };
 
 static sl_status hermite_pack(const sl_param_values *pv, double pp[SL_PROP_PARAMS_MAX])

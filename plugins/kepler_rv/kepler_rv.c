@@ -22,15 +22,20 @@
 
 enum { OPT_PLANETS, OPT_BASIS, OPT_TREND, OPT_PRECISION, OPT_EPOCH, N_OPT };
 
+/* Word options store the word's index: basis 0..2, precision 0..1. */
+static const char *const basis_words[] = {"M0", "tp", "tc", NULL};
+static const char *const precision_words[] = {"double", "mixed", NULL};
+
 static const sl_param options[N_OPT] = {
-    {"planets", SL_PARAM_INTEGER, 1, 1, SL_KRV_MAX_PL, 0, "number of Keplerians"},
-    {"basis", SL_PARAM_INTEGER, 0, 0, 2, 0,
-     "0: P K e w M0; 1: lnP lnK secosw sesinw tp; 2: lnP lnK secosw sesinw tc"},
-    {"trend", SL_PARAM_INTEGER, 0, 0, 2, 0, "0: none; 1: + dvdt; 2: + dvdt and curv"},
-    {"precision", SL_PARAM_INTEGER, 0, 0, 1, 0,
-     "0: double; 1: mixed (double phase, float rest, Kahan sums)"},
-    {"epoch", SL_PARAM_NUMBER, 0, -1e300, 1e300, 0,
-     "reference time of M0 and of the trend (default: first observation)"},
+    {"planets", SL_PARAM_INTEGER, 1, 1, SL_KRV_MAX_PL, 0, "number of Keplerians", NULL, NULL},
+    {"basis", SL_PARAM_WORD, 0, 0, 0, 0,
+     "M0: P K e w M0; tp: lnP lnK secosw sesinw tp; tc: lnP lnK secosw sesinw tc",
+     basis_words, NULL},
+    {"trend", SL_PARAM_INTEGER, 0, 0, 2, 0, "0: none; 1: + dvdt; 2: + dvdt and curv", NULL, NULL},
+    {"precision", SL_PARAM_WORD, 0, 0, 0, 0,
+     "mixed: double phase, float rest, Kahan sums", precision_words, NULL},
+    {"epoch", SL_PARAM_NUMBER, NAN, -1e300, 1e300, 0, "reference time of M0 and of the trend",
+     NULL, "the earliest observation"},
 };
 
 /* ---- parameter names and bounds ------------------------------------------ */

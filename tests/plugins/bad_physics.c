@@ -61,7 +61,7 @@ SL_HD SL_INLINE void sl_prop_slt_euler_apply(int st, int n, int S, double h, dou
 SL_INTEGRATOR_INSTANTIATE(slt_euler, SL_FORCES, SLT_N23)
 
 static const sl_param euler_params[] = {
-    {"dt", SL_PARAM_NUMBER, 0.0, 1e-300, 1e300, 1, "time step"},
+    {"dt", SL_PARAM_NUMBER, 0.0, 1e-300, 1e300, 1, "time step", NULL, NULL},
 };
 
 static sl_status euler_pack(const sl_param_values *pv, double pp[SL_PROP_PARAMS_MAX])

@@ -49,11 +49,11 @@ static const sl_monitor bad_abi_monitor __attribute__((unused)) = {
 
 /* Tables whose heads the registry must refuse. */
 static const sl_param out_of_bounds[] = {
-    {"r", SL_PARAM_NUMBER, 5.0, 0.0, 1.0, 0, "default 5 outside [0, 1]"},
+    {"r", SL_PARAM_NUMBER, 5.0, 0.0, 1.0, 0, "default 5 outside [0, 1]", NULL, NULL},
 };
 static const sl_param twice_named[] = {
-    {"r", SL_PARAM_NUMBER, 0.5, 0.0, 1.0, 0, "first"},
-    {"r", SL_PARAM_INTEGER, 1.0, 0.0, 9.0, 0, "second, same name"},
+    {"r", SL_PARAM_NUMBER, 0.5, 0.0, 1.0, 0, "first", NULL, NULL},
+    {"r", SL_PARAM_INTEGER, 1.0, 0.0, 9.0, 0, "second, same name", NULL, NULL},
 };
 
 static const sl_monitor kind_monitor __attribute__((unused)) = {

@@ -9,7 +9,7 @@
 SL_INTEGRATOR_INSTANTIATE(leapfrog, SL_FORCES, LEAPFROG_NBODIES)
 
 static const sl_param leapfrog_params[] = {
-    {"dt", SL_PARAM_NUMBER, 0.0, 1e-300, 1e300, 1, "time step (G = 1 units)"},
+    {"dt", SL_PARAM_NUMBER, 0.0, 1e-300, 1e300, 1, "time step (G = 1 units)", NULL, NULL},
 };
 
 static sl_status leapfrog_pack(const sl_param_values *pv, double pp[SL_PROP_PARAMS_MAX])
