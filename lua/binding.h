@@ -10,6 +10,7 @@
 
 #include <lauxlib.h>
 #include <lua.h>
+#include "starling/data.h"
 #include "starling/starling.h"
 
 #define SL_LUA_ENSEMBLE "starling.ensemble"
@@ -93,6 +94,20 @@ void sl_lua_open_run(lua_State *L);
 /* --- periodograms (binding_lombscargle.c) --- */
 
 void sl_lua_open_lombscargle(lua_State *L);
+
+/* --- data for plugins (binding_data.c) --- */
+
+/* Key 'data' of the table at cfg as a descriptor (starling/data.h): a file
+ * name, a table of named columns, or a data object whose metatable is
+ * object_mt (starling.rv.read's: its columns, from memory); and key
+ * 'columns' = {want = "from", ...} as the user's picks. Arrays live in
+ * userdata pushed on the stack, strings in the user's tables: all valid
+ * until the caller returns. Returns 0 (d empty) when 'data' is absent;
+ * raises "ctx: data.rv[3] = ..." and the like for bad values. */
+int sl_lua_data(lua_State *L, int cfg, const char *ctx, const char *object_mt, sl_data *d);
+
+/* Only key 'columns' of the table at cfg, as picks into d. */
+void sl_lua_data_picks(lua_State *L, int cfg, const char *ctx, sl_data *d);
 
 /* --- likelihoods, kepler.solve, rv.read (binding_likelihood.c) --- */
 

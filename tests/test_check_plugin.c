@@ -193,6 +193,31 @@ Test(check_plugin, integrator_below_its_stated_order_fails)
     sl_check_plugin_result_free(&res);
 }
 
+/* A likelihood on core's API only passes, data from memory included; the
+ * same likelihood losing a row of data from memory fails that check. */
+Test(check_plugin, likelihood_whose_memory_data_differ_fails)
+{
+    sl_check_plugin_result res;
+    check_file(SLT_PHYSICS_DIR "/tiny/tiny.so", &res);
+    char fails[4096];
+    list_failures(&res, fails, sizeof fails);
+    cr_assert_eq(sl_check_plugin_failures(&res), 0, "slt_tiny: failed checks:%s", fails);
+    const sl_check *c = find_check(&res, "slt_tiny", "data/memory_vs_file");
+    cr_assert(c && c->result == SL_CHECK_PASS, "%s", c ? c->detail : "no check");
+    cr_assert(strstr(c->detail, "the file's 60 rows as 4 named columns in memory"), "%s",
+              c->detail);
+    sl_check_plugin_result_free(&res);
+
+    check_file(SLT_PHYSICS_DIR "/tiny_memory/tiny_memory.so", &res);
+    c = find_check(&res, "slt_tiny", "data/memory_vs_file");
+    cr_assert(c, "no data/memory_vs_file check");
+    cr_assert_eq(c->result, SL_CHECK_FAIL, "%s: %s", sl_check_result_name(c->result), c->detail);
+    cr_assert(strstr(c->detail, "from the file") && strstr(c->detail, "in memory"), "%s",
+              c->detail);
+    cr_assert_eq(sl_check_plugin_failures(&res), 1, "only that check fails");
+    sl_check_plugin_result_free(&res);
+}
+
 Test(check_plugin, force_that_is_not_the_gradient_fails)
 {
     sl_check_plugin_result res;

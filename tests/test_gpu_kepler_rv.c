@@ -59,9 +59,10 @@ static void run_solver(int mixed, int basis, int n_pl, size_t n, const char *sol
     SLT_OK(sl_params_set(&pv, "planets", n_pl));
     SLT_OK(sl_params_set(&pv, "basis", basis));
     SLT_OK(sl_params_set(&pv, "trend", 2));
-    SLT_OK(l->prepare(&pv, path, &cd));
+    sl_data d = sl_data_file(path);
+    SLT_OK(l->prepare(&pv, &d, &cd));
     SLT_OK(sl_params_set(&pv, "precision", 1));
-    SLT_OK(l->prepare(&pv, path, &cm));
+    SLT_OK(l->prepare(&pv, &d, &cm));
     size_t np;
     const char *const *names;
     const double *lo, *hi;

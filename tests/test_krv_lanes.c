@@ -112,7 +112,8 @@ static void plug_open(plug *k, int mixed)
     SLT_OK(sl_params_set(&pv, "trend", 2));
     SLT_OK(sl_params_set(&pv, "precision", mixed));
     SLT_OK(sl_params_complete(&pv));
-    SLT_OK(k->l->prepare(&pv, SL_TEST_DATA_DIR "/rv_ref_data.txt", &k->ctx));
+    sl_data d = sl_data_file(SL_TEST_DATA_DIR "/rv_ref_data.txt");
+    SLT_OK(k->l->prepare(&pv, &d, &k->ctx));
     const char *const *names;
     const double *lo, *hi;
     SLT_OK(k->l->free_params(k->ctx, &k->n_par, &names, &lo, &hi));

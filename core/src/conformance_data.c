@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "starling/rng.h"
+#include "starling/table.h"
 
 /* ---- likelihoods ------------------------------------------------------------------ */
 
@@ -57,10 +58,29 @@ typedef struct lk_setup {
     void *ctx;
     int needs_data;
     char source[160];
+    char file[4200]; /* the data file ("" when none) */
+    char dir[4096];  /* the generated file's folder, removed by lk_done ("" otherwise) */
 } lk_setup;
 
+static void lk_done(lk_setup *s)
+{
+    if (s->dir[0]) {
+        unlink(s->file);
+        rmdir(s->dir);
+        s->dir[0] = '\0';
+    }
+}
+
+static sl_status lk_prepare_file(const sl_likelihood *l, const sl_param_values *opt,
+                                 const char *path, void **ctx)
+{
+    sl_data d = sl_data_file(path);
+    return l->prepare(opt, &d, ctx);
+}
+
 /* Data: the user's file, none if the plugin needs none, else the RV
- * fixture. 0 with a SKIP or FAIL added when nothing could be prepared. */
+ * fixture (kept until lk_done). 0 with a SKIP or FAIL added when nothing
+ * could be prepared. */
 static int lk_prepare(sl_check_report *r, const sl_likelihood *l, const sl_param_values *opt,
                       const sl_check_options *o, lk_setup *s)
 {
@@ -68,7 +88,8 @@ static int lk_prepare(sl_check_report *r, const sl_likelihood *l, const sl_param
     s->needs_data = 1;
     if (o && o->data_path) {
         snprintf(s->source, sizeof s->source, "%s", o->data_path);
-        if (l->prepare(opt, o->data_path, &s->ctx) == SL_OK)
+        snprintf(s->file, sizeof s->file, "%s", o->data_path);
+        if (lk_prepare_file(l, opt, o->data_path, &s->ctx) == SL_OK)
             return 1;
         sl_check_add(r, SL_CHECK_FAIL, "prepare", "%s", sl_last_error());
         return 0;
@@ -78,20 +99,19 @@ static int lk_prepare(sl_check_report *r, const sl_likelihood *l, const sl_param
         snprintf(s->source, sizeof s->source, "no data");
         return 1;
     }
-    char dir[4096], file[4200];
-    if (write_rv_fixture(sl_check_seed(o), dir, sizeof dir, file, sizeof file)) {
+    if (write_rv_fixture(sl_check_seed(o), s->dir, sizeof s->dir, s->file, sizeof s->file)) {
+        s->dir[0] = s->file[0] = '\0';
         sl_check_add(r, SL_CHECK_SKIP, "prepare", "%s", sl_last_error());
         return 0;
     }
-    sl_status st = l->prepare(opt, file, &s->ctx);
-    unlink(file);
-    rmdir(dir);
+    sl_status st = lk_prepare_file(l, opt, s->file, &s->ctx);
     snprintf(s->source, sizeof s->source, "a generated RV file (%d rows: time vel errvel tel)",
              RV_OBS);
     if (st == SL_OK)
         return 1;
     sl_check_add(r, SL_CHECK_SKIP, "prepare", "refused %s: \"%s\"; give the plugin's kind of "
                  "data file to run the data checks", s->source, sl_last_error());
+    lk_done(s);
     return 0;
 }
 
@@ -105,7 +125,7 @@ static void lk_missing_file(sl_check_report *r, const sl_likelihood *l,
         return;
     }
     sl_clear_error();
-    if (l->prepare(opt, missing, &ctx) == SL_OK) {
+    if (lk_prepare_file(l, opt, missing, &ctx) == SL_OK) {
         l->release(ctx);
         sl_check_add(r, SL_CHECK_FAIL, "prepare/missing_file", "a missing file was accepted");
         return;
@@ -114,6 +134,141 @@ static void lk_missing_file(sl_check_report *r, const sl_likelihood *l,
     sl_check_add(r, named ? SL_CHECK_PASS : SL_CHECK_FAIL, "prepare/missing_file",
                  named ? "refused, naming the file" : "refused without naming the file: \"%s\"",
                  sl_last_error());
+}
+
+/* ---- the data file's columns, in memory ------------------------------------------- */
+
+/* Every column of a file with a header, as named columns: numbers where
+ * every value is one (parsed as the reader parses them), else text. */
+typedef struct file_columns {
+    sl_table tab;
+    sl_data_column cols[SL_TABLE_MAX_COLS];
+    double *num[SL_TABLE_MAX_COLS];
+    const char **text[SL_TABLE_MAX_COLS];
+    sl_data data;
+} file_columns;
+
+static void file_columns_free(file_columns *fc)
+{
+    for (int c = 0; c < SL_TABLE_MAX_COLS; c++)
+        free(fc->num[c]), free(fc->text[c]);
+    sl_table_free(&fc->tab);
+}
+
+/* 1: read; 0: the file cannot be seen as named columns (why says why). */
+static int file_columns_read(const char *path, file_columns *fc, char *why, size_t cap)
+{
+    memset(fc, 0, sizeof *fc);
+    static const sl_table_col probe = {"\x01", NULL, SL_COL_TEXT, 0, -1, 0};
+    sl_table_spec spec = {.what = "data", .cols = &probe, .n_cols = 1};
+    if (sl_table_read(path, &spec, &fc->tab) != SL_OK) {
+        snprintf(why, cap, "%s", sl_last_error());
+        return 0;
+    }
+    int n = fc->tab.n_fields, has_header = fc->tab.has_header;
+    char *names[SL_TABLE_MAX_COLS];
+    for (int i = 0; has_header && i < n && i < SL_TABLE_MAX_COLS; i++)
+        names[i] = strdup(fc->tab.header[i]);
+    sl_table_free(&fc->tab);
+    if (!has_header || n > SL_TABLE_MAX_COLS) {
+        snprintf(why, cap, "%s", has_header ? "more columns than the reader takes"
+                                            : "the file has no header naming its columns");
+        for (int i = 0; has_header && i < n && i < SL_TABLE_MAX_COLS; i++)
+            free(names[i]);
+        return 0;
+    }
+    sl_table_col want[SL_TABLE_MAX_COLS];
+    const char *alias[SL_TABLE_MAX_COLS][2];
+    for (int i = 0; i < n; i++) {
+        alias[i][0] = names[i], alias[i][1] = NULL;
+        want[i] = (sl_table_col){names[i], alias[i], SL_COL_TEXT, 1, i, 0};
+    }
+    spec = (sl_table_spec){.what = "data", .cols = want, .n_cols = n};
+    sl_status st = sl_table_read(path, &spec, &fc->tab);
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    if (st) {
+        snprintf(why, cap, "%s", sl_last_error());
+        return 0;
+    }
+    size_t rows = (size_t)fc->tab.n_rows;
+    for (int c = 0; c < n; c++) {
+        const sl_table_column *col = &fc->tab.col[c];
+        double *v = malloc(rows * sizeof *v);
+        int numeric = v != NULL;
+        for (size_t i = 0; numeric && i < rows; i++)
+            numeric = sl_table_parse_number(col->levels[col->code[i]], &v[i]);
+        if (numeric) {
+            fc->num[c] = v;
+        } else {
+            free(v);
+            if (!(fc->text[c] = malloc(rows * sizeof *fc->text[c]))) {
+                snprintf(why, cap, "out of memory");
+                return 0;
+            }
+            for (size_t i = 0; i < rows; i++)
+                fc->text[c][i] = col->levels[col->code[i]];
+        }
+        fc->cols[c] = (sl_data_column){fc->tab.header[c], fc->num[c],
+                                       (const char *const *)fc->text[c]};
+    }
+    fc->data = (sl_data){.n_rows = rows, .cols = fc->cols, .n_cols = (size_t)n,
+                         .source = "check-plugin's columns"};
+    return 1;
+}
+
+/* The data file's columns handed over in memory must give the same
+ * parameters and, bit for bit, the same log-likelihoods as the file. */
+static void lk_memory(sl_check_report *r, const sl_likelihood *l, const sl_param_values *opt,
+                      const lk_setup *s, const double *p, size_t np, const double *from_file)
+{
+    const char *name = "data/memory_vs_file";
+    char why[SL_CHECK_DETAIL_MAX / 2];
+    file_columns fc;
+    if (!s->needs_data || !s->file[0]) {
+        sl_check_add(r, SL_CHECK_SKIP, name, "the plugin reads no data");
+        return;
+    }
+    if (!file_columns_read(s->file, &fc, why, sizeof why)) {
+        sl_check_add(r, SL_CHECK_SKIP, name, "%s: %s", s->file, why);
+        file_columns_free(&fc);
+        return;
+    }
+    void *ctx = NULL;
+    size_t n2;
+    const char *const *names, *const *names2;
+    const double *lo, *hi;
+    double out[LK_BATCH];
+    sl_backend cpu;
+    sl_status st = l->prepare(opt, &fc.data, &ctx);
+    if (st) {
+        sl_check_add(r, SL_CHECK_FAIL, name, "the file's %zu columns in memory refused: %s",
+                     fc.data.n_cols, sl_last_error());
+        file_columns_free(&fc);
+        return;
+    }
+    size_t n1;
+    int same = l->free_params(s->ctx, &n1, &names, &lo, &hi) == SL_OK &&
+               l->free_params(ctx, &n2, &names2, &lo, &hi) == SL_OK && n1 == n2 && n2 == np;
+    for (size_t i = 0; same && i < np; i++)
+        same = !strcmp(names[i], names2[i]);
+    if (!same)
+        sl_check_add(r, SL_CHECK_FAIL, name, "in memory, the parameters differ from the file's "
+                     "(%zu vs %zu, or their names)", n2, np);
+    else if (sl_backend_open("cpu", &cpu) || l->eval_batch(ctx, &cpu, p, LK_BATCH, out))
+        sl_check_add(r, SL_CHECK_FAIL, name, "eval from memory: %s", sl_last_error());
+    else if (memcmp(out, from_file, sizeof out)) {
+        size_t k = 0;
+        while (!memcmp(&out[k], &from_file[k], sizeof out[k]))
+            k++;
+        sl_check_add(r, SL_CHECK_FAIL, name, "vector %zu: %.17g from the file, %.17g from the "
+                     "same columns in memory", k + 1, from_file[k], out[k]);
+    } else
+        sl_check_add(r, SL_CHECK_PASS, name, "the file's %lld rows as %zu named columns in "
+                     "memory: the same %zu parameters, %d log-likelihoods bit for bit",
+                     (long long)fc.data.n_rows, fc.data.n_cols, np, LK_BATCH);
+    l->release(ctx);
+    file_columns_free(&fc);
 }
 
 static int lk_params(sl_check_report *r, const sl_likelihood *l, void *ctx, size_t *n,
@@ -247,12 +402,16 @@ static void *lk_mixed(const sl_likelihood *l, const sl_check_options *o)
         return NULL;
     sl_check_report scratch;
     lk_setup s;
-    return lk_prepare(&scratch, l, &pv, o, &s) ? s.ctx : NULL;
+    void *ctx = lk_prepare(&scratch, l, &pv, o, &s) ? s.ctx : NULL;
+    lk_done(&s);
+    return ctx;
 }
 
-static void lk_data_checks(sl_check_report *r, const sl_likelihood *l, void *ctx,
+static void lk_data_checks(sl_check_report *r, const sl_likelihood *l,
+                           const sl_param_values *opt, const lk_setup *s,
                            const sl_check_options *o)
 {
+    void *ctx = s->ctx;
     size_t np;
     const double *lo, *hi;
     if (!lk_params(r, l, ctx, &np, &lo, &hi))
@@ -277,6 +436,7 @@ static void lk_data_checks(sl_check_report *r, const sl_likelihood *l, void *ctx
                  same ? "the same batch twice: bit-identical"
                       : "the same batch twice gave different values");
     lk_batch_vs_single(r, l, ctx, p, np, out[0]);
+    lk_memory(r, l, opt, s, p, np, out[0]);
     lk_cuda(r, l, ctx, p, out[0], o, "cuda", LK_TOL_DOUBLE);
     void *mixed = lk_mixed(l, o);
     if (mixed) {
@@ -311,7 +471,8 @@ sl_status sl_check_likelihood(const sl_likelihood *l, const sl_check_options *o,
         return SL_OK;
     sl_check_add(r, SL_CHECK_PASS, "prepare", "default options, %s", s.source);
     lk_missing_file(r, l, &opt, s.needs_data);
-    lk_data_checks(r, l, s.ctx, o);
+    lk_data_checks(r, l, &opt, &s, o);
     l->release(s.ctx);
+    lk_done(&s);
     return SL_OK;
 }

@@ -187,15 +187,16 @@ static double earliest(const sl_rv_data *d)
     return t;
 }
 
-static sl_status krv_prepare(const sl_param_values *opt, const char *data_path, void **out)
+static sl_status krv_prepare(const sl_param_values *opt, const sl_data *data, void **out)
 {
     *out = NULL;
-    if (!data_path)
-        return sl_fail(SL_ERR_ARG, "kepler_rv: no data file given");
+    if (!data)
+        return sl_fail(SL_ERR_ARG, "kepler_rv: no data given: expected a file, or columns "
+                       "time, velocity, error[, instrument]");
     sl_krv_ctx *c = calloc(1, sizeof *c);
     if (!c)
         return sl_fail_nomem(sizeof *c, "kepler_rv: likelihood state");
-    sl_status st = sl_rv_read(data_path, &c->data);
+    sl_status st = sl_rv_read_data(data, &c->data);
     if (st != SL_OK) {
         free(c);
         return st;

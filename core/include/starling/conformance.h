@@ -26,7 +26,9 @@
  *   likelihood   prepare (data: options->data_path, else a small generated
  *                RV file) and refuses a missing file; parameter names and
  *                bounds; a batch equals its single evaluations bit for bit;
- *                the same input twice; CPU against CUDA
+ *                the same input twice; the data file's columns handed over
+ *                in memory give the same parameters and values bit for bit;
+ *                CPU against CUDA
  *   periodogram  the schema only: a periodogram table's layout is its
  *                plugin's, so its checks come with the front end that knows
  *                the layout (sl_check_options.extra; `starling check-plugin`

@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include "starling/backend.h"
+#include "starling/data.h"
 #include "starling/params.h"
 #include "starling/plugin.h"
 
@@ -16,8 +17,11 @@ typedef struct sl_likelihood {
      * configuration: the columns of eval_batch's parameter vectors. */
     sl_status (*free_params)(void *ctx, size_t *n, const char *const **names,
                              const double **lo, const double **hi);
-    /* Reads and checks data and options; returns an opaque context. */
-    sl_status (*prepare)(const sl_param_values *options, const char *data_path, void **ctx);
+    /* Reads and checks data and options; returns an opaque context. data is
+     * a file or named columns in memory (data.h; NULL: none given), which
+     * the plugin reads through the same column names, so both give the
+     * same context and an error names the column. */
+    sl_status (*prepare)(const sl_param_values *options, const sl_data *data, void **ctx);
     /* params: n x n_params row-major; out: n log-likelihoods. */
     sl_status (*eval_batch)(void *ctx, const sl_backend *be, const double *params,
                             size_t n, double *out);

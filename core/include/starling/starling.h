@@ -4,6 +4,7 @@
 #include "starling/backend.h"
 #include "starling/cancel.h"
 #include "starling/conformance.h"
+#include "starling/data.h"
 #include "starling/ensemble.h"
 #include "starling/force.h"
 #include "starling/integrate.h"
