@@ -74,7 +74,8 @@ static const char *backend_reason(const char *spec)
     return m;
 }
 
-void sl_lua_open_backend(lua_State *L, int cfg, const char *ctx, sl_backend *be)
+void sl_lua_open_backend(lua_State *L, int cfg, const char *ctx, unsigned can, const char *who,
+                         sl_backend *be)
 {
     int t = lua_getfield(L, cfg, "backend");
     if (t != LUA_TNIL && t != LUA_TSTRING) {
@@ -83,7 +84,7 @@ void sl_lua_open_backend(lua_State *L, int cfg, const char *ctx, sl_backend *be)
         sl_lua_error(L, "%s: key 'backend' = %s: expected " SL_BACKEND_SPECS, ctx, got);
     }
     const char *spec = t == LUA_TNIL ? "auto" : lua_tostring(L, -1);
-    if (sl_backend_open(spec, be) != SL_OK) /* sl_backend_parse's message for a bad spec */
+    if (sl_backend_open_for(spec, can, who, be) != SL_OK) /* the parser's message if bad */
         sl_lua_error(L, "%s: key 'backend' = \"%s\": %s", ctx, spec, backend_reason(spec));
     lua_pop(L, 1);
 }
@@ -320,6 +321,31 @@ static void push_param(lua_State *L, const sl_param *p)
     lua_setfield(L, -2, "expects");
 }
 
+/* A likelihood's capabilities: backends = {"cpu", "cuda"}, precisions =
+ * {"double", "mixed"}, into the table on top. */
+static void push_caps(lua_State *L, const sl_likelihood *l)
+{
+    int n = 0;
+    lua_createtable(L, 2, 0);
+    if (l->backends & SL_BACKEND_CAN_CPU) {
+        lua_pushliteral(L, "cpu");
+        lua_rawseti(L, -2, ++n);
+    }
+    if (l->backends & SL_BACKEND_CAN_CUDA) {
+        lua_pushliteral(L, "cuda");
+        lua_rawseti(L, -2, ++n);
+    }
+    lua_setfield(L, -2, "backends");
+    n = 0;
+    lua_createtable(L, 3, 0);
+    for (uint32_t b = SL_PRECISION_DOUBLE; b <= SL_PRECISION_SINGLE; b <<= 1)
+        if (l->precisions & b) {
+            lua_pushstring(L, sl_precision_name(b));
+            lua_rawseti(L, -2, ++n);
+        }
+    lua_setfield(L, -2, "precisions");
+}
+
 static int l_plugins(lua_State *L)
 {
     const sl_registry *r = sl_lua_registry(L);
@@ -349,6 +375,8 @@ static int l_plugins(lua_State *L)
             lua_rawseti(L, -2, (lua_Integer)k + 1);
         }
         lua_setfield(L, -2, "params");
+        if (it->kind == SL_KIND_LIKELIHOOD)
+            push_caps(L, it->table);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     return 1;

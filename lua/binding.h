@@ -50,9 +50,11 @@ const char *sl_lua_check_str(lua_State *L, int idx, const char *fn, const char *
 void sl_lua_check(lua_State *L, sl_status st, const char *ctx);
 
 /* Opens the backend named by key 'backend' of the table at cfg ("auto" when
- * absent) through the core's one parser (sl_backend_parse); raises
+ * absent) through the core's one parser (sl_backend_parse), for a plugin
+ * that can run on `can` (SL_BACKEND_CAN_*; `who` names it); raises
  * "ctx: key 'backend' = <value>: <the core's reason>". */
-void sl_lua_open_backend(lua_State *L, int cfg, const char *ctx, sl_backend *be);
+void sl_lua_open_backend(lua_State *L, int cfg, const char *ctx, unsigned can, const char *who,
+                         sl_backend *be);
 
 /* --- output files (binding.c) --- */
 

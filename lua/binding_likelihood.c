@@ -278,7 +278,7 @@ static int l_likelihood(lua_State *L)
     memset(k, 0, sizeof *k);
     luaL_setmetatable(L, SL_LUA_LIKELIHOOD);
     k->l = l;
-    sl_lua_open_backend(L, cfg, ctx, &k->be);
+    sl_lua_open_backend(L, cfg, ctx, l->backends, ctx, &k->be);
     sl_lua_check(L, l->prepare(&pv, &data, &k->ctx), ctx);
     sl_lua_check(L, l->free_params(k->ctx, &k->n_par, &k->names, &k->lo, &k->hi), ctx);
     return 1;

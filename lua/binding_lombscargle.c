@@ -309,7 +309,7 @@ static int l_lombscargle(lua_State *L)
         sl_lua_error(L, "lombscargle: grid \"%s\" needs f_min and f_max",
                      o.grid == SL_LS_GRID_EXPLICIT ? "explicit" : "baseline");
     sl_backend be;
-    sl_lua_open_backend(L, 1, "lombscargle", &be);
+    sl_lua_open_backend(L, 1, "lombscargle", SL_BACKEND_CAN_CPU | SL_BACKEND_CAN_CUDA, NULL, &be);
 
     ls_guard *g = lua_newuserdatauv(L, sizeof *g, 0);
     memset(g, 0, sizeof *g);

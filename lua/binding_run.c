@@ -538,7 +538,8 @@ static void read_config(lua_State *L, int cfg, run_plan *p)
         rc->mon.log_on_stop = 1; /* a log without a log monitor records the stops */
     check_progress(L, cfg);
     p->dry_run = read_dry_run(L, cfg);
-    sl_lua_open_backend(L, cfg, "integrate", &p->be);
+    sl_lua_open_backend(L, cfg, "integrate", SL_BACKEND_CAN_CPU | SL_BACKEND_CAN_CUDA, NULL,
+                        &p->be);
 
     /* sl_integrate checks these too, but only after the log file exists */
     rc->registry = sl_lua_registry(L);

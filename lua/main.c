@@ -433,6 +433,21 @@ static void print_kernels(const sl_registry *r, const char *integrator)
     }
 }
 
+/* "    runs on: CPU, CUDA; precisions: double, mixed" */
+static void print_caps(const sl_likelihood *l)
+{
+    printf("    runs on: %s%s%s; precisions:", l->backends & SL_BACKEND_CAN_CPU ? "CPU" : "",
+           l->backends == (SL_BACKEND_CAN_CPU | SL_BACKEND_CAN_CUDA) ? ", " : "",
+           l->backends & SL_BACKEND_CAN_CUDA ? "CUDA" : "");
+    const char *sep = " ";
+    for (uint32_t b = SL_PRECISION_DOUBLE; b <= SL_PRECISION_SINGLE; b <<= 1)
+        if (l->precisions & b) {
+            printf("%s%s", sep, sl_precision_name(b));
+            sep = ", ";
+        }
+    printf("\n");
+}
+
 static void print_kind(const sl_registry *r, sl_kind kind, const char *title)
 {
     int any = 0;
@@ -456,6 +471,8 @@ static void print_kind(const sl_registry *r, sl_kind kind, const char *title)
             print_param(&params[k]);
         if (kind == SL_KIND_PROPAGATOR)
             print_kernels(r, it->name);
+        if (kind == SL_KIND_LIKELIHOOD)
+            print_caps(it->table);
     }
     if (any)
         printf("\n");

@@ -24,12 +24,14 @@ function(slt_tiny_plugin target case file)
 endfunction()
 slt_tiny_plugin(slt_plugin_tiny TINY_GOOD tiny)
 slt_tiny_plugin(slt_plugin_tiny_memory TINY_MEMORY tiny_memory)
+slt_tiny_plugin(slt_plugin_tiny_shared TINY_SHARED tiny_shared)
 
 set(SL_INTREE_PLUGINS hermite newton monitors kepler_rv lombscargle)
 sl_add_test(test_check_plugin SOURCES test_check_plugin.c TIMEOUT 120 LIBS lombscargle_check)
 add_dependencies(test_check_plugin starling ${SL_INTREE_PLUGINS} slt_plugin_euler_order4
                  slt_plugin_not_gradient slt_plugin_good slt_plugin_abi_plugin
-                 slt_plugin_no_entry slt_plugin_tiny slt_plugin_tiny_memory)
+                 slt_plugin_no_entry slt_plugin_tiny slt_plugin_tiny_memory
+                 slt_plugin_tiny_shared)
 target_compile_definitions(test_check_plugin PRIVATE SLT_PLUGIN_DIR="${SL_PLUGIN_DIR}"
   SLT_BAD_DIR="${SLT_BAD_DIR}" SLT_PHYSICS_DIR="${SLT_PHYSICS_DIR}")
 

@@ -150,3 +150,38 @@ Test(backend, integrate_refuses_cuda_kind_without_kernels)
     sl_ensemble_destroy(e);
     slt_unload(&p);
 }
+
+/* A plugin that runs on the CPU only: "auto" picks the CPU and says why,
+ * "cuda" and "cuda:N" are refused naming it; one that runs on CUDA only
+ * refuses "cpu". */
+Test(backend, open_for_a_plugin_that_runs_on_one_backend)
+{
+    sl_backend be;
+    const char *who = "likelihood 'x'";
+    SLT_OK(sl_backend_open_for("auto", SL_BACKEND_CAN_CPU, who, &be));
+    cr_assert_eq(be.kind, SL_BACKEND_CPU);
+    cr_assert(strstr(be.description, "auto, likelihood 'x' runs on the CPU only"), "%s",
+              be.description);
+    SLT_OK(sl_backend_open_for("cpu", SL_BACKEND_CAN_CPU, who, &be));
+    cr_assert_eq(be.kind, SL_BACKEND_CPU);
+    const char *cudas[] = {"cuda", "cuda:0", "cuda:3"};
+    for (int i = 0; i < 3; i++) {
+        cr_assert_eq(sl_backend_open_for(cudas[i], SL_BACKEND_CAN_CPU, who, &be),
+                     SL_ERR_UNSUPPORTED, "%s", cudas[i]);
+        char want[160];
+        snprintf(want, sizeof want, "backend \"%s\": likelihood 'x' runs on the CPU only "
+                 "(built without CUDA code); use backend = \"cpu\" or \"auto\"", cudas[i]);
+        cr_assert_str_eq(sl_last_error(), want);
+    }
+    cr_assert_eq(sl_backend_open_for("cpu", SL_BACKEND_CAN_CUDA, who, &be), SL_ERR_UNSUPPORTED);
+    cr_assert_str_eq(sl_last_error(), "backend \"cpu\": likelihood 'x' runs on CUDA only");
+    if (!SL_CORE_HAS_CUDA || sl_cuda_device_count() < 1) {
+        cr_assert_eq(sl_backend_open_for("auto", SL_BACKEND_CAN_CUDA, who, &be),
+                     SL_ERR_NODEVICE);
+        cr_assert(strstr(sl_last_error(), "likelihood 'x' runs on CUDA only, and "), "%s",
+                  sl_last_error());
+    }
+    /* a bad spec is the parser's, whatever the plugin */
+    cr_assert_eq(sl_backend_open_for("gpu", SL_BACKEND_CAN_CPU, who, &be), SL_ERR_ARG);
+    cr_assert(strstr(sl_last_error(), "expected " SL_BACKEND_SPECS), "%s", sl_last_error());
+}

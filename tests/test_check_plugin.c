@@ -218,6 +218,75 @@ Test(check_plugin, likelihood_whose_memory_data_differ_fails)
     sl_check_plugin_result_free(&res);
 }
 
+/* Contexts that share mutable state break likelihood.h's thread contract:
+ * two threads evaluating two contexts at once must catch it. */
+Test(check_plugin, likelihood_sharing_state_between_contexts_fails)
+{
+    sl_check_plugin_result res;
+    check_file(SLT_PHYSICS_DIR "/tiny_shared/tiny_shared.so", &res);
+    const sl_check *c = find_check(&res, "slt_tiny", "threads/distinct_contexts");
+    cr_assert(c, "no threads/distinct_contexts check");
+    cr_assert_eq(c->result, SL_CHECK_FAIL, "%s: %s", sl_check_result_name(c->result), c->detail);
+    cr_assert(strstr(c->detail, "while another context was evaluated"), "%s", c->detail);
+    cr_assert_eq(find_check(&res, "slt_tiny", "batch_vs_single")->result, SL_CHECK_PASS,
+                 "alone, the plugin is right");
+    sl_check_plugin_result_free(&res);
+    check_file(SLT_PHYSICS_DIR "/tiny/tiny.so", &res);
+    c = find_check(&res, "slt_tiny", "threads/distinct_contexts");
+    cr_assert(c && c->result == SL_CHECK_PASS, "%s", c ? c->detail : "no check");
+    c = find_check(&res, "slt_tiny", "cuda");
+    cr_assert(c && c->result == SL_CHECK_SKIP && strstr(c->detail, "CPU only"), "%s",
+              c ? c->detail : "no check");
+    sl_check_plugin_result_free(&res);
+}
+
+/* A CPU-only likelihood from outside the tree: "auto" picks the CPU and
+ * says why, "cuda" is refused naming the plugin, and data from a script's
+ * tables reach it through core's reader. */
+Test(check_plugin, cpu_only_likelihood_backend_choice)
+{
+    char dir[600], script[1200], cmd[2400];
+    snprintf(dir, sizeof dir, "%s", "/tmp/sl_check_cpu_only_XXXXXX");
+    cr_assert(mkdtemp(dir));
+    snprintf(script, sizeof script, "%s/s.lua", dir);
+    FILE *f = fopen(script, "w");
+    cr_assert(f);
+    fputs("local s = require 'starling'\n"
+          "local D = {t = {0, 1, 2, 3}, y = {1, 3, 5, 7.5}, err = {1, 1, 1, 1}}\n"
+          "local L = s.likelihood{name = 'slt_tiny', data = D}\n"
+          "print(L:info().backend)\n"
+          "print(L:eval({1, 2}))\n"
+          "print(pcall(s.likelihood, 'slt_tiny', {data = D, backend = 'cuda'}))\n"
+          "print(pcall(s.likelihood, 'slt_tiny', {data = D, backend = 'cuda:1'}))\n"
+          "for _, p in ipairs(s.plugins()) do\n"
+          "  if p.name == 'slt_tiny' then print(table.concat(p.backends, ','), "
+          "table.concat(p.precisions, ',')) end\n"
+          "end\n", f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "STARLING_PLUGIN_PATH='%s/tiny' '%s' run '%s' > '%s/out.txt' "
+             "2>&1", SLT_PHYSICS_DIR, STARLING, script, dir);
+    int st = system(cmd);
+    snprintf(script, sizeof script, "%s/out.txt", dir);
+    char *out = slt_slurp(script);
+    cr_assert(out);
+    cr_expect_eq(st, 0, "%s", out);
+    const char *want[] = {
+        "cpu (", "auto, likelihood 'slt_tiny' runs on the CPU only\n",
+        "-0.125\t",
+        "false\t", "likelihood 'slt_tiny': key 'backend' = \"cuda\": likelihood 'slt_tiny' runs "
+        "on the CPU only (built without CUDA code); use backend = \"cpu\" or \"auto\"",
+        "key 'backend' = \"cuda:1\": likelihood 'slt_tiny' runs on the CPU only",
+        "cpu\tdouble\n",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        cr_expect(strstr(out, want[i]), "no \"%s\" in:\n%s", want[i], out);
+    free(out);
+    unlink(script);
+    snprintf(script, sizeof script, "%s/s.lua", dir);
+    unlink(script);
+    rmdir(dir);
+}
+
 Test(check_plugin, force_that_is_not_the_gradient_fails)
 {
     sl_check_plugin_result res;

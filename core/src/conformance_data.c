@@ -5,6 +5,7 @@
 #include "conformance_internal.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -370,17 +371,18 @@ static void lk_cuda(sl_check_report *r, const sl_likelihood *l, void *ctx, const
     sl_backend gpu;
     sl_check_result why_res;
     char why[160];
+    if (!(l->backends & SL_BACKEND_CAN_CUDA)) {
+        sl_check_add(r, SL_CHECK_SKIP, name, "the plugin runs on the CPU only (its table "
+                     "declares no CUDA)");
+        return;
+    }
     if (!sl_check_cuda_backend(o, &gpu, &why_res, why, sizeof why)) {
         sl_check_add(r, why_res, name, "%s", why);
         return;
     }
     double out[LK_BATCH];
     sl_status st = l->eval_batch(ctx, &gpu, p, LK_BATCH, out);
-    if (st == SL_ERR_UNSUPPORTED) {
-        sl_check_add(r, SL_CHECK_SKIP, name, "the plugin has no CUDA path: %s", sl_last_error());
-        return;
-    }
-    if (st) {
+    if (st) { /* declared, so an SL_ERR_UNSUPPORTED is a failure too */
         sl_check_add(r, SL_CHECK_FAIL, name, "CUDA eval: %s", sl_last_error());
         return;
     }
@@ -392,12 +394,13 @@ static void lk_cuda(sl_check_report *r, const sl_likelihood *l, void *ctx, const
                  worst, tol);
 }
 
-/* The mixed-precision context, when the plugin has a word option
- * 'precision' with the word "mixed"; NULL otherwise. */
+/* The mixed-precision context, when the plugin declares mixed precision
+ * (chosen by its word option 'precision'); NULL otherwise. */
 static void *lk_mixed(const sl_likelihood *l, const sl_check_options *o)
 {
     sl_param_values pv;
-    if (sl_check_valid_values(l->params, l->n_params, &pv) ||
+    if (!(l->precisions & SL_PRECISION_MIXED) ||
+        sl_check_valid_values(l->params, l->n_params, &pv) ||
         sl_params_set_word(&pv, "precision", "mixed"))
         return NULL;
     sl_check_report scratch;
@@ -405,6 +408,90 @@ static void *lk_mixed(const sl_likelihood *l, const sl_check_options *o)
     void *ctx = lk_prepare(&scratch, l, &pv, o, &s) ? s.ctx : NULL;
     lk_done(&s);
     return ctx;
+}
+
+/* ---- thread safety ------------------------------------------------------------------ */
+
+enum { LK_THREAD_REPEATS = 4 };
+
+/* One thread's work: its own context, its own vectors, its expected values. */
+typedef struct lk_thread {
+    const sl_likelihood *l;
+    void *ctx;
+    const double *p, *want;
+    int differs;         /* 1 + the first vector that differed, or 0 */
+    double got;
+    sl_status st;
+    char err[SL_CHECK_DETAIL_MAX / 2];
+} lk_thread;
+
+static void *lk_thread_run(void *arg)
+{
+    lk_thread *t = arg;
+    sl_backend cpu;
+    double out[LK_BATCH];
+    t->st = sl_backend_open("cpu", &cpu);
+    for (int rep = 0; rep < LK_THREAD_REPEATS && !t->st && !t->differs; rep++) {
+        t->st = t->l->eval_batch(t->ctx, &cpu, t->p, LK_BATCH, out);
+        for (size_t k = 0; !t->st && !t->differs && k < LK_BATCH; k++)
+            if (memcmp(&out[k], &t->want[k], sizeof out[k]))
+                t->differs = (int)k + 1, t->got = out[k];
+    }
+    if (t->st) /* the message is this thread's */
+        snprintf(t->err, sizeof t->err, "%s", sl_last_error());
+    return NULL;
+}
+
+/* The contract of likelihood.h: two contexts evaluated at the same time
+ * from two threads, each on its own vectors (the second in reverse order),
+ * give the values of one thread alone. */
+static void lk_threads(sl_check_report *r, const sl_likelihood *l, const sl_param_values *opt,
+                       const lk_setup *s, const double *p, size_t np, const double *alone)
+{
+    const char *name = "threads/distinct_contexts";
+    void *other = NULL;
+    sl_status st = s->needs_data ? lk_prepare_file(l, opt, s->file, &other)
+                                 : l->prepare(opt, NULL, &other);
+    double *rp = malloc(LK_BATCH * np * sizeof *rp), ralone[LK_BATCH];
+    if (st || !rp) {
+        sl_check_add(r, SL_CHECK_FAIL, name, "a second context: %s",
+                     st ? sl_last_error() : "out of memory");
+        if (!st)
+            l->release(other);
+        free(rp);
+        return;
+    }
+    for (size_t k = 0; k < LK_BATCH; k++) {
+        memcpy(rp + k * np, p + (LK_BATCH - 1 - k) * np, np * sizeof *rp);
+        ralone[k] = alone[LK_BATCH - 1 - k];
+    }
+    lk_thread t[2] = {{.l = l, .ctx = s->ctx, .p = p, .want = alone},
+                      {.l = l, .ctx = other, .p = rp, .want = ralone}};
+    pthread_t th[2];
+    int started = 0;
+    for (; started < 2; started++)
+        if (pthread_create(&th[started], NULL, lk_thread_run, &t[started]))
+            break;
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    if (started < 2)
+        sl_check_add(r, SL_CHECK_SKIP, name, "could not start a second thread");
+    for (int i = 0; started == 2 && i < 2; i++)
+        if (t[i].st || t[i].differs) {
+            if (t[i].st)
+                sl_check_add(r, SL_CHECK_FAIL, name, "thread %d: %s", i + 1, t[i].err);
+            else
+                sl_check_add(r, SL_CHECK_FAIL, name, "thread %d, vector %d: %.17g alone, %.17g "
+                             "while another context was evaluated", i + 1, t[i].differs,
+                             t[i].want[t[i].differs - 1], t[i].got);
+            started = 0;
+        }
+    if (started == 2)
+        sl_check_add(r, SL_CHECK_PASS, name, "2 contexts evaluated at once from 2 threads "
+                     "(%d batches of %d each): the values of one thread alone, bit for bit",
+                     LK_THREAD_REPEATS, LK_BATCH);
+    l->release(other);
+    free(rp);
 }
 
 static void lk_data_checks(sl_check_report *r, const sl_likelihood *l,
@@ -437,6 +524,7 @@ static void lk_data_checks(sl_check_report *r, const sl_likelihood *l,
                       : "the same batch twice gave different values");
     lk_batch_vs_single(r, l, ctx, p, np, out[0]);
     lk_memory(r, l, opt, s, p, np, out[0]);
+    lk_threads(r, l, opt, s, p, np, out[0]);
     lk_cuda(r, l, ctx, p, out[0], o, "cuda", LK_TOL_DOUBLE);
     void *mixed = lk_mixed(l, o);
     if (mixed) {
@@ -457,8 +545,23 @@ sl_status sl_check_likelihood(const sl_likelihood *l, const sl_check_options *o,
     if (!l)
         return sl_fail(SL_ERR_ARG, "check likelihood: no table");
     sl_check_schema(r, "params", l->params, l->n_params);
-    if (!l->prepare || !l->eval_batch || !l->release) {
-        sl_check_add(r, SL_CHECK_FAIL, "entries", "prepare, eval_batch and release are required");
+    if (sl_likelihood_check_caps(l) != SL_OK) {
+        sl_check_add(r, SL_CHECK_FAIL, "capabilities", "%s", sl_last_error());
+        return SL_OK;
+    }
+    sl_check_add(r, SL_CHECK_PASS, "capabilities", "backends %s%s%s, precisions declared%s",
+                 l->backends & SL_BACKEND_CAN_CPU ? "CPU" : "",
+                 l->backends == (SL_BACKEND_CAN_CPU | SL_BACKEND_CAN_CUDA) ? " and " : "",
+                 l->backends & SL_BACKEND_CAN_CUDA ? "CUDA" : "",
+                 (l->precisions & (l->precisions - 1)) ? ", chosen by option 'precision'" : "");
+    if (!l->prepare || !l->eval_batch || !l->release || !l->free_params) {
+        sl_check_add(r, SL_CHECK_FAIL, "entries", "prepare, eval_batch, release and free_params "
+                     "are required");
+        return SL_OK;
+    }
+    if (!(l->backends & SL_BACKEND_CAN_CPU)) {
+        sl_check_add(r, SL_CHECK_SKIP, "data", "the plugin runs on CUDA only; the data checks "
+                     "run on the CPU");
         return SL_OK;
     }
     sl_param_values opt;

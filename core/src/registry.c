@@ -147,6 +147,8 @@ static sl_status check_plugin(const sl_registry *r, const char *path, const sl_p
             return st;
         if (t->kind == SL_KIND_KERNELS && (st = check_kernel_set(path, t->table)))
             return st;
+        if (t->kind == SL_KIND_LIKELIHOOD && sl_likelihood_check_caps(t->table) != SL_OK)
+            return sl_fail_context(SL_ERR_PLUGIN, "plugin %s: likelihood '%s'", path, t->name);
         for (size_t k = 0; k < r->n_items; k++)
             if (r->items[k].kind == t->kind && strcmp(r->items[k].name, t->name) == 0)
                 return sl_fail(SL_ERR_PLUGIN,

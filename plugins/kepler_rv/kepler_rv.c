@@ -442,6 +442,8 @@ static const sl_likelihood kepler_rv_table = {
                    "and trends (Ford 2009); double or mixed precision",
     .params = options,
     .n_params = N_OPT,
+    .backends = SL_BACKEND_CAN_CPU | (SL_HAVE_CUDA ? SL_BACKEND_CAN_CUDA : 0),
+    .precisions = SL_PRECISION_DOUBLE | SL_PRECISION_MIXED,
     .free_params = krv_params,
     .prepare = krv_prepare,
     .eval_batch = krv_eval,

@@ -13,8 +13,10 @@
  *   SLT_CASE_KIND_MISMATCH  a monitor whose head says it is a force
  *   SLT_CASE_BAD_DEFAULT    a key whose default lies outside its bounds
  *   SLT_CASE_DUP_PARAM      two keys of one name
+ *   SLT_CASE_LIK_NO_CAPS    a likelihood that declares no backend
  */
 #include "starling/force.h"
+#include "starling/likelihood.h"
 #include "starling/monitor.h"
 #include "starling/plugin.h"
 
@@ -84,6 +86,14 @@ static const sl_monitor dup_param_monitor __attribute__((unused)) = {
     .configure = cfg,
 };
 
+static const sl_likelihood no_caps_likelihood __attribute__((unused)) = {
+    .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_LIKELIHOOD,
+    .name = "slt_no_caps",
+    .description = "a likelihood without backends",
+    .precisions = SL_PRECISION_DOUBLE,
+};
+
 static double pot(int n, const double *x, const double *m, const double *fp)
 {
     (void)n, (void)x, (void)m, (void)fp;
@@ -123,6 +133,10 @@ static const sl_plugin_table tables[] = {{SL_KIND_MONITOR, "slt_kind", &kind_mon
 #define SLT_ABI SL_ABI_VERSION
 #elif defined(SLT_CASE_BAD_DEFAULT)
 static const sl_plugin_table tables[] = {{SL_KIND_MONITOR, "slt_default", &default_monitor}};
+#define SLT_ABI SL_ABI_VERSION
+#elif defined(SLT_CASE_LIK_NO_CAPS)
+static const sl_plugin_table tables[] = {
+    {SL_KIND_LIKELIHOOD, "slt_no_caps", &no_caps_likelihood}};
 #define SLT_ABI SL_ABI_VERSION
 #elif defined(SLT_CASE_DUP_PARAM)
 static const sl_plugin_table tables[] = {{SL_KIND_MONITOR, "slt_dup_param", &dup_param_monitor}};

@@ -6,10 +6,15 @@
  *                            columns time, y, err, from a file or from memory; CPU only
  *   SLT_CASE_TINY_MEMORY     the same, but data from memory lose their last row:
  *                            check-plugin's data/memory_vs_file must FAIL it
+ *   SLT_CASE_TINY_SHARED     the same, but evaluating through scratch shared by every
+ *                            context (and slowly, so two threads meet there):
+ *                            check-plugin's threads/distinct_contexts must FAIL it
  */
+#define _DEFAULT_SOURCE /* usleep */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "starling/likelihood.h"
 #include "starling/plugin.h"
@@ -84,12 +89,23 @@ static sl_status tiny_free_params(void *ctx, size_t *n, const char *const **nm, 
     return SL_OK;
 }
 
+#if defined(SLT_CASE_TINY_SHARED)
+static double shared[2 * 64]; /* the defect: one scratch for every context */
+#endif
+
 static sl_status tiny_eval(void *ctx, const sl_backend *be, const double *p, size_t n,
                            double *out)
 {
     const tiny *c = ctx;
     if (be && be->kind != SL_BACKEND_CPU)
         return sl_fail(SL_ERR_UNSUPPORTED, "slt_tiny: CPU only");
+#if defined(SLT_CASE_TINY_SHARED)
+    if (n > 64)
+        return sl_fail(SL_ERR_ARG, "slt_tiny: at most 64 vectors");
+    memcpy(shared, p, 2 * n * sizeof *p);
+    usleep(5000);
+    p = shared;
+#endif
     for (size_t k = 0; k < n; k++) {
         double s = 0;
         for (int64_t i = 0; i < c->n; i++) {
@@ -106,6 +122,8 @@ static const sl_likelihood tiny_table = {
     .kind = SL_KIND_LIKELIHOOD,
     .name = "slt_tiny",
     .description = "a straight line through (time, y, err)",
+    .backends = SL_BACKEND_CAN_CPU,
+    .precisions = SL_PRECISION_DOUBLE,
     .free_params = tiny_free_params,
     .prepare = tiny_prepare,
     .eval_batch = tiny_eval,

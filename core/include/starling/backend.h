@@ -44,6 +44,16 @@ sl_status sl_backend_parse(const char *spec, sl_backend_spec *out);
 /* Parses and opens spec; the messages name the spec as `backend "SPEC": `. */
 sl_status sl_backend_open(const char *spec, sl_backend *out);
 
+/* What a plugin can run on (sl_likelihood.backends). */
+enum { SL_BACKEND_CAN_CPU = 1u << 0, SL_BACKEND_CAN_CUDA = 1u << 1 };
+
+/* As sl_backend_open, for a plugin that can run on `can` only; `who` names
+ * it in messages ("likelihood 'x'"). "auto" picks CUDA only when the plugin
+ * can run there (else the CPU, and the description says why); "cuda" for a
+ * plugin without SL_BACKEND_CAN_CUDA, or "cpu" for one without
+ * SL_BACKEND_CAN_CPU, fails with SL_ERR_UNSUPPORTED naming the plugin. */
+sl_status sl_backend_open_for(const char *spec, unsigned can, const char *who, sl_backend *out);
+
 int sl_cuda_built(void);
 /* Number of usable CUDA devices; 0 when none or when built without CUDA. */
 int sl_cuda_device_count(void);
