@@ -31,6 +31,7 @@ for f in bin/starling lib/libstarling.so include/starling/version.h include/star
          include/starling/forces/forces.h include/starling/forces/newton.h \
          include/starling/integrators/hermite.h lib/starling/plugins/hermite.so \
          lib/starling/plugins/newton.so lib/cmake/starling/starlingConfig.cmake \
+         include/starling/data.h include/starling/plugins/lombscargle/lombscargle.h \
          lib/cmake/starling/StarlingPlugin.cmake lib/pkgconfig/starling.pc \
          share/starling/lua/starling/init.lua; do
     [ -e "$prefix/$f" ] || fail "install lacks $f"
