@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "starling/plugins/lombscargle/lombscargle.h"
 #include "starling/starling.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;

@@ -117,11 +117,12 @@ int main(int argc, char **argv)
         }
     void *ctx[2];
     sl_param_values pv;
-    sl_params_init(&pv, l->options, l->n_options);
+    sl_params_init(&pv, l->params, l->n_params);
     sl_params_set(&pv, "planets", 4);
     for (int m = 0; m < 2; m++) {
         sl_params_set(&pv, "precision", m);
-        if (l->prepare(&pv, path, &ctx[m]) != SL_OK) {
+        sl_data d = sl_data_file(path);
+        if (l->prepare(&pv, &d, &ctx[m]) != SL_OK) {
             fprintf(stderr, "rv-bench: %s\n", sl_last_error());
             return 1;
         }

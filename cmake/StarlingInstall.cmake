@@ -6,17 +6,23 @@ include(CMakePackageConfigHelpers)
 
 set(SL_INSTALL_CMAKEDIR lib/cmake/starling)
 
-# sl_install_hd_header(SOURCE DEST): an SL_HD physics header (a force's or an
-# integrator's) that plugins include as <starling/DEST>. It is installed
-# there, and the build tree's include folder gets a header of that name that
-# includes the source, so code in the tree can use the installed name too.
-function(sl_install_hd_header src dest)
+# sl_install_header(SOURCE DEST): a header that lives with a plugin (an SL_HD
+# physics header of a force or an integrator, a plugin's own API such as
+# lombscargle's) and that code outside it includes as <starling/DEST>. It is
+# installed there, and the build tree's include folder gets a header of that
+# name that includes the source, so code in the tree uses the installed name
+# too.
+function(sl_install_header src dest)
   get_filename_component(abs ${src} ABSOLUTE)
   get_filename_component(dir ${dest} DIRECTORY)
   get_filename_component(file ${dest} NAME)
   file(CONFIGURE OUTPUT ${CMAKE_BINARY_DIR}/include/starling/${dest}
        CONTENT "/* Generated: the build tree's <starling/${dest}>. */\n#include \"${abs}\"\n")
   install(FILES ${abs} DESTINATION include/starling/${dir} RENAME ${file})
+endfunction()
+
+function(sl_install_hd_header src dest)
+  sl_install_header(${src} ${dest})
 endfunction()
 
 function(sl_install_package)

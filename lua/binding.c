@@ -63,6 +63,32 @@ void sl_lua_check(lua_State *L, sl_status st, const char *ctx)
         sl_lua_error(L, "%s: %s", ctx, sl_last_error());
 }
 
+/* The core's message without its leading `backend "SPEC": `, which the
+ * caller's "key 'backend' = "SPEC"" already says. */
+static const char *backend_reason(const char *spec)
+{
+    const char *m = sl_last_error();
+    size_t n = strlen(spec);
+    if (!strncmp(m, "backend \"", 9) && !strncmp(m + 9, spec, n) && !strncmp(m + 9 + n, "\": ", 3))
+        return m + 12 + n;
+    return m;
+}
+
+void sl_lua_open_backend(lua_State *L, int cfg, const char *ctx, unsigned can, const char *who,
+                         sl_backend *be)
+{
+    int t = lua_getfield(L, cfg, "backend");
+    if (t != LUA_TNIL && t != LUA_TSTRING) {
+        char got[96];
+        sl_lua_describe(L, -1, got, sizeof got);
+        sl_lua_error(L, "%s: key 'backend' = %s: expected " SL_BACKEND_SPECS, ctx, got);
+    }
+    const char *spec = t == LUA_TNIL ? "auto" : lua_tostring(L, -1);
+    if (sl_backend_open_for(spec, can, who, be) != SL_OK) /* the parser's message if bad */
+        sl_lua_error(L, "%s: key 'backend' = \"%s\": %s", ctx, spec, backend_reason(spec));
+    lua_pop(L, 1);
+}
+
 static int afile_gc(lua_State *L)
 {
     sl_afile_abort(lua_touserdata(L, 1)); /* a no-op after commit */
@@ -137,16 +163,20 @@ void sl_lua_set_param(lua_State *L, const char *ctx, sl_param_values *pv, const 
     const sl_param *p = sl_params_find(pv->schema, pv->n, key);
     double v;
     int t = lua_type(L, idx);
+    if (p && t == LUA_TSTRING && p->type == SL_PARAM_WORD) {
+        sl_lua_check(L, sl_params_set_word(pv, key, lua_tostring(L, idx)), ctx);
+        return;
+    }
     if (p && t == LUA_TBOOLEAN && p->type == SL_PARAM_BOOL)
         v = lua_toboolean(L, idx);
     else if (p && t == LUA_TNUMBER)
         v = lua_tonumber(L, idx);
     else if (p) {
-        char got[96], want[128];
+        char got[96], want[640];
         sl_lua_describe(L, idx, got, sizeof got);
         sl_param_expectation(p, want, sizeof want);
         sl_lua_error(L, "%s: key '%s' = %s%s: expected %s", ctx, key, got,
-                     sl_lua_type_note(L, idx), want);
+                     p->type == SL_PARAM_WORD ? "" : sl_lua_type_note(L, idx), want);
         return;
     } else
         v = 0; /* sl_params_set reports the unknown key */
@@ -243,66 +273,45 @@ static void open_registry(lua_State *L)
     lua_setfield(L, LUA_REGISTRYINDEX, SL_REGISTRY_KEY);
 }
 
-void sl_lua_item_info(const sl_registry_item *it, const char **desc, const sl_param **params,
-                      size_t *n)
-{
-    *desc = NULL, *params = NULL, *n = 0;
-    switch (it->kind) {
-    case SL_KIND_PROPAGATOR: {
-        const sl_propagator *p = it->table;
-        *desc = p->description, *params = p->params, *n = p->n_params;
-        break;
-    }
-    case SL_KIND_FORCE: {
-        const sl_force *f = it->table;
-        *desc = f->description, *params = f->params, *n = f->n_params;
-        break;
-    }
-    case SL_KIND_MONITOR: {
-        const sl_monitor *m = it->table;
-        *desc = m->description, *params = m->params, *n = m->n_params;
-        break;
-    }
-    case SL_KIND_LIKELIHOOD: {
-        const sl_likelihood *l = it->table;
-        *desc = l->description, *params = l->options, *n = l->n_options;
-        break;
-    }
-    case SL_KIND_PERIODOGRAM: {
-        const sl_periodogram *g = it->table;
-        *desc = g->description, *params = g->options, *n = g->n_options;
-        break;
-    }
-    case SL_KIND_KERNELS: /* listed with their integrator (starling plugins) */
-        *desc = "compiled kernels";
-        break;
-    }
-    if (!*params)
-        *n = 0;
-}
-
 /* ---- module functions ---------------------------------------------------- */
 
+/* {name, type, default | default_doc, min, max | words, required, doc,
+ * expects}: a word key's default is its word, a computed default is
+ * described (default_doc) rather than given as a number. */
 static void push_param(lua_State *L, const sl_param *p)
 {
-    static const char *const type_name[] = {"number", "integer", "boolean"};
-    char want[128];
+    static const char *const type_name[] = {"number", "integer", "boolean", "word"};
+    char want[640];
     lua_createtable(L, 0, 8);
     lua_pushstring(L, p->name);
     lua_setfield(L, -2, "name");
-    lua_pushstring(L, p->type <= SL_PARAM_BOOL ? type_name[p->type] : "?");
+    lua_pushstring(L, p->type <= SL_PARAM_WORD ? type_name[p->type] : "?");
     lua_setfield(L, -2, "type");
-    if (!p->required) {
+    if (p->def_doc) {
+        lua_pushstring(L, p->def_doc);
+        lua_setfield(L, -2, "default_doc");
+    } else if (!p->required) {
         if (p->type == SL_PARAM_BOOL)
             lua_pushboolean(L, p->def != 0);
+        else if (p->type == SL_PARAM_WORD)
+            lua_pushstring(L, sl_param_word(p, p->def));
         else
             lua_pushnumber(L, p->def);
         lua_setfield(L, -2, "default");
     }
-    lua_pushnumber(L, p->min);
-    lua_setfield(L, -2, "min");
-    lua_pushnumber(L, p->max);
-    lua_setfield(L, -2, "max");
+    if (p->type == SL_PARAM_WORD) {
+        lua_createtable(L, (int)sl_param_word_count(p), 0);
+        for (size_t i = 0; i < sl_param_word_count(p); i++) {
+            lua_pushstring(L, p->words[i]);
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+        }
+        lua_setfield(L, -2, "words");
+    } else {
+        lua_pushnumber(L, p->min);
+        lua_setfield(L, -2, "min");
+        lua_pushnumber(L, p->max);
+        lua_setfield(L, -2, "max");
+    }
     lua_pushboolean(L, p->required);
     lua_setfield(L, -2, "required");
     lua_pushstring(L, p->doc ? p->doc : "");
@@ -312,16 +321,41 @@ static void push_param(lua_State *L, const sl_param *p)
     lua_setfield(L, -2, "expects");
 }
 
+/* A likelihood's capabilities: backends = {"cpu", "cuda"}, precisions =
+ * {"double", "mixed"}, into the table on top. */
+static void push_caps(lua_State *L, const sl_likelihood *l)
+{
+    int n = 0;
+    lua_createtable(L, 2, 0);
+    if (l->backends & SL_BACKEND_CAN_CPU) {
+        lua_pushliteral(L, "cpu");
+        lua_rawseti(L, -2, ++n);
+    }
+    if (l->backends & SL_BACKEND_CAN_CUDA) {
+        lua_pushliteral(L, "cuda");
+        lua_rawseti(L, -2, ++n);
+    }
+    lua_setfield(L, -2, "backends");
+    n = 0;
+    lua_createtable(L, 3, 0);
+    for (uint32_t b = SL_PRECISION_DOUBLE; b <= SL_PRECISION_SINGLE; b <<= 1)
+        if (l->precisions & b) {
+            lua_pushstring(L, sl_precision_name(b));
+            lua_rawseti(L, -2, ++n);
+        }
+    lua_setfield(L, -2, "precisions");
+}
+
 static int l_plugins(lua_State *L)
 {
     const sl_registry *r = sl_lua_registry(L);
     lua_createtable(L, (int)sl_registry_count(r), 0);
     for (size_t i = 0; i < sl_registry_count(r); i++) {
         const sl_registry_item *it = sl_registry_at(r, i);
-        const char *desc;
-        const sl_param *params;
-        size_t np;
-        sl_lua_item_info(it, &desc, &params, &np);
+        const sl_table_head *h = sl_head(it->table);
+        const char *desc = h->description;
+        const sl_param *params = h->params;
+        size_t np = params ? h->n_params : 0;
         lua_createtable(L, 0, 8);
         lua_pushstring(L, sl_kind_name(it->kind));
         lua_setfield(L, -2, "kind");
@@ -350,6 +384,8 @@ static int l_plugins(lua_State *L)
             }
             lua_setfield(L, -2, "codes");
         }
+        if (it->kind == SL_KIND_LIKELIHOOD)
+            push_caps(L, it->table);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     return 1;

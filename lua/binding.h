@@ -10,6 +10,7 @@
 
 #include <lauxlib.h>
 #include <lua.h>
+#include "starling/data.h"
 #include "starling/starling.h"
 
 #define SL_LUA_ENSEMBLE "starling.ensemble"
@@ -48,6 +49,13 @@ const char *sl_lua_check_str(lua_State *L, int idx, const char *fn, const char *
 /* Raises "ctx: " + sl_last_error() when st is not SL_OK. */
 void sl_lua_check(lua_State *L, sl_status st, const char *ctx);
 
+/* Opens the backend named by key 'backend' of the table at cfg ("auto" when
+ * absent) through the core's one parser (sl_backend_parse), for a plugin
+ * that can run on `can` (SL_BACKEND_CAN_*; `who` names it); raises
+ * "ctx: key 'backend' = <value>: <the core's reason>". */
+void sl_lua_open_backend(lua_State *L, int cfg, const char *ctx, unsigned can, const char *who,
+                         sl_backend *be);
+
 /* --- output files (binding.c) --- */
 
 /* An output file (csv.h sl_afile) owned by a userdata left on the stack:
@@ -62,9 +70,6 @@ void sl_lua_afile_commit(lua_State *L, struct sl_afile *af, const char *ctx);
 
 /* The registry this Lua state loaded at module open. */
 const sl_registry *sl_lua_registry(lua_State *L);
-/* Description and parameter schema of any kind of registry item. */
-void sl_lua_item_info(const sl_registry_item *it, const char **desc, const sl_param **params,
-                      size_t *n);
 
 /* --- ensembles (binding_ensemble.c) --- */
 
@@ -91,6 +96,20 @@ void sl_lua_open_run(lua_State *L);
 /* --- periodograms (binding_lombscargle.c) --- */
 
 void sl_lua_open_lombscargle(lua_State *L);
+
+/* --- data for plugins (binding_data.c) --- */
+
+/* Key 'data' of the table at cfg as a descriptor (starling/data.h): a file
+ * name, a table of named columns, or a data object whose metatable is
+ * object_mt (starling.rv.read's: its columns, from memory); and key
+ * 'columns' = {want = "from", ...} as the user's picks. Arrays live in
+ * userdata pushed on the stack, strings in the user's tables: all valid
+ * until the caller returns. Returns 0 (d empty) when 'data' is absent;
+ * raises "ctx: data.rv[3] = ..." and the like for bad values. */
+int sl_lua_data(lua_State *L, int cfg, const char *ctx, const char *object_mt, sl_data *d);
+
+/* Only key 'columns' of the table at cfg, as picks into d. */
+void sl_lua_data_picks(lua_State *L, int cfg, const char *ctx, sl_data *d);
 
 /* --- likelihoods, kepler.solve, rv.read (binding_likelihood.c) --- */
 

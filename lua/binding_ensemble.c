@@ -10,30 +10,33 @@
 #define SEED_MAX 9007199254740991.0 /* 2^53 - 1: every seed is exact in a double */
 
 static const sl_param gen_params[] = {
-    {"n", SL_PARAM_INTEGER, 0, 1, 1e9, 1, "number of systems"},
-    {"planets", SL_PARAM_INTEGER, 2, 1, SL_NBODY_MAX - 1, 0, "planets per system"},
-    {"planet_mass", SL_PARAM_NUMBER, 1e-3, 0, 1, 0, "mass of each planet (central mass 1)"},
-    {"a1", SL_PARAM_NUMBER, 1, 1e-300, 1e300, 0, "orbital radius of the innermost planet"},
+    {"n", SL_PARAM_INTEGER, 0, 1, 1e9, 1, "number of systems", NULL, NULL},
+    {"planets", SL_PARAM_INTEGER, 2, 1, SL_NBODY_MAX - 1, 0, "planets per system", NULL, NULL},
+    {"planet_mass", SL_PARAM_NUMBER, 1e-3, 0, 1, 0,
+     "mass of each planet (central mass 1)", NULL, NULL},
+    {"a1", SL_PARAM_NUMBER, 1, 1e-300, 1e300, 0,
+     "orbital radius of the innermost planet", NULL, NULL},
     {"spacing", SL_PARAM_NUMBER, 0.4, 0, 1e300, 0,
-     "planet k at a1 (1 + spacing)^(k-1): a number, {min =, max =} or function(i)"},
+     "planet k at a1 (1 + spacing)^(k-1): a number, {min =, max =} or function(i)", NULL, NULL},
     {"perturb", SL_PARAM_NUMBER, 0, 0, 0.99, 0,
-     "scale each coordinate by 1 + perturb u, u uniform in [-1, 1)"},
-    {"random_phase", SL_PARAM_BOOL, 1, 0, 1, 0, "random orbital phases (else all on +x)"},
-    {"seed", SL_PARAM_INTEGER, 42, 0, SEED_MAX, 0, "random seed"},
+     "scale each coordinate by 1 + perturb u, u uniform in [-1, 1)", NULL, NULL},
+    {"random_phase", SL_PARAM_BOOL, 1, 0, 1, 0,
+     "random orbital phases (else all on +x)", NULL, NULL},
+    {"seed", SL_PARAM_INTEGER, 42, 0, SEED_MAX, 0, "random seed", NULL, NULL},
 };
 enum { N_GEN = sizeof gen_params / sizeof gen_params[0] };
 
 static const sl_param range_params[] = {
-    {"min", SL_PARAM_NUMBER, 0, 0, 1e300, 1, "spacing of system 1"},
-    {"max", SL_PARAM_NUMBER, 0, 0, 1e300, 1, "spacing of system n"},
+    {"min", SL_PARAM_NUMBER, 0, 0, 1e300, 1, "spacing of system 1", NULL, NULL},
+    {"max", SL_PARAM_NUMBER, 0, 0, 1e300, 1, "spacing of system n", NULL, NULL},
 };
 
 static const sl_param systems_params[] = {
-    {"seed", SL_PARAM_INTEGER, 0, 0, SEED_MAX, 0, "recorded in output headers"},
+    {"seed", SL_PARAM_INTEGER, 0, 0, SEED_MAX, 0, "recorded in output headers", NULL, NULL},
 };
 
 static const sl_param body_params[] = {
-    {"m", SL_PARAM_NUMBER, 0, 0, 1e300, 1, "mass"},
+    {"m", SL_PARAM_NUMBER, 0, 0, 1e300, 1, "mass", NULL, NULL},
 };
 
 /* ---- the userdata ---------------------------------------------------------- */

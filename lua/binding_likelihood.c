@@ -1,9 +1,12 @@
 /* Likelihoods, Kepler's equation and RV data from Lua:
  *
  *   starling.kepler.solve(M, e)          E (elliptic) or F (hyperbolic)
- *   starling.rv.read(path)               a data object (a table)
- *   starling.likelihood(name, {data = path | data object, backend = "auto",
+ *   starling.rv.read(path[, {columns = {time = "BJD", rv = "vel", ...}}])
+ *                                        a data object (a table)
+ *   starling.likelihood(name, {data = path | {t = {...}, rv = {...}, ...} |
+ *                              data object, columns = {...}, backend = "auto",
  *                              <the plugin's options>})
+ *   starling.likelihood{name = name, <the same keys>}
  *     :params()        {{name =, min =, max =}, ...}
  *     :eval(rows)      log-likelihoods, chi² (two lists; numbers for one row)
  *     :model(t, p[, instrument])  predicted curve at t for one vector p
@@ -139,17 +142,29 @@ static int rv_guard_gc(lua_State *L)
 
 /* The data object is a plain table (easy to plot from) with a metatable
  * that marks it, so starling.likelihood knows it: {path =, n =, t =, v =,
- * err =, instrument = {name per point}, instruments = {names}}. */
+ * err =, instrument = {name per point}, instruments = {names}}. Options:
+ * {columns = {time = "BJD", rv = "vel", err = "e_vel", inst = "tel"}}. */
 static int l_rv_read(lua_State *L)
 {
     const char *path = sl_lua_check_str(L, 1, "rv.read", "path");
+    sl_data data = sl_data_file(path);
+    if (!lua_isnoneornil(L, 2)) {
+        if (lua_type(L, 2) != LUA_TTABLE) {
+            char got[96];
+            sl_lua_describe(L, 2, got, sizeof got);
+            sl_lua_error(L, "rv.read: options = %s: expected a table {columns = {...}}", got);
+        }
+        static const char *const extra[] = {"columns", NULL};
+        sl_lua_check_keys(L, 2, "rv.read", extra, NULL, 0, 0);
+        sl_lua_data_picks(L, 2, "rv.read", &data);
+    }
     rv_guard *g = lua_newuserdatauv(L, sizeof *g, 0);
     memset(g, 0, sizeof *g);
     lua_newtable(L);
     lua_pushcfunction(L, rv_guard_gc);
     lua_setfield(L, -2, "__gc");
     lua_setmetatable(L, -2);
-    sl_lua_check(L, sl_rv_read(path, &g->d), "rv.read");
+    sl_lua_check(L, sl_rv_read_data(&data, &g->d), "rv.read");
     const sl_rv_data *d = &g->d;
     lua_createtable(L, 0, 8);
     lua_pushstring(L, path);
@@ -225,135 +240,47 @@ static sl_lua_lik *check_lik(lua_State *L)
     return k;
 }
 
-/* Options a user spells as words; the plugin's schema has the integers,
- * which are accepted too. */
-typedef struct word_option {
-    const char *plugin, *key;
-    const char *words[4];
-} word_option;
-
-static const word_option word_options[] = {
-    {"kepler_rv", "precision", {"double", "mixed", NULL}},
-    {"kepler_rv", "basis", {"M0", "tp", "tc", NULL}},
-};
-enum { N_WORD_OPTIONS = sizeof word_options / sizeof word_options[0] };
-
-static void word_want(const word_option *w, char *buf, size_t cap)
-{
-    size_t used = 0;
-    int n = 0;
-    for (; n < 4 && w->words[n]; n++)
-        used += (size_t)snprintf(buf + used, used < cap ? cap - used : 0, "%s\"%s\"",
-                                 n ? ", " : "", w->words[n]);
-    snprintf(buf + used, used < cap ? cap - used : 0, " (or 0..%d)", n - 1);
-}
-
-/* Handles the value at the top of the stack for a word option. */
-static void set_word_option(lua_State *L, const char *ctx, sl_param_values *pv,
-                            const word_option *w)
-{
-    if (lua_type(L, -1) != LUA_TSTRING) {
-        sl_lua_set_param(L, ctx, pv, w->key, -1);
-        return;
-    }
-    const char *s = lua_tostring(L, -1);
-    for (int i = 0; i < 4 && w->words[i]; i++)
-        if (!strcmp(s, w->words[i])) {
-            sl_lua_check(L, sl_params_set(pv, w->key, i), ctx);
-            return;
-        }
-    char got[96], want[160];
-    sl_lua_describe(L, -1, got, sizeof got);
-    word_want(w, want, sizeof want);
-    sl_lua_error(L, "%s: key '%s' = %s: expected %s", ctx, w->key, got, want);
-}
-
-/* data = "file" or a data object from starling.rv.read (whose file the
- * plugin reads again: it keeps its own copy). The path string is left on
- * the stack, which keeps it alive. */
-static const char *push_data_path(lua_State *L, int cfg, const char *ctx)
-{
-    int t = lua_getfield(L, cfg, "data");
-    if (t == LUA_TNIL)
-        sl_lua_error(L, "%s: key 'data' is required (a file name or a data object from "
-                        "starling.rv.read)", ctx);
-    int ours = 0;
-    if (t == LUA_TTABLE && lua_getmetatable(L, -1)) {
-        luaL_getmetatable(L, SL_LUA_RVDATA);
-        ours = lua_rawequal(L, -1, -2);
-        lua_pop(L, 2);
-    }
-    if (ours) {
-        lua_getfield(L, -1, "path");
-        lua_remove(L, -2);
-    }
-    if (lua_type(L, -1) != LUA_TSTRING || !*lua_tostring(L, -1)) {
-        char got[96];
-        sl_lua_describe(L, -1, got, sizeof got);
-        sl_lua_error(L, "%s: key 'data' = %s: expected a file name or a data object from "
-                        "starling.rv.read", ctx, got);
-    }
-    return lua_tostring(L, -1);
-}
-
-#define BACKEND_WANT "\"auto\", \"cpu\", \"cuda\" or \"cuda:N\""
-
-static void open_backend(lua_State *L, int cfg, const char *ctx, sl_backend *be)
-{
-    int t = lua_getfield(L, cfg, "backend");
-    const char *spec = t == LUA_TSTRING ? lua_tostring(L, -1) : t == LUA_TNIL ? "auto" : NULL;
-    int ok = spec && (!strcmp(spec, "auto") || !strcmp(spec, "cpu") || !strcmp(spec, "cuda") ||
-                      (!strncmp(spec, "cuda:", 5) && spec[5] &&
-                       strspn(spec + 5, "0123456789") == strlen(spec + 5)));
-    if (!ok) {
-        char got[96];
-        sl_lua_describe(L, -1, got, sizeof got);
-        sl_lua_error(L, "%s: key 'backend' = %s: expected " BACKEND_WANT, ctx, got);
-    }
-    if (sl_backend_open(spec, be) != SL_OK)
-        sl_lua_error(L, "%s: key 'backend' = \"%s\": %s", ctx, spec, sl_last_error());
-    lua_pop(L, 1);
-}
-
+/* starling.likelihood(name, {options}) or starling.likelihood{name =, ...}:
+ * the plugin's options (its head's params, words included), data =,
+ * columns = and backend =. */
 static int l_likelihood(lua_State *L)
 {
-    const char *name = sl_lua_check_str(L, 1, "likelihood", "name");
+    int cfg = lua_type(L, 1) == LUA_TTABLE ? 1 : 2;
+    if (cfg == 1)
+        lua_getfield(L, 1, "name");
+    else
+        lua_pushvalue(L, 1);
+    int name_idx = lua_gettop(L);
+    const char *name = sl_lua_check_str(L, name_idx, "likelihood", "name");
     char ctx[96];
     snprintf(ctx, sizeof ctx, "likelihood '%s'", name);
     const void *tab;
     if (sl_registry_get(sl_lua_registry(L), SL_KIND_LIKELIHOOD, name, &tab) != SL_OK)
         sl_lua_error(L, "likelihood: name = \"%s\": %s", name, sl_last_error());
     const sl_likelihood *l = tab;
-    if (lua_type(L, 2) != LUA_TTABLE) {
+    if (lua_type(L, cfg) != LUA_TTABLE) {
         char got[96];
-        sl_lua_describe(L, 2, got, sizeof got);
+        sl_lua_describe(L, cfg, got, sizeof got);
         sl_lua_error(L, "%s: options = %s: expected a table {data = ..., ...}", ctx, got);
     }
     sl_param_values pv;
     sl_param_values *pvs[] = {&pv};
-    sl_lua_check(L, sl_params_init(&pv, l->options, l->n_options), ctx);
-    const char *extra[2 + N_WORD_OPTIONS + 1] = {"data", "backend"};
-    size_t ne = 2;
-    for (size_t i = 0; i < N_WORD_OPTIONS; i++)
-        if (!strcmp(word_options[i].plugin, name))
-            extra[ne++] = word_options[i].key;
-    extra[ne] = NULL;
-    sl_lua_check_keys(L, 2, ctx, extra, pvs, 1, 0);
-    for (size_t i = 0; i < N_WORD_OPTIONS; i++)
-        if (!strcmp(word_options[i].plugin, name)) {
-            if (lua_getfield(L, 2, word_options[i].key) != LUA_TNIL)
-                set_word_option(L, ctx, &pv, &word_options[i]);
-            lua_pop(L, 1);
-        }
+    sl_lua_check(L, sl_params_init(&pv, l->params, l->n_params), ctx);
+    static const char *const extra[] = {"data", "columns", "backend", NULL};
+    static const char *const extra_named[] = {"name", "data", "columns", "backend", NULL};
+    sl_lua_check_keys(L, cfg, ctx, cfg == 1 ? extra_named : extra, pvs, 1, 0);
     sl_lua_check(L, sl_params_complete(&pv), ctx);
-    const char *path = push_data_path(L, 2, ctx);
+    sl_data data;
+    if (!sl_lua_data(L, cfg, ctx, SL_LUA_RVDATA, &data))
+        sl_lua_error(L, "%s: key 'data' is required: a file name or columns by name, e.g. "
+                        "{t = {...}, rv = {...}, err = {...}}", ctx);
     sl_lua_lik *k = lua_newuserdatauv(L, sizeof *k, 0);
     memset(k, 0, sizeof *k);
     luaL_setmetatable(L, SL_LUA_LIKELIHOOD);
     k->l = l;
-    open_backend(L, 2, ctx, &k->be);
-    sl_lua_check(L, l->prepare(&pv, path, &k->ctx), ctx);
-    sl_lua_check(L, l->params(k->ctx, &k->n_par, &k->names, &k->lo, &k->hi), ctx);
+    sl_lua_open_backend(L, cfg, ctx, l->backends, ctx, &k->be);
+    sl_lua_check(L, l->prepare(&pv, &data, &k->ctx), ctx);
+    sl_lua_check(L, l->free_params(k->ctx, &k->n_par, &k->names, &k->lo, &k->hi), ctx);
     return 1;
 }
 

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "binding.h"
+#include "starling/plugins/lombscargle/lombscargle.h"
 
 static const char *const ls_extra[] = {"file", "batch", "t", "y", "dy", "method",
                                        "normalization", "normalisation", "precision", "grid",
@@ -288,7 +289,7 @@ static int l_lombscargle(lua_State *L)
     luaL_checktype(L, 1, LUA_TTABLE);
     const sl_periodogram *ls = ls_table(L);
     sl_param_values pv;
-    sl_lua_check(L, sl_params_init(&pv, ls->options, ls->n_options), "lombscargle");
+    sl_lua_check(L, sl_params_init(&pv, ls->params, ls->n_params), "lombscargle");
     sl_param_values *pvs[1] = {&pv};
     sl_lua_check_keys(L, 1, "lombscargle", ls_extra, pvs, 1, 0);
     sl_ls_options o;
@@ -307,11 +308,8 @@ static int l_lombscargle(lua_State *L)
     if (o.grid != SL_LS_GRID_AUTO && (!pv.given[0] || !pv.given[1]))
         sl_lua_error(L, "lombscargle: grid \"%s\" needs f_min and f_max",
                      o.grid == SL_LS_GRID_EXPLICIT ? "explicit" : "baseline");
-    const char *backend = "auto";
-    lua_getfield(L, 1, "backend");
-    if (!lua_isnil(L, -1))
-        backend = sl_lua_check_str(L, -1, "lombscargle", "backend");
-    lua_pop(L, 1);
+    sl_backend be;
+    sl_lua_open_backend(L, 1, "lombscargle", SL_BACKEND_CAN_CPU | SL_BACKEND_CAN_CUDA, NULL, &be);
 
     ls_guard *g = lua_newuserdatauv(L, sizeof *g, 0);
     memset(g, 0, sizeof *g);
@@ -367,8 +365,6 @@ static int l_lombscargle(lua_State *L)
         off[0] = 0, off[1] = nt;
         d = (sl_ls_data){1, off, t, y, dy, NULL, NULL};
     }
-    sl_backend be;
-    sl_lua_check(L, sl_backend_open(backend, &be), "lombscargle");
     ls_check(L, ls->compute(&be, &d, &o, &g->res));
     g->have_res = 1;
     lua_createtable(L, (int)d.n_obj, 6);

@@ -14,10 +14,13 @@
 #include "csv.h"
 
 static const sl_param run_params[] = {
-    {"t_end", SL_PARAM_NUMBER, 0, 0, 1e300, 1, "time to integrate to (absolute)"},
-    {"max_steps", SL_PARAM_INTEGER, 0, 0, 9e15, 0, "stop systems after this many steps (0: none)"},
-    {"steps_per_launch", SL_PARAM_INTEGER, 0, 0, 1e9, 0, "steps per kernel launch (0: auto)"},
-    {"seed", SL_PARAM_INTEGER, 0, 0, 9007199254740991.0, 0, "recorded in output headers"},
+    {"t_end", SL_PARAM_NUMBER, 0, 0, 1e300, 1, "time to integrate to (absolute)", NULL, NULL},
+    {"max_steps", SL_PARAM_INTEGER, 0, 0, 9e15, 0,
+     "stop systems after this many steps (0: none)", NULL, NULL},
+    {"steps_per_launch", SL_PARAM_INTEGER, 0, 0, 1e9, 0,
+     "steps per kernel launch (0: auto)", NULL, NULL},
+    {"seed", SL_PARAM_INTEGER, 0, 0, 9007199254740991.0, 0,
+     "recorded in output headers", NULL, NULL},
 };
 
 static const char *const run_keys[] = {"ensemble", "integrator", "force",    "backend",
@@ -550,37 +553,6 @@ static void check_progress(lua_State *L, int cfg)
     lua_pop(L, 1);
 }
 
-#define BACKEND_WANT "\"auto\", \"cpu\", \"cuda\" or \"cuda:N\""
-
-static int backend_syntax_ok(const char *s)
-{
-    if (!strcmp(s, "auto") || !strcmp(s, "cpu") || !strcmp(s, "cuda"))
-        return 1;
-    if (strncmp(s, "cuda:", 5) != 0 || !s[5])
-        return 0;
-    for (s += 5; *s; s++)
-        if (*s < '0' || *s > '9')
-            return 0;
-    return 1;
-}
-
-static void open_backend(lua_State *L, int cfg, sl_backend *be)
-{
-    const char *spec = read_string_key(L, cfg, "backend", BACKEND_WANT);
-    if (!spec)
-        spec = "auto";
-    if (!backend_syntax_ok(spec))
-        sl_lua_error(L, "integrate: key 'backend' = \"%s\": expected " BACKEND_WANT, spec);
-    if (sl_backend_open(spec, be) != SL_OK) {
-        /* the core's message starts by naming the backend; we already do */
-        const char *msg = sl_last_error();
-        size_t n = strlen(spec);
-        if (!strncmp(msg, "backend '", 9) && !strncmp(msg + 9, spec, n) && !strncmp(msg + 9 + n, "': ", 3))
-            msg += 12 + n;
-        sl_lua_error(L, "integrate: key 'backend' = \"%s\": %s", spec, msg);
-    }
-}
-
 typedef struct run_plan {
     user_monitors *um;
     sl_ensemble *e;
@@ -643,7 +615,8 @@ static void read_config(lua_State *L, int cfg, run_plan *p)
         rc->mon.log_on_stop = 1; /* a log without a log monitor records the stops */
     check_progress(L, cfg);
     p->dry_run = read_dry_run(L, cfg);
-    open_backend(L, cfg, &p->be);
+    sl_lua_open_backend(L, cfg, "integrate", SL_BACKEND_CAN_CPU | SL_BACKEND_CAN_CUDA, NULL,
+                        &p->be);
 
     /* sl_integrate checks these too, but only after the log file exists */
     rc->registry = sl_lua_registry(L);

@@ -16,6 +16,8 @@
 #include "csv.h"
 #include "scaffold.h"
 #include "starling/registry.h"
+#include "ls_check.h"
+#include "starling/plugins/lombscargle/lombscargle.h"
 
 static const char *const usage_text =
     "usage: starling run FILE.lua [ARGS...]   run a script (ARGS in the global 'arg')\n"
@@ -348,14 +350,20 @@ static int print_version(void)
     return 0;
 }
 
+/* name, type, default (a word key's word; a computed default in words),
+ * what it accepts, doc. */
 static void print_param(const sl_param *p)
 {
-    static const char *const type_name[] = {"number", "integer", "boolean"};
-    char def[48], range[128], lo[32], hi[32];
-    if (p->required)
+    static const char *const type_name[] = {"number", "integer", "boolean", "word"};
+    char def[160], range[256], lo[32], hi[32];
+    if (p->def_doc)
+        snprintf(def, sizeof def, "default: %s", p->def_doc);
+    else if (p->required)
         snprintf(def, sizeof def, "required");
     else if (p->type == SL_PARAM_BOOL)
         snprintf(def, sizeof def, "default %s", p->def != 0 ? "true" : "false");
+    else if (p->type == SL_PARAM_WORD)
+        snprintf(def, sizeof def, "default \"%s\"", sl_param_word(p, p->def));
     else {
         sl_fmt_num(lo, sizeof lo, p->def);
         snprintf(def, sizeof def, "default %s", lo);
@@ -364,10 +372,16 @@ static void print_param(const sl_param *p)
     sl_fmt_num(hi, sizeof hi, p->max);
     if (p->type == SL_PARAM_BOOL)
         snprintf(range, sizeof range, "true/false");
-    else
+    else if (p->type == SL_PARAM_WORD) {
+        size_t used = 0;
+        range[0] = '\0';
+        for (size_t i = 0; i < sl_param_word_count(p) && used < sizeof range; i++)
+            used += (size_t)snprintf(range + used, sizeof range - used, "%s\"%s\"",
+                                     i ? " | " : "", p->words[i]);
+    } else
         snprintf(range, sizeof range, "[%s, %s]", lo, hi);
     printf("      %-14s %-8s %-16s %-22s %s\n", p->name,
-           p->type <= SL_PARAM_BOOL ? type_name[p->type] : "?", def, range, p->doc ? p->doc : "");
+           p->type <= SL_PARAM_WORD ? type_name[p->type] : "?", def, range, p->doc ? p->doc : "");
 }
 
 /* The kernels of one integrator, grouped by force and plugin file: the
@@ -423,6 +437,21 @@ static void print_kernels(const sl_registry *r, const char *integrator)
     }
 }
 
+/* "    runs on: CPU, CUDA; precisions: double, mixed" */
+static void print_caps(const sl_likelihood *l)
+{
+    printf("    runs on: %s%s%s; precisions:", l->backends & SL_BACKEND_CAN_CPU ? "CPU" : "",
+           l->backends == (SL_BACKEND_CAN_CPU | SL_BACKEND_CAN_CUDA) ? ", " : "",
+           l->backends & SL_BACKEND_CAN_CUDA ? "CUDA" : "");
+    const char *sep = " ";
+    for (uint32_t b = SL_PRECISION_DOUBLE; b <= SL_PRECISION_SINGLE; b <<= 1)
+        if (l->precisions & b) {
+            printf("%s%s", sep, sl_precision_name(b));
+            sep = ", ";
+        }
+    printf("\n");
+}
+
 static void print_kind(const sl_registry *r, sl_kind kind, const char *title)
 {
     int any = 0;
@@ -432,11 +461,10 @@ static void print_kind(const sl_registry *r, sl_kind kind, const char *title)
             continue;
         if (!any++)
             printf("%s:\n", title);
-        const char *desc;
-        const sl_param *params;
-        size_t np;
-        sl_lua_item_info(it, &desc, &params, &np);
-        printf("  %s: %s\n", it->name, desc ? desc : "");
+        const sl_table_head *h = sl_head(it->table);
+        const sl_param *params = h->params;
+        size_t np = params ? h->n_params : 0;
+        printf("  %s: %s\n", it->name, h->description ? h->description : "");
         printf("    source: %s (plugin %s %s)\n", it->path, it->plugin->name,
                it->plugin->version ? it->plugin->version : "");
         if (np == 0)
@@ -454,6 +482,8 @@ static void print_kind(const sl_registry *r, sl_kind kind, const char *title)
                 printf("%s %s", k ? "," : "", m->codes[k]);
             printf("\n");
         }
+        if (kind == SL_KIND_LIKELIHOOD)
+            print_caps(it->table);
     }
     if (any)
         printf("\n");
@@ -522,7 +552,7 @@ static sl_status ls_number_option(const sl_periodogram *ls, const char *key, con
     if (end == text || *end)
         return sl_fail(SL_ERR_ARG, "'%s' is not a number", text);
     sl_param_values pv;
-    sl_status st = sl_params_init(&pv, ls->options, ls->n_options);
+    sl_status st = sl_params_init(&pv, ls->params, ls->n_params);
     if (!st)
         st = sl_params_set(&pv, key, v);
     if (!st)
@@ -662,6 +692,9 @@ static int check_plugin_command(int argc, char **argv)
 {
     sl_check_options o;
     sl_check_options_default(&o);
+    /* the layouts this executable knows beyond core's kinds */
+    o.extra = &sl_ls_check_extra;
+    o.n_extra = 1;
     const char *file = NULL;
     for (int i = 0; i < argc; i++) {
         if (argv[i][0] == '-' ? check_option(argv[i], &o) : !file && (file = argv[i]))

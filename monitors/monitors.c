@@ -4,9 +4,9 @@
 #include "starling/plugin.h"
 
 static const sl_param mlog_params[] = {
-    {"every", SL_PARAM_INTEGER, 0, 0, 1e15, 0, "log every k steps (0: off)"},
-    {"dt", SL_PARAM_NUMBER, 0, 0, 1e300, 0, "log every dt of simulated time (0: off)"},
-    {"on_stop", SL_PARAM_BOOL, 1, 0, 1, 0, "log the state at which a system stops"},
+    {"every", SL_PARAM_INTEGER, 0, 0, 1e15, 0, "log every k steps (0: off)", NULL, NULL},
+    {"dt", SL_PARAM_NUMBER, 0, 0, 1e300, 0, "log every dt of simulated time (0: off)", NULL, NULL},
+    {"on_stop", SL_PARAM_BOOL, 1, 0, 1, 0, "log the state at which a system stops", NULL, NULL},
 };
 
 static sl_status mlog_configure(const sl_param_values *pv, sl_monitor_config *mc)
@@ -20,9 +20,10 @@ static sl_status mlog_configure(const sl_param_values *pv, sl_monitor_config *mc
 }
 
 static const sl_param meject_params[] = {
-    {"r", SL_PARAM_NUMBER, 100, 1e-300, 1e300, 0, "distance from the central body (body 1)"},
+    {"r", SL_PARAM_NUMBER, 100, 1e-300, 1e300, 0,
+     "distance from the central body (body 1)", NULL, NULL},
     {"unbound", SL_PARAM_BOOL, 0, 0, 1, 0,
-     "stop only bodies beyond r that are also unbound from the central body"},
+     "stop only bodies beyond r that are also unbound from the central body", NULL, NULL},
 };
 
 static sl_status meject_configure(const sl_param_values *pv, sl_monitor_config *mc)
@@ -37,7 +38,7 @@ static sl_status meject_configure(const sl_param_values *pv, sl_monitor_config *
 
 static const sl_param mclose_params[] = {
     {"hill", SL_PARAM_NUMBER, 1.0, 1e-300, 1e6, 0,
-     "stop when two planets come closer than hill x their mutual Hill radius"},
+     "stop when two planets come closer than hill x their mutual Hill radius", NULL, NULL},
 };
 
 static sl_status mclose_configure(const sl_param_values *pv, sl_monitor_config *mc)
@@ -47,7 +48,7 @@ static sl_status mclose_configure(const sl_param_values *pv, sl_monitor_config *
 }
 
 static const sl_param mnonfinite_params[] = {
-    {"enabled", SL_PARAM_BOOL, 1, 0, 1, 0, "mark systems with NaN/Inf state failed"},
+    {"enabled", SL_PARAM_BOOL, 1, 0, 1, 0, "mark systems with NaN/Inf state failed", NULL, NULL},
 };
 
 static sl_status mnonfinite_configure(const sl_param_values *pv, sl_monitor_config *mc)
@@ -58,8 +59,8 @@ static sl_status mnonfinite_configure(const sl_param_values *pv, sl_monitor_conf
 
 static const sl_param menergy_params[] = {
     {"max", SL_PARAM_NUMBER, 0, 1e-300, 1e300, 1,
-     "stop a system when |E/E0 - 1| exceeds this"},
-    {"every", SL_PARAM_INTEGER, 100, 1, 1e15, 0, "check every k steps"},
+     "stop a system when |E/E0 - 1| exceeds this", NULL, NULL},
+    {"every", SL_PARAM_INTEGER, 100, 1, 1e15, 0, "check every k steps", NULL, NULL},
 };
 
 static sl_status menergy_configure(const sl_param_values *pv, sl_monitor_config *mc)
@@ -72,6 +73,7 @@ static sl_status menergy_configure(const sl_param_values *pv, sl_monitor_config 
 #define MONITOR(ID, NAME, DOC)                                                             \
     static const sl_monitor ID = {                                                         \
         .abi = SL_ABI_VERSION,                                                             \
+        .kind = SL_KIND_MONITOR,                                                           \
         .name = NAME,                                                                      \
         .description = DOC,                                                                \
         .params = ID##_params,                                                             \

@@ -39,6 +39,7 @@ for f in bin/starling lib/libstarling.so include/starling/version.h include/star
          lib/pkgconfig/starling.pc share/starling/scaffolds/integrator/CMakeLists.txt \
          share/starling/scaffolds/monitor/CMakeLists.txt \
          include/starling/forces/plummer.h lib/starling/plugins/plummer.so \
+         include/starling/data.h include/starling/plugins/lombscargle/lombscargle.h \
          share/starling/lua/starling/init.lua; do
     [ -e "$prefix/$f" ] || fail "install lacks $f"
 done

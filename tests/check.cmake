@@ -13,11 +13,25 @@ endfunction()
 slt_physics_plugin(slt_plugin_euler_order4 EULER_ORDER4 euler_order4)
 slt_physics_plugin(slt_plugin_not_gradient NOT_GRADIENT not_gradient)
 
+# A likelihood on core's API only (tests/plugins/tiny_likelihood.c): a good
+# CPU-only one, and one whose data from memory differ from the file's.
+function(slt_tiny_plugin target case file)
+  add_library(${target} MODULE ${CMAKE_CURRENT_SOURCE_DIR}/plugins/tiny_likelihood.c)
+  target_link_libraries(${target} PRIVATE starling_core)
+  target_compile_definitions(${target} PRIVATE SLT_CASE_${case} SLT_NAME="${file}")
+  set_target_properties(${target} PROPERTIES PREFIX "" OUTPUT_NAME ${file}
+    LIBRARY_OUTPUT_DIRECTORY ${SLT_PHYSICS_DIR}/${file} C_VISIBILITY_PRESET hidden)
+endfunction()
+slt_tiny_plugin(slt_plugin_tiny TINY_GOOD tiny)
+slt_tiny_plugin(slt_plugin_tiny_memory TINY_MEMORY tiny_memory)
+slt_tiny_plugin(slt_plugin_tiny_shared TINY_SHARED tiny_shared)
+
 set(SL_INTREE_PLUGINS hermite newton plummer monitors kepler_rv lombscargle)
-sl_add_test(test_check_plugin SOURCES test_check_plugin.c TIMEOUT 120)
+sl_add_test(test_check_plugin SOURCES test_check_plugin.c TIMEOUT 120 LIBS lombscargle_check)
 add_dependencies(test_check_plugin starling ${SL_INTREE_PLUGINS} slt_plugin_euler_order4
                  slt_plugin_not_gradient slt_plugin_good slt_plugin_abi_plugin
-                 slt_plugin_no_entry)
+                 slt_plugin_no_entry slt_plugin_tiny slt_plugin_tiny_memory
+                 slt_plugin_tiny_shared)
 target_compile_definitions(test_check_plugin PRIVATE SLT_PLUGIN_DIR="${SL_PLUGIN_DIR}"
   SLT_BAD_DIR="${SLT_BAD_DIR}" SLT_PHYSICS_DIR="${SLT_PHYSICS_DIR}")
 
@@ -32,7 +46,8 @@ add_test(NAME check_plugin_refuses_euler_order4
 set_tests_properties(check_plugin_refuses_euler_order4 PROPERTIES TIMEOUT 120 WILL_FAIL TRUE)
 
 if(SL_HAVE_CUDA)
-  sl_add_test(test_gpu_check_plugin SOURCES test_gpu_check_plugin.c LABELS gpu TIMEOUT 300)
+  sl_add_test(test_gpu_check_plugin SOURCES test_gpu_check_plugin.c LABELS gpu TIMEOUT 300
+              LIBS lombscargle_check)
   add_dependencies(test_gpu_check_plugin ${SL_INTREE_PLUGINS})
   target_compile_definitions(test_gpu_check_plugin PRIVATE SLT_PLUGIN_DIR="${SL_PLUGIN_DIR}")
   set_tests_properties(test_gpu_check_plugin PROPERTIES SKIP_REGULAR_EXPRESSION "SL_GPU_SKIP")

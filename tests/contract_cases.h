@@ -23,7 +23,8 @@ static sl_status slt_mdrift_pack(const sl_param_values *pv, double pp[SL_PROP_PA
 }
 
 static const sl_propagator slt_mdrift = {
-    .abi = SL_ABI_VERSION, .name = "slt_mdrift",
+    .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_PROPAGATOR, .name = "slt_mdrift",
     .description = "kicks by the force at m v, drifts x by h m",
     .order = 1, .pack = slt_mdrift_pack, .kernels = sl_kernels_slt_mdrift,
     .n_kernels = sizeof sl_kernels_slt_mdrift / sizeof sl_kernels_slt_mdrift[0], .n_packed = 1,
@@ -53,7 +54,8 @@ static double slt_drag_potential(int n, const double *x, const double *m, const 
 }
 
 static const sl_force slt_drag = {
-    .abi = SL_ABI_VERSION, .name = "slt_drag", .description = "a = -gamma v",
+    .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_FORCE, .name = "slt_drag", .description = "a = -gamma v",
     .params = slt_drag_params, .n_params = 1, .pack = slt_drag_pack, .acc = slt_drag_acc,
     .potential = slt_drag_potential, .n_packed = 1,
 };

@@ -39,6 +39,10 @@ slt_test_plugin(slt_plugin_name_mismatch NAME_MISMATCH name_mismatch name_mismat
 slt_test_plugin(slt_plugin_twice TWICE twice twice)
 slt_test_plugin(slt_plugin_no_tables NO_TABLES no_tables no_tables)
 slt_test_plugin(slt_plugin_packed PACKED packed packed)
+slt_test_plugin(slt_plugin_kind_mismatch KIND_MISMATCH kind_mismatch kind_mismatch)
+slt_test_plugin(slt_plugin_bad_default BAD_DEFAULT bad_default bad_default)
+slt_test_plugin(slt_plugin_dup_param DUP_PARAM dup_param dup_param)
+slt_test_plugin(slt_plugin_lik_no_caps LIK_NO_CAPS lik_no_caps lik_no_caps)
 # A text file with a plugin's name, and a file the scan must ignore.
 file(WRITE ${SLT_BAD_DIR}/notelf/notelf.so "this is a text file, not a shared object\n")
 file(WRITE ${SLT_BAD_DIR}/mixed/notelf.so "this is a text file, not a shared object\n")

@@ -4,7 +4,7 @@
 #define SL_LS_TEST_H
 
 #include "sl_test.h"
-#include "starling/periodogram.h"
+#include "starling/plugins/lombscargle/lombscargle.h"
 
 typedef struct slt_ls {
     sl_registry *reg;

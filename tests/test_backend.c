@@ -69,21 +69,48 @@ Test(backend, cuda_without_cuda)
     cr_assert_eq(sl_cuda_device_count(), 0);
 }
 
+/* The one parser: what it accepts and what it makes of it. */
+Test(backend, parse_accepts_the_four_forms)
+{
+    struct {
+        const char *spec;
+        sl_backend_choice choice;
+        int device;
+    } ok[] = {{NULL, SL_BACKEND_AUTO, 0},        {"auto", SL_BACKEND_AUTO, 0},
+              {"cpu", SL_BACKEND_WANT_CPU, 0},   {"cuda", SL_BACKEND_WANT_CUDA, 0},
+              {"cuda:0", SL_BACKEND_WANT_CUDA, 0}, {"cuda:12", SL_BACKEND_WANT_CUDA, 12},
+              {"cuda:007", SL_BACKEND_WANT_CUDA, 7}};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        sl_backend_spec s = {SL_BACKEND_WANT_CPU, -1};
+        SLT_OK(sl_backend_parse(ok[i].spec, &s));
+        cr_assert_eq(s.choice, ok[i].choice, "%s", ok[i].spec ? ok[i].spec : "NULL");
+        cr_assert_eq(s.device, ok[i].device, "%s", ok[i].spec ? ok[i].spec : "NULL");
+    }
+}
+
+/* Refused by the parser, so by sl_backend_open and every front end, with
+ * one message. Blanks, signs and numbers no int holds were accepted by
+ * strtol once (and "cuda: 1" then asked for device 1). */
 Test(backend, bad_specs)
 {
     const char *bad[] = {"", "gpu", "CPU", "cpu:0", "cuda:", "cuda:x", "cuda:-1", "cuda:1x",
-                         "cudax", "auto "};
+                         "cudax", "auto ", "cuda: 1", "cuda:+1", "cuda:0x1", " cpu",
+                         "cuda:99999999999"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         sl_backend be;
+        sl_backend_spec s;
+        char want[256];
+        snprintf(want, sizeof want, "backend \"%s\": expected " SL_BACKEND_SPECS, bad[i]);
+        sl_clear_error();
+        cr_assert_eq(sl_backend_parse(bad[i], &s), SL_ERR_ARG, "spec '%s'", bad[i]);
+        cr_assert_str_eq(sl_last_error(), want);
         sl_clear_error();
         sl_status st = sl_backend_open(bad[i], &be);
         cr_assert_eq(st, SL_ERR_ARG, "spec '%s': %s (%s)", bad[i], sl_status_name(st),
                      sl_last_error());
-        char quoted[64];
-        snprintf(quoted, sizeof quoted, "backend '%s'", bad[i]);
-        cr_assert(strstr(sl_last_error(), quoted), "spec '%s': %s", bad[i], sl_last_error());
-        cr_assert(strstr(sl_last_error(), "expected"), "spec '%s': %s", bad[i], sl_last_error());
+        cr_assert_str_eq(sl_last_error(), want);
     }
+    cr_assert(strstr(SL_BACKEND_SPECS, "\"auto\", \"cpu\", \"cuda\" or \"cuda:N\""));
 }
 
 Test(backend, device_memory_helpers_without_cuda)
@@ -122,4 +149,39 @@ Test(backend, integrate_refuses_cuda_kind_without_kernels)
     cr_assert(strstr(sl_last_error(), "no CUDA kernel"), "%s", sl_last_error());
     sl_ensemble_destroy(e);
     slt_unload(&p);
+}
+
+/* A plugin that runs on the CPU only: "auto" picks the CPU and says why,
+ * "cuda" and "cuda:N" are refused naming it; one that runs on CUDA only
+ * refuses "cpu". */
+Test(backend, open_for_a_plugin_that_runs_on_one_backend)
+{
+    sl_backend be;
+    const char *who = "likelihood 'x'";
+    SLT_OK(sl_backend_open_for("auto", SL_BACKEND_CAN_CPU, who, &be));
+    cr_assert_eq(be.kind, SL_BACKEND_CPU);
+    cr_assert(strstr(be.description, "auto, likelihood 'x' runs on the CPU only"), "%s",
+              be.description);
+    SLT_OK(sl_backend_open_for("cpu", SL_BACKEND_CAN_CPU, who, &be));
+    cr_assert_eq(be.kind, SL_BACKEND_CPU);
+    const char *cudas[] = {"cuda", "cuda:0", "cuda:3"};
+    for (int i = 0; i < 3; i++) {
+        cr_assert_eq(sl_backend_open_for(cudas[i], SL_BACKEND_CAN_CPU, who, &be),
+                     SL_ERR_UNSUPPORTED, "%s", cudas[i]);
+        char want[160];
+        snprintf(want, sizeof want, "backend \"%s\": likelihood 'x' runs on the CPU only "
+                 "(built without CUDA code); use backend = \"cpu\" or \"auto\"", cudas[i]);
+        cr_assert_str_eq(sl_last_error(), want);
+    }
+    cr_assert_eq(sl_backend_open_for("cpu", SL_BACKEND_CAN_CUDA, who, &be), SL_ERR_UNSUPPORTED);
+    cr_assert_str_eq(sl_last_error(), "backend \"cpu\": likelihood 'x' runs on CUDA only");
+    if (!SL_CORE_HAS_CUDA || sl_cuda_device_count() < 1) {
+        cr_assert_eq(sl_backend_open_for("auto", SL_BACKEND_CAN_CUDA, who, &be),
+                     SL_ERR_NODEVICE);
+        cr_assert(strstr(sl_last_error(), "likelihood 'x' runs on CUDA only, and "), "%s",
+                  sl_last_error());
+    }
+    /* a bad spec is the parser's, whatever the plugin */
+    cr_assert_eq(sl_backend_open_for("gpu", SL_BACKEND_CAN_CPU, who, &be), SL_ERR_ARG);
+    cr_assert(strstr(sl_last_error(), "expected " SL_BACKEND_SPECS), "%s", sl_last_error());
 }

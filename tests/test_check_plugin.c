@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ls_check.h"
 #include "slt_files.h"
 
 #define STARLING SL_BUILD_DIR "/bin/starling"
@@ -41,10 +42,13 @@ static void list_failures(const sl_check_plugin_result *res, char *buf, size_t c
         }
 }
 
+/* As `starling check-plugin` runs it: with lombscargle's layout checks. */
 static void check_file(const char *path, sl_check_plugin_result *res)
 {
     sl_check_options o;
     sl_check_options_default(&o);
+    o.extra = &sl_ls_check_extra;
+    o.n_extra = 1;
     SLT_OK(sl_check_plugin(path, &o, res));
 }
 
@@ -103,7 +107,7 @@ Test(check_plugin, monitors_pass)
 Test(check_plugin, kepler_rv_passes)
 {
     passes("kepler_rv.so", 1,
-           MUST("kepler_rv:options/schema", "kepler_rv:options/refuse_bad", "kepler_rv:prepare",
+           MUST("kepler_rv:params/schema", "kepler_rv:params/refuse_bad", "kepler_rv:prepare",
                 "kepler_rv:prepare/missing_file", "kepler_rv:params", "kepler_rv:repeat",
                 "kepler_rv:batch_vs_single"));
 }
@@ -111,8 +115,37 @@ Test(check_plugin, kepler_rv_passes)
 Test(check_plugin, lombscargle_passes)
 {
     passes("lombscargle.so", 1,
-           MUST("lombscargle:options/schema", "lombscargle:configure", "lombscargle:repeat",
+           MUST("lombscargle:params/schema", "lombscargle:configure", "lombscargle:repeat",
                 "lombscargle:batch_vs_single", "lombscargle:refuse_bad"));
+}
+
+/* Core knows a periodogram table by its head only: without the front end's
+ * checks of lombscargle's layout, the schema is checked and the rest is a
+ * SKIP that says why; with them, they run in the same report. */
+Test(check_plugin, periodogram_layout_checks_come_from_the_front_end)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/lombscargle.so", SLT_PLUGIN_DIR);
+    sl_check_options o;
+    sl_check_options_default(&o);
+    sl_check_plugin_result res;
+    SLT_OK(sl_check_plugin(path, &o, &res));
+    cr_assert_eq(res.n_reports, 1);
+    const sl_check *schema = find_check(&res, "lombscargle", "params/schema");
+    const sl_check *layout = find_check(&res, "lombscargle", "layout");
+    cr_assert(schema && schema->result == SL_CHECK_PASS);
+    cr_assert(layout && layout->result == SL_CHECK_SKIP, "no SKIP for the unknown layout");
+    cr_assert(strstr(layout->detail, "layout is its plugin's"), "%s", layout->detail);
+    cr_assert_null(find_check(&res, "lombscargle", "repeat"));
+    sl_check_plugin_result_free(&res);
+
+    check_file(path, &res);
+    cr_assert_null(find_check(&res, "lombscargle", "layout"));
+    const sl_check *rep = find_check(&res, "lombscargle", "repeat");
+    cr_assert(rep && rep->result == SL_CHECK_PASS);
+    cr_assert_eq(res.reports[0].checks[0].result, SL_CHECK_PASS, "core's checks come first");
+    cr_assert_str_eq(res.reports[0].checks[0].name, "params/schema");
+    sl_check_plugin_result_free(&res);
 }
 
 /* Every plugin in the build's folder is checked, not only those above. */
@@ -158,6 +191,100 @@ Test(check_plugin, integrator_below_its_stated_order_fails)
               c->detail);
     cr_assert_gt(sl_check_plugin_failures(&res), 0);
     sl_check_plugin_result_free(&res);
+}
+
+/* A likelihood on core's API only passes, data from memory included; the
+ * same likelihood losing a row of data from memory fails that check. */
+Test(check_plugin, likelihood_whose_memory_data_differ_fails)
+{
+    sl_check_plugin_result res;
+    check_file(SLT_PHYSICS_DIR "/tiny/tiny.so", &res);
+    char fails[4096];
+    list_failures(&res, fails, sizeof fails);
+    cr_assert_eq(sl_check_plugin_failures(&res), 0, "slt_tiny: failed checks:%s", fails);
+    const sl_check *c = find_check(&res, "slt_tiny", "data/memory_vs_file");
+    cr_assert(c && c->result == SL_CHECK_PASS, "%s", c ? c->detail : "no check");
+    cr_assert(strstr(c->detail, "the file's 60 rows as 4 named columns in memory"), "%s",
+              c->detail);
+    sl_check_plugin_result_free(&res);
+
+    check_file(SLT_PHYSICS_DIR "/tiny_memory/tiny_memory.so", &res);
+    c = find_check(&res, "slt_tiny", "data/memory_vs_file");
+    cr_assert(c, "no data/memory_vs_file check");
+    cr_assert_eq(c->result, SL_CHECK_FAIL, "%s: %s", sl_check_result_name(c->result), c->detail);
+    cr_assert(strstr(c->detail, "from the file") && strstr(c->detail, "in memory"), "%s",
+              c->detail);
+    cr_assert_eq(sl_check_plugin_failures(&res), 1, "only that check fails");
+    sl_check_plugin_result_free(&res);
+}
+
+/* Contexts that share mutable state break likelihood.h's thread contract:
+ * two threads evaluating two contexts at once must catch it. */
+Test(check_plugin, likelihood_sharing_state_between_contexts_fails)
+{
+    sl_check_plugin_result res;
+    check_file(SLT_PHYSICS_DIR "/tiny_shared/tiny_shared.so", &res);
+    const sl_check *c = find_check(&res, "slt_tiny", "threads/distinct_contexts");
+    cr_assert(c, "no threads/distinct_contexts check");
+    cr_assert_eq(c->result, SL_CHECK_FAIL, "%s: %s", sl_check_result_name(c->result), c->detail);
+    cr_assert(strstr(c->detail, "while another context was evaluated"), "%s", c->detail);
+    cr_assert_eq(find_check(&res, "slt_tiny", "batch_vs_single")->result, SL_CHECK_PASS,
+                 "alone, the plugin is right");
+    sl_check_plugin_result_free(&res);
+    check_file(SLT_PHYSICS_DIR "/tiny/tiny.so", &res);
+    c = find_check(&res, "slt_tiny", "threads/distinct_contexts");
+    cr_assert(c && c->result == SL_CHECK_PASS, "%s", c ? c->detail : "no check");
+    c = find_check(&res, "slt_tiny", "cuda");
+    cr_assert(c && c->result == SL_CHECK_SKIP && strstr(c->detail, "CPU only"), "%s",
+              c ? c->detail : "no check");
+    sl_check_plugin_result_free(&res);
+}
+
+/* A CPU-only likelihood from outside the tree: "auto" picks the CPU and
+ * says why, "cuda" is refused naming the plugin, and data from a script's
+ * tables reach it through core's reader. */
+Test(check_plugin, cpu_only_likelihood_backend_choice)
+{
+    char dir[600], script[1200], cmd[2400];
+    snprintf(dir, sizeof dir, "%s", "/tmp/sl_check_cpu_only_XXXXXX");
+    cr_assert(mkdtemp(dir));
+    snprintf(script, sizeof script, "%s/s.lua", dir);
+    FILE *f = fopen(script, "w");
+    cr_assert(f);
+    fputs("local s = require 'starling'\n"
+          "local D = {t = {0, 1, 2, 3}, y = {1, 3, 5, 7.5}, err = {1, 1, 1, 1}}\n"
+          "local L = s.likelihood{name = 'slt_tiny', data = D}\n"
+          "print(L:info().backend)\n"
+          "print(L:eval({1, 2}))\n"
+          "print(pcall(s.likelihood, 'slt_tiny', {data = D, backend = 'cuda'}))\n"
+          "print(pcall(s.likelihood, 'slt_tiny', {data = D, backend = 'cuda:1'}))\n"
+          "for _, p in ipairs(s.plugins()) do\n"
+          "  if p.name == 'slt_tiny' then print(table.concat(p.backends, ','), "
+          "table.concat(p.precisions, ',')) end\n"
+          "end\n", f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "STARLING_PLUGIN_PATH='%s/tiny' '%s' run '%s' > '%s/out.txt' "
+             "2>&1", SLT_PHYSICS_DIR, STARLING, script, dir);
+    int st = system(cmd);
+    snprintf(script, sizeof script, "%s/out.txt", dir);
+    char *out = slt_slurp(script);
+    cr_assert(out);
+    cr_expect_eq(st, 0, "%s", out);
+    const char *want[] = {
+        "cpu (", "auto, likelihood 'slt_tiny' runs on the CPU only\n",
+        "-0.125\t",
+        "false\t", "likelihood 'slt_tiny': key 'backend' = \"cuda\": likelihood 'slt_tiny' runs "
+        "on the CPU only (built without CUDA code); use backend = \"cpu\" or \"auto\"",
+        "key 'backend' = \"cuda:1\": likelihood 'slt_tiny' runs on the CPU only",
+        "cpu\tdouble\n",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        cr_expect(strstr(out, want[i]), "no \"%s\" in:\n%s", want[i], out);
+    free(out);
+    unlink(script);
+    snprintf(script, sizeof script, "%s/s.lua", dir);
+    unlink(script);
+    rmdir(dir);
 }
 
 Test(check_plugin, force_that_is_not_the_gradient_fails)

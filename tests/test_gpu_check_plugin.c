@@ -5,6 +5,8 @@
  * if SL_REQUIRE_GPU=1. */
 #include "sl_test.h"
 
+#include "ls_check.h"
+
 static void cuda_checks_pass(const char *file, const char *const *names, size_t n)
 {
     SLT_REQUIRE_GPU();
@@ -13,6 +15,8 @@ static void cuda_checks_pass(const char *file, const char *const *names, size_t 
     sl_check_options o;
     sl_check_options_default(&o);
     o.cuda = SL_CHECK_CUDA_REQUIRE;
+    o.extra = &sl_ls_check_extra;
+    o.n_extra = 1;
     sl_check_plugin_result res;
     SLT_OK(sl_check_plugin(path, &o, &res));
     for (size_t k = 0; k < n; k++) {

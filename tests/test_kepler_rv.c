@@ -32,7 +32,7 @@ static void krv_open(krv *k, const char *path, int planets, int basis, int trend
     cr_assert_not_null(k->l->eval_batch_chi2);
     cr_assert_not_null(k->l->model);
     sl_param_values pv;
-    SLT_OK(sl_params_init(&pv, k->l->options, k->l->n_options));
+    SLT_OK(sl_params_init(&pv, k->l->params, k->l->n_params));
     SLT_OK(sl_params_set(&pv, "planets", planets));
     SLT_OK(sl_params_set(&pv, "basis", basis));
     SLT_OK(sl_params_set(&pv, "trend", trend));
@@ -40,8 +40,9 @@ static void krv_open(krv *k, const char *path, int planets, int basis, int trend
     if (!isnan(epoch))
         SLT_OK(sl_params_set(&pv, "epoch", epoch));
     SLT_OK(sl_params_complete(&pv));
-    SLT_OK(k->l->prepare(&pv, path, &k->ctx));
-    SLT_OK(k->l->params(k->ctx, &k->n_par, &k->names, &k->lo, &k->hi));
+    sl_data d = sl_data_file(path);
+    SLT_OK(k->l->prepare(&pv, &d, &k->ctx));
+    SLT_OK(k->l->free_params(k->ctx, &k->n_par, &k->names, &k->lo, &k->hi));
 }
 
 static void krv_close(krv *k)
@@ -486,6 +487,64 @@ Test(kepler_rv_tmp, reader_takes_user_column_names)
     cr_assert_eq(d.v[0], 2.0);
     cr_assert_eq(d.err[0], 3.0);
     sl_rv_free(&d);
+}
+
+/* The same observations as columns in memory read exactly as the file:
+ * values, instruments and their numbering; and the user's picks apply to
+ * both. */
+Test(kepler_rv_tmp, reader_takes_columns_in_memory_as_the_file)
+{
+    const char *path = write_file("m.txt", "t rv err inst\n3 1.5 0.5 B\n1 2.5 0.25 A\n"
+                                           "2 3.5 0.75 B\n");
+    sl_rv_data f, m;
+    SLT_OK(sl_rv_read(path, &f));
+    const double t[] = {3, 1, 2}, v[] = {1.5, 2.5, 3.5}, e[] = {0.5, 0.25, 0.75};
+    const char *const inst[] = {"B", "A", "B"};
+    sl_data_column c[] = {{"inst", NULL, inst}, {"err", e, NULL}, {"rv", v, NULL},
+                          {"t", t, NULL}};
+    sl_data d = {.n_rows = 3, .cols = c, .n_cols = 4};
+    SLT_OK(sl_rv_read_data(&d, &m));
+    cr_assert_eq(m.n, f.n);
+    cr_assert_eq(m.n_inst, 2);
+    cr_assert_str_eq(m.inst_names[0], "A", "numbered by the earliest observation");
+    for (size_t i = 0; i < f.n; i++) {
+        cr_assert_eq(m.t[i], f.t[i]);
+        cr_assert_eq(m.v[i], f.v[i]);
+        cr_assert_eq(m.err[i], f.err[i]);
+        cr_assert_eq(m.inst[i], f.inst[i]);
+    }
+    sl_rv_free(&m);
+    /* picks, by a column's name or any name it goes by */
+    c[2].name = "speed";
+    const sl_data_pick picks[] = {{"rv", "speed"}};
+    d.picks = picks;
+    d.n_picks = 1;
+    SLT_OK(sl_rv_read_data(&d, &m));
+    cr_assert_eq(m.v[2], 3.5);
+    sl_rv_free(&m);
+    const sl_data_pick bad[] = {{"speed", "rv"}};
+    d.picks = bad;
+    cr_assert_neq(sl_rv_read_data(&d, &m), SL_OK);
+    cr_assert(strstr(sl_last_error(), "data: columns.speed = \"rv\": RV data has no column "
+                                      "'speed'"), "%s", sl_last_error());
+    const sl_data_pick twice[] = {{"rv", "speed"}, {"velocity", "t"}};
+    d.picks = twice;
+    d.n_picks = 2;
+    cr_assert_neq(sl_rv_read_data(&d, &m), SL_OK);
+    cr_assert(strstr(sl_last_error(), "the velocity column is already named \"speed\""), "%s",
+              sl_last_error());
+    /* and from memory, an error names column and row */
+    const double e0[] = {0.5, 0, 0.75};
+    c[1].num = e0;
+    d.n_picks = 0;
+    c[2].name = "rv";
+    cr_assert_neq(sl_rv_read_data(&d, &m), SL_OK);
+    cr_assert_str_eq(sl_last_error(), "data: column 'err', row 2 = 0: expected a number > 0");
+    cr_assert_eq(sl_rv_column("RV"), SL_RV_COL_VEL);
+    cr_assert_eq(sl_rv_column("inst"), SL_RV_COL_INST);
+    cr_assert_eq(sl_rv_column("time"), SL_RV_COL_TIME);
+    cr_assert_eq(sl_rv_column("flux"), -1);
+    sl_rv_free(&f);
 }
 
 /* Per-instrument concatenation, reversed order and repeated exposures give

@@ -107,15 +107,16 @@ static void plug_open(plug *k, int mixed)
     SLT_OK(sl_registry_get(k->reg, SL_KIND_LIKELIHOOD, "kepler_rv", &t));
     k->l = t;
     sl_param_values pv;
-    SLT_OK(sl_params_init(&pv, k->l->options, k->l->n_options));
+    SLT_OK(sl_params_init(&pv, k->l->params, k->l->n_params));
     SLT_OK(sl_params_set(&pv, "planets", 3));
     SLT_OK(sl_params_set(&pv, "trend", 2));
     SLT_OK(sl_params_set(&pv, "precision", mixed));
     SLT_OK(sl_params_complete(&pv));
-    SLT_OK(k->l->prepare(&pv, SL_TEST_DATA_DIR "/rv_ref_data.txt", &k->ctx));
+    sl_data d = sl_data_file(SL_TEST_DATA_DIR "/rv_ref_data.txt");
+    SLT_OK(k->l->prepare(&pv, &d, &k->ctx));
     const char *const *names;
     const double *lo, *hi;
-    SLT_OK(k->l->params(k->ctx, &k->n_par, &names, &lo, &hi));
+    SLT_OK(k->l->free_params(k->ctx, &k->n_par, &names, &lo, &hi));
     cr_assert_eq(k->n_par, 3 * 5 + 2 * 2 + 2);
 }
 

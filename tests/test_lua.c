@@ -254,6 +254,29 @@ Test(lua, integrate_bad_backend_device)
                NEEDLES("key 'backend' = \"cuda:x\": expected"));
 }
 
+/* One parser (sl_backend_parse) behind every key 'backend', with one text:
+ * a blank or a sign in "cuda:N" is no device number anywhere. */
+#define SPECS_TEXT "expected \"auto\", \"cpu\", \"cuda\" or \"cuda:N\" (N a device number)"
+Test(lua, backend_specs_one_parser_one_text)
+{
+    static const char *const calls[] = {
+        "starling.integrate{ ensemble = E, dt = 0.1, t_end = 1, backend = %s, log = \"out.csv\" }",
+        "starling.likelihood(\"kepler_rv\", {data = \"" SL_TEST_DATA_DIR "/rv_ref_data.txt\", "
+        "backend = %s})",
+        "starling.lombscargle{ t = {1, 2, 3, 4}, y = {1, 3, 2, 4}, backend = %s }",
+    };
+    static const char *const ctx[] = {"integrate: ", "likelihood 'kepler_rv': ", "lombscargle: "};
+    static const char *const specs[] = {"\"cuda: 1\"", "\"cuda:+1\"", "\"cuda:99999999999\"",
+                                        "\" cpu\"", "3"};
+    for (size_t c = 0; c < 3; c++)
+        for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++) {
+            char line[512], want[256];
+            snprintf(line, sizeof line, calls[c], specs[s]);
+            snprintf(want, sizeof want, "%skey 'backend' = %s: " SPECS_TEXT, ctx[c], specs[s]);
+            expect_bad(line, NEEDLES(want));
+        }
+}
+
 Test(lua, integrate_not_an_ensemble)
 {
     expect_bad("starling.integrate{ ensemble = {}, dt = 0.1, t_end = 1, log = \"out.csv\" }",

@@ -95,13 +95,14 @@ static void krv_open(krv *k, int planets, int mixed)
     SLT_OK(sl_registry_get(k->reg, SL_KIND_LIKELIHOOD, "kepler_rv", &t));
     k->l = t;
     sl_param_values pv;
-    SLT_OK(sl_params_init(&pv, k->l->options, k->l->n_options));
+    SLT_OK(sl_params_init(&pv, k->l->params, k->l->n_params));
     SLT_OK(sl_params_set(&pv, "planets", planets));
     SLT_OK(sl_params_set(&pv, "precision", mixed));
-    SLT_OK(k->l->prepare(&pv, RV_DATA, &k->ctx));
+    sl_data d = sl_data_file(RV_DATA);
+    SLT_OK(k->l->prepare(&pv, &d, &k->ctx));
     const char *const *names;
     const double *lo, *hi;
-    SLT_OK(k->l->params(k->ctx, &k->n_par, &names, &lo, &hi));
+    SLT_OK(k->l->free_params(k->ctx, &k->n_par, &names, &lo, &hi));
 }
 
 static void krv_close(krv *k)
@@ -225,6 +226,162 @@ Test(lua_rv, params_names_and_bounds)
     free_out(&o);
 }
 
+/* Word options and a computed default are declared by the plugin and shown
+ * as such, by `starling plugins` and by starling.plugins(). */
+Test(lua_rv, plugins_show_words_and_computed_defaults)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' plugins >out.txt 2>err.txt", work, STARLING);
+    cr_assert_eq(system(cmd), 0);
+    char po[400];
+    snprintf(po, sizeof po, "%s/out.txt", work);
+    char *out = slurp(po);
+    cr_assert(out);
+    const char *lines[] = {
+        "basis          word     default \"M0\"     \"M0\" | \"tp\" | \"tc\"",
+        "precision      word     default \"double\" \"double\" | \"mixed\"",
+        "epoch          number   default: the earliest observation [-1e+300, 1e+300]",
+    };
+    for (size_t i = 0; i < 3; i++)
+        cr_expect(strstr(out, lines[i]), "no line \"%s\" in:\n%s", lines[i], out);
+    cr_expect_null(strstr(out, "default 0        [0, 1]"), "a word shown as a range:\n%s", out);
+    free(out);
+    run_out o = run_script(
+        "local starling = require \"starling\"\n"
+        "for _, p in ipairs(starling.plugins()) do\n"
+        "  if p.name == 'kepler_rv' then\n"
+        "    for _, q in ipairs(p.params) do\n"
+        "      print(q.name, q.type, q.default, q.default_doc,\n"
+        "            q.words and table.concat(q.words, '|'))\n"
+        "    end\n"
+        "  end\n"
+        "end\n");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    cr_expect(strstr(o.out, "basis\tword\tM0\tnil\tM0|tp|tc\n"), "%s", o.out);
+    cr_expect(strstr(o.out, "precision\tword\tdouble\tnil\tdouble|mixed\n"), "%s", o.out);
+    cr_expect(strstr(o.out, "epoch\tnumber\tnil\tthe earliest observation\tnil\n"), "%s", o.out);
+    free_out(&o);
+}
+
+/* The same observations from the file, from the data object and as
+ * columns in a script's tables give the same parameters and the same
+ * log-likelihoods, bit for bit (the CPU's results do not depend on the
+ * rows' order or source). */
+Test(lua_rv, data_from_memory_equals_data_from_the_file)
+{
+    run_out o = run_script(
+        "local starling = require \"starling\"\n"
+        "local D = starling.rv.read(\"" RV_DATA "\")\n"
+        "local from_file = starling.likelihood(\"kepler_rv\", {data = \"" RV_DATA "\", "
+        "planets = 2, backend = \"cpu\"})\n"
+        "local from_object = starling.likelihood(\"kepler_rv\", {data = D, planets = 2, "
+        "backend = \"cpu\"})\n"
+        "local from_tables = starling.likelihood{name = \"kepler_rv\", planets = 2, "
+        "backend = \"cpu\",\n"
+        "  data = {t = D.t, rv = D.v, err = D.err, inst = D.instrument}}\n"
+        "local rows = {}\n"
+        "for i = 1, 40 do\n"
+        "  rows[i] = {40 + i, 20 + i / 4, 0.01 * i, 0.1 * i, 0.2 * i, 300 + i, 10, 0.2, 1, 2,\n"
+        "             -1 + 0.1 * i, 2, 3, 4}\n"
+        "end\n"
+        "local a, ca = from_file:eval(rows)\n"
+        "for _, L in ipairs({from_object, from_tables}) do\n"
+        "  local b, cb = L:eval(rows)\n"
+        "  for i = 1, #rows do\n"
+        "    assert(string.format('%.17g %.17g', a[i], ca[i]) ==\n"
+        "           string.format('%.17g %.17g', b[i], cb[i]), 'row ' .. i)\n"
+        "  end\n"
+        "  local p, q = from_file:params(), L:params()\n"
+        "  assert(#p == #q)\n"
+        "  for i = 1, #p do assert(p[i].name == q[i].name, p[i].name .. ' vs ' .. q[i].name) end\n"
+        "end\n"
+        "print('same', #rows, #from_tables:params(), a[1])\n");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    cr_expect(strstr(o.out, "same\t40\t14\t"), "%s", o.out);
+    free_out(&o);
+}
+
+/* Columns a file names in its own way are named with columns = {...}, in
+ * starling.rv.read and in starling.likelihood alike. */
+Test(lua_rv, columns_named_explicitly)
+{
+    write_text("odd.txt", "# a header the reader does not know\n"
+                          "when speed noise scope\n"
+                          "2458010.99343 13.5441 2.961 APF\n"
+                          "2458019.65411 -12.7304 3.274 APF\n"
+                          "2458103.29489 -40.6470 1.227 HIRES\n");
+    run_out o = run_script(
+        "local starling = require \"starling\"\n"
+        "local ok, err = pcall(starling.rv.read, \"odd.txt\")\n"
+        "print(err)\n"
+        "local cols = {time = \"when\", rv = \"speed\", err = \"noise\", inst = \"scope\"}\n"
+        "local D = starling.rv.read(\"odd.txt\", {columns = cols})\n"
+        "print(D.n, D.t[3], D.v[2], D.err[1], D.instrument[3], #D.instruments)\n"
+        "local L = starling.likelihood(\"kepler_rv\", {data = \"odd.txt\", columns = cols})\n"
+        "local M = starling.likelihood(\"kepler_rv\", {data = {when = D.t, speed = D.v, "
+        "noise = D.err, scope = D.instrument}, columns = cols})\n"
+        "local p = {10, 5, 0.1, 1, 2, 0, 0, 1, 1}\n"
+        "print(L:eval(p) == M:eval(p), #L:params())\n");
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    const char *want[] = {
+        "odd.txt:2: the header (\"when\", \"speed\", \"noise\", \"scope\") names no time "
+        "column: expected one of time, t, bjd",
+        "or name it with columns = {time = \"...\"}",
+        "3\t2458103.29489\t-12.7304\t2.961\tHIRES\t2\n",
+        "true\t9\n",
+    };
+    for (size_t i = 0; i < 4; i++)
+        cr_expect(strstr(o.out, want[i]), "no \"%s\" in:\n%s", want[i], o.out);
+    free_out(&o);
+}
+
+/* Bad data from memory: the message names the key, the column and the
+ * row, and mentions starling.rv.read only when the user used it. */
+Test(lua_rv, data_from_memory_bad_values)
+{
+    expect_bad("starling.likelihood(\"kepler_rv\", {data = {t = {1, 2, 3}, rv = {1, 2, 3}}})",
+               NEEDLES("likelihood 'kepler_rv': data: the columns (", "include no error column: "
+                       "expected one of error, errvel, err", "columns = {error = \"...\"}"));
+    expect_bad("starling.likelihood(\"kepler_rv\", {data = {t = {1, 2, 3}, rv = {1, 2, 'x'}, "
+               "err = {1, 1, 1}}})",
+               NEEDLES("likelihood 'kepler_rv': data.rv[3] = \"x\": expected a number, as "
+                       "data.rv[1]"));
+    expect_bad("starling.likelihood(\"kepler_rv\", {data = {t = {1, 2, 3}, rv = {1, 2, 3}, "
+               "err = {1, 0, 1}}})",
+               NEEDLES("likelihood 'kepler_rv': data: column 'err', row 2 = 0: expected a number "
+                       "> 0"));
+    expect_bad("starling.likelihood(\"kepler_rv\", {data = {t = {1, 0/0, 3}, rv = {1, 2, 3}, "
+               "err = {1, 1, 1}}})",
+               NEEDLES("data: column 't', row 2 = nan: expected a finite number"));
+    expect_bad("starling.likelihood(\"kepler_rv\", {data = {t = {1, 2, 3}, rv = {1, 2}, "
+               "err = {1, 1, 1}}})",
+               NEEDLES("values, another column", "expected columns of one length"));
+    expect_bad("starling.likelihood(\"kepler_rv\", {data = {t = {1, 2}, rv = {'a', 'b'}, "
+               "err = {1, 1}}})",
+               NEEDLES("data: column 'rv' holds text: expected numbers (the velocity column)"));
+    expect_bad("starling.likelihood(\"kepler_rv\", {data = {}})",
+               NEEDLES("key 'data' = an empty table: expected a file name or columns"));
+    expect_bad("starling.likelihood(\"kepler_rv\", {data = {t = {}}})",
+               NEEDLES("data.t = an empty list: expected a list of numbers or of names"));
+    expect_bad("starling.likelihood(\"kepler_rv\", {data = D, columns = {foo = 'x'}})",
+               NEEDLES("columns.foo = \"x\": RV data has no column 'foo'"));
+    expect_bad("starling.likelihood(\"kepler_rv\", {data = D, columns = {rv = 3}})",
+               NEEDLES("likelihood 'kepler_rv': columns.rv = 3: expected a column name"));
+    expect_bad("starling.rv.read(D, {columns = {rv = 'nope'}})",
+               NEEDLES("rv.read: ", "columns.velocity = \"nope\": the header has no such "
+                       "column"));
+    expect_bad("starling.rv.read(D, {colums = {}})",
+               NEEDLES("rv.read: unknown key 'colums'", "known keys: columns"));
+    /* an object from starling.rv.read is named as such; plain data is not */
+    run_out o = run_script("local starling = require \"starling\"\n"
+                           "starling.likelihood(\"kepler_rv\", {planets = 2})\n");
+    cr_expect_eq(o.status, 1);
+    cr_expect(strstr(o.err, "key 'data' is required: a file name or columns by name"), "%s",
+              o.err);
+    cr_expect_null(strstr(o.err, "rv.read"), "%s", o.err);
+    free_out(&o);
+}
+
 Test(lua_rv, kepler_solve_scalar_and_lists)
 {
     run_out o = run_script(
@@ -290,9 +447,12 @@ Test(lua_rv, likelihood_bad_options)
                NEEDLES("likelihood 'kepler_rv': unknown key 'planetz' (= 2); known keys:",
                        "planets", "backend", "precision"));
     expect_bad("local L = starling.likelihood(\"kepler_rv\", {data = D, precision = \"single\"})",
-               NEEDLES("key 'precision' = \"single\": expected \"double\", \"mixed\""));
+               NEEDLES("key 'precision' = \"single\": expected one of \"double\", \"mixed\" "
+                       "(or 0..1)"));
     expect_bad("local L = starling.likelihood(\"kepler_rv\", {data = D, basis = 7})",
-               NEEDLES("key 'basis' = 7: expected an integer in [0, 2]"));
+               NEEDLES("key 'basis' = 7: expected one of \"M0\", \"tp\", \"tc\" (or 0..2)"));
+    expect_bad("local L = starling.likelihood(\"kepler_rv\", {data = D, basis = true})",
+               NEEDLES("key 'basis' = true: expected one of \"M0\", \"tp\", \"tc\""));
     expect_bad("local L = starling.likelihood(\"kepler_rv\", {data = D, epoch = 0/0})",
                NEEDLES("key 'epoch' = nan: expected a finite number"));
     expect_bad("local L = starling.likelihood(\"kepler_rv\", {data = D, trend = \"yes\"})",
@@ -300,7 +460,8 @@ Test(lua_rv, likelihood_bad_options)
     expect_bad("local L = starling.likelihood(\"kepler_rv\", {planets = 2})",
                NEEDLES("key 'data' is required"));
     expect_bad("local L = starling.likelihood(\"kepler_rv\", {data = {1, 2}})",
-               NEEDLES("key 'data' = a table: expected a file name or a data object"));
+               NEEDLES("key 'data': entry [1] = 1: expected a file name or columns by name, e.g. "
+                       "{t = {...}, rv = {...}, err = {...}}"));
     expect_bad("local L = starling.likelihood(\"kepler_rv\", {data = D, backend = \"gpu\"})",
                NEEDLES("key 'backend' = \"gpu\": expected \"auto\", \"cpu\", \"cuda\""));
     expect_bad("local L = starling.likelihood(\"kepler_rb\", {data = D})",

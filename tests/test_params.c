@@ -3,10 +3,10 @@
 #include "sl_test.h"
 
 static const sl_param schema[] = {
-    {"dt", SL_PARAM_NUMBER, 0.0, 1e-6, 10.0, 1, "time step"},
-    {"every", SL_PARAM_INTEGER, 100, 1, 1000, 0, "period in steps"},
-    {"on", SL_PARAM_BOOL, 1, 0, 1, 0, "switch"},
-    {"r", SL_PARAM_NUMBER, 2.5, 0.0, 1e300, 0, "radius"},
+    {"dt", SL_PARAM_NUMBER, 0.0, 1e-6, 10.0, 1, "time step", NULL, NULL},
+    {"every", SL_PARAM_INTEGER, 100, 1, 1000, 0, "period in steps", NULL, NULL},
+    {"on", SL_PARAM_BOOL, 1, 0, 1, 0, "switch", NULL, NULL},
+    {"r", SL_PARAM_NUMBER, 2.5, 0.0, 1e300, 0, "radius", NULL, NULL},
 };
 enum { NS = sizeof schema / sizeof schema[0] };
 
@@ -192,4 +192,93 @@ Test(params, integrate_refuses_bad_config)
         cr_assert_eq(e->steps[s], 0);
     sl_ensemble_destroy(e);
     slt_unload(&p);
+}
+
+/* ---- word keys (SL_PARAM_WORD) ------------------------------------------- */
+
+static const char *const prec_words[] = {"double", "mixed", NULL};
+static const sl_param word_schema[] = {
+    {"precision", SL_PARAM_WORD, 0, 0, 0, 0, "how", prec_words, NULL},
+    {"epoch", SL_PARAM_NUMBER, NAN, -1e300, 1e300, 0, "when", NULL, "the earliest time"},
+};
+
+Test(params, word_keys_take_words_and_store_the_index)
+{
+    sl_param_values pv;
+    SLT_OK(sl_params_init(&pv, word_schema, 2));
+    cr_assert_eq(sl_params_get(&pv, "precision"), 0);
+    SLT_OK(sl_params_set_word(&pv, "precision", "mixed"));
+    cr_assert_eq(sl_params_get(&pv, "precision"), 1);
+    cr_assert(pv.given[0]);
+    cr_assert_str_eq(sl_param_word(&word_schema[0], pv.v[0]), "mixed");
+    SLT_OK(sl_params_set(&pv, "precision", 0)); /* C passes the index */
+    cr_assert_str_eq(sl_param_word(&word_schema[0], pv.v[0]), "double");
+    cr_assert_eq(sl_param_word_count(&word_schema[0]), 2);
+    cr_assert_eq(sl_param_word_count(&word_schema[1]), 0);
+    cr_assert_null(sl_param_word(&word_schema[0], 2));
+    cr_assert_null(sl_param_word(&word_schema[0], 0.5));
+}
+
+Test(params, word_errors_list_the_words)
+{
+    sl_param_values pv;
+    SLT_OK(sl_params_init(&pv, word_schema, 2));
+    const char *want = "key 'precision' = \"single\": expected one of \"double\", \"mixed\" "
+                       "(or 0..1)";
+    cr_assert_eq(sl_params_set_word(&pv, "precision", "single"), SL_ERR_ARG);
+    cr_assert_str_eq(sl_last_error(), want);
+    cr_assert_eq(sl_params_set_word(&pv, "precision", "Double"), SL_ERR_ARG, "case matters");
+    expect_error(&pv, "precision", 2, (const char *[]){"'precision' = 2",
+                 "expected one of \"double\", \"mixed\""}, 2);
+    expect_error(&pv, "precision", 0.5, (const char *[]){"'precision' = 0.5"}, 1);
+    expect_error(&pv, "precision", -1, (const char *[]){"'precision' = -1"}, 1);
+    expect_error(&pv, "precision", NAN, (const char *[]){"'precision' = nan"}, 1);
+    cr_assert_eq(pv.v[0], 0, "nothing stored");
+    char buf[256];
+    sl_param_expectation(&word_schema[0], buf, sizeof buf);
+    cr_assert_str_eq(buf, "one of \"double\", \"mixed\" (or 0..1)");
+}
+
+/* The registry's check of a schema (sl_params_check_schema). */
+static void expect_schema_refused(const sl_param *s, size_t n, const char *phrase)
+{
+    sl_clear_error();
+    cr_assert_eq(sl_params_check_schema(s, n), SL_ERR_ARG, "accepted: expected \"%s\"", phrase);
+    cr_assert(strstr(sl_last_error(), phrase), "\"%s\" not in: %s", phrase, sl_last_error());
+}
+
+Test(params, schema_check)
+{
+    SLT_OK(sl_params_check_schema(schema, NS));
+    SLT_OK(sl_params_check_schema(word_schema, 2)); /* NaN default with def_doc */
+    SLT_OK(sl_params_check_schema(NULL, 0));
+    static const char *const none[] = {NULL};
+    static const char *const twice[] = {"a", "b", "a", NULL};
+    static const char *const empty[] = {"a", "", NULL};
+    const sl_param no_words[] = {{"w", SL_PARAM_WORD, 0, 0, 0, 0, "", none, NULL}};
+    const sl_param null_words[] = {{"w", SL_PARAM_WORD, 0, 0, 0, 0, "", NULL, NULL}};
+    const sl_param rep_words[] = {{"w", SL_PARAM_WORD, 0, 0, 0, 0, "", twice, NULL}};
+    const sl_param empty_word[] = {{"w", SL_PARAM_WORD, 0, 0, 0, 0, "", empty, NULL}};
+    const sl_param bad_index[] = {{"w", SL_PARAM_WORD, 2, 0, 0, 0, "", prec_words, NULL}};
+    const sl_param out[] = {{"x", SL_PARAM_NUMBER, 5, 0, 1, 0, "", NULL, NULL}};
+    const sl_param bad_int[] = {{"n", SL_PARAM_INTEGER, 0.5, 0, 1, 0, "", NULL, NULL}};
+    const sl_param dup[] = {{"x", SL_PARAM_NUMBER, 0, 0, 1, 0, "", NULL, NULL},
+                            {"x", SL_PARAM_BOOL, 0, 0, 1, 0, "", NULL, NULL}};
+    const sl_param unnamed[] = {{NULL, SL_PARAM_NUMBER, 0, 0, 1, 0, "", NULL, NULL}};
+    const sl_param inverted[] = {{"x", SL_PARAM_NUMBER, 0, 1, 0, 0, "", NULL, NULL}};
+    const sl_param bad_type[] = {{"x", (sl_param_type)9, 0, 0, 1, 0, "", NULL, NULL}};
+    expect_schema_refused(no_words, 1, "key 'w' is a word but lists no words");
+    expect_schema_refused(null_words, 1, "key 'w' is a word but lists no words");
+    expect_schema_refused(rep_words, 1, "key 'w': word \"a\" is listed twice");
+    expect_schema_refused(empty_word, 1, "key 'w': word 2 is empty");
+    expect_schema_refused(bad_index, 1,
+                          "key 'w': default 2 is not the index of one of its 2 words");
+    expect_schema_refused(out, 1, "key 'x': default 5 outside [0, 1]");
+    expect_schema_refused(bad_int, 1, "key 'n': integer with default 0.5");
+    expect_schema_refused(dup, 2, "key 'x' is declared twice");
+    expect_schema_refused(unnamed, 1, "parameter 1 has no name");
+    expect_schema_refused(inverted, 1, "key 'x': min 1 > max 0");
+    expect_schema_refused(bad_type, 1, "key 'x' has unknown type 9");
+    expect_schema_refused(schema, SL_PARAMS_MAX + 1, "at most 16 are supported");
+    expect_schema_refused(NULL, 2, "n_params is 2 but params is NULL");
 }

@@ -126,6 +126,79 @@ Test(registry, no_tables)
     expect_refused("no_tables", "no_tables.so", "declares no name or no tables");
 }
 
+/* The head every table starts with is checked the same way for every kind. */
+Test(registry, head_kind_differs_from_listing)
+{
+    expect_refused("kind_mismatch", "kind_mismatch.so",
+                   "table 'slt_kind' is listed as a monitor but its head says kind 2 (force)");
+}
+
+Test(registry, head_param_default_out_of_bounds)
+{
+    expect_refused("bad_default", "bad_default.so",
+                   "monitor 'slt_default': parameters: key 'r': default 5 outside [0, 1]");
+}
+
+Test(registry, head_param_declared_twice)
+{
+    expect_refused("dup_param", "dup_param.so",
+                   "monitor 'slt_dup_param': parameters: key 'r' is declared twice");
+}
+
+/* A likelihood must say what it runs on and in (likelihood.h). */
+Test(registry, likelihood_without_capabilities)
+{
+    expect_refused("lik_no_caps", "lik_no_caps.so",
+                   "likelihood 'slt_no_caps': backends = 0: expected SL_BACKEND_CAN_CPU and/or "
+                   "SL_BACKEND_CAN_CUDA");
+}
+
+static const char *const dm_words[] = {"double", "mixed", NULL};
+static const char *const ds_words[] = {"double", "single", NULL};
+static const char *const d_words[] = {"double", NULL};
+
+static void expect_caps(uint32_t backends, uint32_t precisions, const sl_param *p, size_t n,
+                        const char *phrase)
+{
+    sl_likelihood l = {.abi = SL_ABI_VERSION, .kind = SL_KIND_LIKELIHOOD, .name = "x",
+                       .params = p, .n_params = n, .backends = backends,
+                       .precisions = precisions};
+    sl_clear_error();
+    sl_status st = sl_likelihood_check_caps(&l);
+    if (!phrase) {
+        cr_assert_eq(st, SL_OK, "%s", sl_last_error());
+        return;
+    }
+    cr_assert_neq(st, SL_OK, "accepted; expected \"%s\"", phrase);
+    cr_assert(strstr(sl_last_error(), phrase), "\"%s\" not in: %s", phrase, sl_last_error());
+}
+
+Test(registry, likelihood_capabilities_agree_with_the_precision_option)
+{
+    const sl_param dm[] = {{"precision", SL_PARAM_WORD, 0, 0, 0, 0, "", dm_words, NULL}};
+    const sl_param ds[] = {{"precision", SL_PARAM_WORD, 0, 0, 0, 0, "", ds_words, NULL}};
+    const sl_param d[] = {{"precision", SL_PARAM_WORD, 0, 0, 0, 0, "", d_words, NULL}};
+    const sl_param num[] = {{"precision", SL_PARAM_INTEGER, 0, 0, 1, 0, "", NULL, NULL}};
+    unsigned cpu = SL_BACKEND_CAN_CPU;
+    expect_caps(cpu, SL_PRECISION_DOUBLE, NULL, 0, NULL);
+    expect_caps(cpu | SL_BACKEND_CAN_CUDA, SL_PRECISION_DOUBLE | SL_PRECISION_MIXED, dm, 1, NULL);
+    expect_caps(cpu, SL_PRECISION_DOUBLE, d, 1, NULL);
+    expect_caps(cpu, SL_PRECISION_DOUBLE, num, 1, NULL);
+    expect_caps(8, SL_PRECISION_DOUBLE, NULL, 0, "backends = 0x8");
+    expect_caps(cpu, 0, NULL, 0, "precisions = 0");
+    expect_caps(cpu, 16, NULL, 0, "precisions = 0x10");
+    expect_caps(cpu, SL_PRECISION_DOUBLE | SL_PRECISION_MIXED, NULL, 0,
+                "several precisions but no word option 'precision'");
+    expect_caps(cpu, SL_PRECISION_DOUBLE | SL_PRECISION_MIXED, num, 1,
+                "several precisions but no word option 'precision'");
+    expect_caps(cpu, SL_PRECISION_DOUBLE | SL_PRECISION_MIXED, ds, 1,
+                "option 'precision' offers \"single\", which is not a precision it declares");
+    expect_caps(cpu, SL_PRECISION_DOUBLE | SL_PRECISION_MIXED, d, 1,
+                "it declares precision \"mixed\" but option 'precision' does not offer it");
+    expect_caps(cpu, SL_PRECISION_DOUBLE, dm, 1,
+                "option 'precision' offers \"mixed\", which is not a precision it declares");
+}
+
 Test(registry, duplicate_name_in_two_plugins)
 {
     char a[PATH_MAX], b[PATH_MAX];
@@ -178,7 +251,11 @@ Test(registry, load_dir_records_problems_and_loads_good_plugins)
     } want[] = {
         {"abi_plugin.so", "ABI version"},
         {"abi_table.so", "'slt_old' has ABI version"},
+        {"bad_default.so", "key 'r': default 5 outside [0, 1]"},
         {"dup_b.so", "force 'newton' is already provided by"},
+        {"dup_param.so", "key 'r' is declared twice"},
+        {"kind_mismatch.so", "is listed as a monitor but its head says kind 2"},
+        {"lik_no_caps.so", "likelihood 'slt_no_caps': backends = 0"},
         {"name_mismatch.so", "is named 'slt_good' inside"},
         {"no_entry.so", "has no symbol sl_plugin_entry"},
         {"no_tables.so", "declares no name or no tables"},

@@ -19,7 +19,8 @@ static sl_status drift9_pack(const sl_param_values *pv, double pp[SL_PROP_PARAMS
 }
 
 static const sl_propagator drift9 = {
-    .abi = SL_ABI_VERSION, .name = "drift9", .description = "9 drifts of h/9",
+    .abi = SL_ABI_VERSION, .kind = SL_KIND_PROPAGATOR, .name = "drift9",
+    .description = "9 drifts of h/9",
     .order = 1, .pack = drift9_pack, .kernels = sl_kernels_drift9,
     .n_kernels = sizeof sl_kernels_drift9 / sizeof sl_kernels_drift9[0], .n_packed = 1,
 };

@@ -273,3 +273,77 @@ Test(table, round_trip_every_dialect)
         free(text);
     }
 }
+
+/* ---- columns in memory (sl_table_from_data) ------------------------------ */
+
+Test(table, columns_in_memory_follow_the_header_rules)
+{
+    const double jd[] = {1, 2, 3}, flux[] = {10, 11, 12}, sap[] = {7, 8, 9}, e[] = {.1, .2, .3};
+    const char *const tel[] = {"a", "b", "a"};
+    /* sap_flux before flux in the data, flux first among the aliases */
+    sl_data_column c[] = {{"SAP_FLUX", sap, NULL}, {"mjd", jd, NULL}, {"Flux", flux, NULL},
+                          {"dy", e, NULL}, {"TEL", NULL, tel}};
+    sl_data d = {.n_rows = 3, .cols = c, .n_cols = 5};
+    sl_table_spec spec = spec4();
+    sl_table t;
+    SLT_OK(sl_table_from_data(&d, &spec, &t));
+    cr_assert(t.in_memory && t.has_header);
+    cr_assert_eq(t.n_rows, 3);
+    cr_assert_eq(t.col[0].num[2], 3.0);
+    cr_assert_eq(t.col[1].num[0], 10.0, "the alias of higher priority wins");
+    cr_assert_eq(t.col[2].num[1], 0.2);
+    cr_assert_eq(t.col[3].n_levels, 2);
+    cr_assert_str_eq(t.col[3].levels[t.col[3].code[2]], "a");
+    cr_assert_str_eq(t.path, "data");
+    char at[128];
+    sl_table_at(&t, 1, 1, at, sizeof at);
+    cr_assert_str_eq(at, "data: column 'Flux', row 2");
+    sl_table_free(&t);
+    /* the user's name overrides, and numbers become names in a text column */
+    const char *names[4] = {NULL, "sap_flux", NULL, "flux"};
+    spec.names = names;
+    SLT_OK(sl_table_from_data(&d, &spec, &t));
+    cr_assert_eq(t.col[1].num[0], 7.0);
+    cr_assert_str_eq(t.col[3].levels[t.col[3].code[1]], "11");
+    sl_table_free(&t);
+}
+
+static void expect_data_error(const sl_data *d, const char *const *names, const char *want)
+{
+    sl_table_spec spec = spec4();
+    spec.names = names;
+    sl_table t;
+    sl_clear_error();
+    cr_assert_neq(sl_table_from_data(d, &spec, &t), SL_OK, "accepted; expected \"%s\"", want);
+    cr_assert(strstr(sl_last_error(), want), "message \"%s\" lacks \"%s\"", sl_last_error(), want);
+    cr_assert_eq(t.n_rows, 0);
+    cr_assert_null(t.path, "a failed read left memory behind");
+}
+
+Test(table, columns_in_memory_errors_name_the_column)
+{
+    const double t3[] = {1, NAN, 3}, v3[] = {4, 5, 6};
+    const char *const s3[] = {"x", "y", "z"};
+    sl_data_column c[] = {{"t", t3, NULL}, {"vel", v3, NULL}};
+    sl_data d = {.n_rows = 3, .cols = c, .n_cols = 2, .source = "my table"};
+    expect_data_error(&d, NULL, "my table: column 't', row 2 = nan: expected a finite number");
+    const double t3ok[] = {1, 2, 3};
+    c[0].num = t3ok;
+    c[1] = (sl_data_column){"flux", NULL, s3};
+    expect_data_error(&d, NULL, "my table: column 'flux' holds text: expected numbers (the value "
+                                "column)");
+    c[1] = (sl_data_column){"speed", v3, NULL};
+    expect_data_error(&d, NULL, "my table: the columns (\"t\", \"speed\") include no value column: "
+                                "expected one of value, flux, pdcsap_flux");
+    const char *names[4] = {NULL, "nope", NULL, NULL};
+    expect_data_error(&d, names, "my table: columns.value = \"nope\": there is no such column "
+                                 "(the columns: \"t\", \"speed\")");
+    c[1] = (sl_data_column){"T", v3, NULL};
+    expect_data_error(&d, NULL, "my table: two columns are named 'T'");
+    c[1] = (sl_data_column){"v", NULL, NULL};
+    expect_data_error(&d, NULL, "my table: column 'v' has no values");
+    d.n_rows = 0;
+    expect_data_error(&d, NULL, "my table: no rows");
+    sl_data f = sl_data_file("/nonexistent/sl_table/x.txt");
+    expect_data_error(&f, NULL, "/nonexistent/sl_table/x.txt: cannot open");
+}

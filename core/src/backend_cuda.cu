@@ -29,10 +29,11 @@ extern "C" sl_status sl_cuda_open(int device, sl_backend *out)
 {
     int n = sl_cuda_device_count();
     if (n < 1)
-        return sl_fail(SL_ERR_NODEVICE, "backend cuda:%d: no CUDA device is usable", device);
+        return sl_fail(SL_ERR_NODEVICE, "no CUDA device is usable (device %d asked for)",
+                       device);
     if (device >= n)
-        return sl_fail(SL_ERR_NODEVICE, "backend cuda:%d: only %d device%s present", device, n,
-                       n == 1 ? "" : "s");
+        return sl_fail(SL_ERR_NODEVICE, "device %d asked for, but only %d device%s present",
+                       device, n, n == 1 ? "" : "s");
     SL_CUDA_TRY(cudaSetDevice(device), "selecting the CUDA device");
     cudaDeviceProp p;
     SL_CUDA_TRY(cudaGetDeviceProperties(&p, device), "reading device properties");

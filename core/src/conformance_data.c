@@ -1,16 +1,18 @@
-/* The conformance checks of likelihoods and periodograms: batches equal
- * their single evaluations, the same input gives the same output, bad
- * input is refused, and the CPU agrees with CUDA. */
+/* The conformance checks of likelihoods: batches equal their single
+ * evaluations, the same input gives the same output, bad input is
+ * refused, and the CPU agrees with CUDA. */
 #define _GNU_SOURCE
 #include "conformance_internal.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "starling/rng.h"
+#include "starling/table.h"
 
 /* ---- likelihoods ------------------------------------------------------------------ */
 
@@ -57,10 +59,29 @@ typedef struct lk_setup {
     void *ctx;
     int needs_data;
     char source[160];
+    char file[4200]; /* the data file ("" when none) */
+    char dir[4096];  /* the generated file's folder, removed by lk_done ("" otherwise) */
 } lk_setup;
 
+static void lk_done(lk_setup *s)
+{
+    if (s->dir[0]) {
+        unlink(s->file);
+        rmdir(s->dir);
+        s->dir[0] = '\0';
+    }
+}
+
+static sl_status lk_prepare_file(const sl_likelihood *l, const sl_param_values *opt,
+                                 const char *path, void **ctx)
+{
+    sl_data d = sl_data_file(path);
+    return l->prepare(opt, &d, ctx);
+}
+
 /* Data: the user's file, none if the plugin needs none, else the RV
- * fixture. 0 with a SKIP or FAIL added when nothing could be prepared. */
+ * fixture (kept until lk_done). 0 with a SKIP or FAIL added when nothing
+ * could be prepared. */
 static int lk_prepare(sl_check_report *r, const sl_likelihood *l, const sl_param_values *opt,
                       const sl_check_options *o, lk_setup *s)
 {
@@ -68,7 +89,8 @@ static int lk_prepare(sl_check_report *r, const sl_likelihood *l, const sl_param
     s->needs_data = 1;
     if (o && o->data_path) {
         snprintf(s->source, sizeof s->source, "%s", o->data_path);
-        if (l->prepare(opt, o->data_path, &s->ctx) == SL_OK)
+        snprintf(s->file, sizeof s->file, "%s", o->data_path);
+        if (lk_prepare_file(l, opt, o->data_path, &s->ctx) == SL_OK)
             return 1;
         sl_check_add(r, SL_CHECK_FAIL, "prepare", "%s", sl_last_error());
         return 0;
@@ -78,20 +100,19 @@ static int lk_prepare(sl_check_report *r, const sl_likelihood *l, const sl_param
         snprintf(s->source, sizeof s->source, "no data");
         return 1;
     }
-    char dir[4096], file[4200];
-    if (write_rv_fixture(sl_check_seed(o), dir, sizeof dir, file, sizeof file)) {
+    if (write_rv_fixture(sl_check_seed(o), s->dir, sizeof s->dir, s->file, sizeof s->file)) {
+        s->dir[0] = s->file[0] = '\0';
         sl_check_add(r, SL_CHECK_SKIP, "prepare", "%s", sl_last_error());
         return 0;
     }
-    sl_status st = l->prepare(opt, file, &s->ctx);
-    unlink(file);
-    rmdir(dir);
+    sl_status st = lk_prepare_file(l, opt, s->file, &s->ctx);
     snprintf(s->source, sizeof s->source, "a generated RV file (%d rows: time vel errvel tel)",
              RV_OBS);
     if (st == SL_OK)
         return 1;
     sl_check_add(r, SL_CHECK_SKIP, "prepare", "refused %s: \"%s\"; give the plugin's kind of "
                  "data file to run the data checks", s->source, sl_last_error());
+    lk_done(s);
     return 0;
 }
 
@@ -105,7 +126,7 @@ static void lk_missing_file(sl_check_report *r, const sl_likelihood *l,
         return;
     }
     sl_clear_error();
-    if (l->prepare(opt, missing, &ctx) == SL_OK) {
+    if (lk_prepare_file(l, opt, missing, &ctx) == SL_OK) {
         l->release(ctx);
         sl_check_add(r, SL_CHECK_FAIL, "prepare/missing_file", "a missing file was accepted");
         return;
@@ -116,13 +137,148 @@ static void lk_missing_file(sl_check_report *r, const sl_likelihood *l,
                  sl_last_error());
 }
 
+/* ---- the data file's columns, in memory ------------------------------------------- */
+
+/* Every column of a file with a header, as named columns: numbers where
+ * every value is one (parsed as the reader parses them), else text. */
+typedef struct file_columns {
+    sl_table tab;
+    sl_data_column cols[SL_TABLE_MAX_COLS];
+    double *num[SL_TABLE_MAX_COLS];
+    const char **text[SL_TABLE_MAX_COLS];
+    sl_data data;
+} file_columns;
+
+static void file_columns_free(file_columns *fc)
+{
+    for (int c = 0; c < SL_TABLE_MAX_COLS; c++)
+        free(fc->num[c]), free(fc->text[c]);
+    sl_table_free(&fc->tab);
+}
+
+/* 1: read; 0: the file cannot be seen as named columns (why says why). */
+static int file_columns_read(const char *path, file_columns *fc, char *why, size_t cap)
+{
+    memset(fc, 0, sizeof *fc);
+    static const sl_table_col probe = {"\x01", NULL, SL_COL_TEXT, 0, -1, 0};
+    sl_table_spec spec = {.what = "data", .cols = &probe, .n_cols = 1};
+    if (sl_table_read(path, &spec, &fc->tab) != SL_OK) {
+        snprintf(why, cap, "%s", sl_last_error());
+        return 0;
+    }
+    int n = fc->tab.n_fields, has_header = fc->tab.has_header;
+    char *names[SL_TABLE_MAX_COLS];
+    for (int i = 0; has_header && i < n && i < SL_TABLE_MAX_COLS; i++)
+        names[i] = strdup(fc->tab.header[i]);
+    sl_table_free(&fc->tab);
+    if (!has_header || n > SL_TABLE_MAX_COLS) {
+        snprintf(why, cap, "%s", has_header ? "more columns than the reader takes"
+                                            : "the file has no header naming its columns");
+        for (int i = 0; has_header && i < n && i < SL_TABLE_MAX_COLS; i++)
+            free(names[i]);
+        return 0;
+    }
+    sl_table_col want[SL_TABLE_MAX_COLS];
+    const char *alias[SL_TABLE_MAX_COLS][2];
+    for (int i = 0; i < n; i++) {
+        alias[i][0] = names[i], alias[i][1] = NULL;
+        want[i] = (sl_table_col){names[i], alias[i], SL_COL_TEXT, 1, i, 0};
+    }
+    spec = (sl_table_spec){.what = "data", .cols = want, .n_cols = n};
+    sl_status st = sl_table_read(path, &spec, &fc->tab);
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    if (st) {
+        snprintf(why, cap, "%s", sl_last_error());
+        return 0;
+    }
+    size_t rows = (size_t)fc->tab.n_rows;
+    for (int c = 0; c < n; c++) {
+        const sl_table_column *col = &fc->tab.col[c];
+        double *v = malloc(rows * sizeof *v);
+        int numeric = v != NULL;
+        for (size_t i = 0; numeric && i < rows; i++)
+            numeric = sl_table_parse_number(col->levels[col->code[i]], &v[i]);
+        if (numeric) {
+            fc->num[c] = v;
+        } else {
+            free(v);
+            if (!(fc->text[c] = malloc(rows * sizeof *fc->text[c]))) {
+                snprintf(why, cap, "out of memory");
+                return 0;
+            }
+            for (size_t i = 0; i < rows; i++)
+                fc->text[c][i] = col->levels[col->code[i]];
+        }
+        fc->cols[c] = (sl_data_column){fc->tab.header[c], fc->num[c],
+                                       (const char *const *)fc->text[c]};
+    }
+    fc->data = (sl_data){.n_rows = rows, .cols = fc->cols, .n_cols = (size_t)n,
+                         .source = "check-plugin's columns"};
+    return 1;
+}
+
+/* The data file's columns handed over in memory must give the same
+ * parameters and, bit for bit, the same log-likelihoods as the file. */
+static void lk_memory(sl_check_report *r, const sl_likelihood *l, const sl_param_values *opt,
+                      const lk_setup *s, const double *p, size_t np, const double *from_file)
+{
+    const char *name = "data/memory_vs_file";
+    char why[SL_CHECK_DETAIL_MAX / 2];
+    file_columns fc;
+    if (!s->needs_data || !s->file[0]) {
+        sl_check_add(r, SL_CHECK_SKIP, name, "the plugin reads no data");
+        return;
+    }
+    if (!file_columns_read(s->file, &fc, why, sizeof why)) {
+        sl_check_add(r, SL_CHECK_SKIP, name, "%s: %s", s->file, why);
+        file_columns_free(&fc);
+        return;
+    }
+    void *ctx = NULL;
+    size_t n2;
+    const char *const *names, *const *names2;
+    const double *lo, *hi;
+    double out[LK_BATCH];
+    sl_backend cpu;
+    sl_status st = l->prepare(opt, &fc.data, &ctx);
+    if (st) {
+        sl_check_add(r, SL_CHECK_FAIL, name, "the file's %zu columns in memory refused: %s",
+                     fc.data.n_cols, sl_last_error());
+        file_columns_free(&fc);
+        return;
+    }
+    size_t n1;
+    int same = l->free_params(s->ctx, &n1, &names, &lo, &hi) == SL_OK &&
+               l->free_params(ctx, &n2, &names2, &lo, &hi) == SL_OK && n1 == n2 && n2 == np;
+    for (size_t i = 0; same && i < np; i++)
+        same = !strcmp(names[i], names2[i]);
+    if (!same)
+        sl_check_add(r, SL_CHECK_FAIL, name, "in memory, the parameters differ from the file's "
+                     "(%zu vs %zu, or their names)", n2, np);
+    else if (sl_backend_open("cpu", &cpu) || l->eval_batch(ctx, &cpu, p, LK_BATCH, out))
+        sl_check_add(r, SL_CHECK_FAIL, name, "eval from memory: %s", sl_last_error());
+    else if (memcmp(out, from_file, sizeof out)) {
+        size_t k = 0;
+        while (!memcmp(&out[k], &from_file[k], sizeof out[k]))
+            k++;
+        sl_check_add(r, SL_CHECK_FAIL, name, "vector %zu: %.17g from the file, %.17g from the "
+                     "same columns in memory", k + 1, from_file[k], out[k]);
+    } else
+        sl_check_add(r, SL_CHECK_PASS, name, "the file's %lld rows as %zu named columns in "
+                     "memory: the same %zu parameters, %d log-likelihoods bit for bit",
+                     (long long)fc.data.n_rows, fc.data.n_cols, np, LK_BATCH);
+    l->release(ctx);
+    file_columns_free(&fc);
+}
+
 static int lk_params(sl_check_report *r, const sl_likelihood *l, void *ctx, size_t *n,
                      const double **lo, const double **hi)
 {
     const char *const *names;
-    if (!l->params || l->params(ctx, n, &names, lo, hi) != SL_OK) {
+    if (!l->free_params || l->free_params(ctx, n, &names, lo, hi) != SL_OK) {
         sl_check_add(r, SL_CHECK_FAIL, "params", "%s",
-                     l->params ? sl_last_error() : "the table has no params entry");
+                     l->free_params ? sl_last_error() : "the table has no free_params entry");
         return 0;
     }
     if (*n == 0 || !names || !*lo || !*hi) {
@@ -215,17 +371,18 @@ static void lk_cuda(sl_check_report *r, const sl_likelihood *l, void *ctx, const
     sl_backend gpu;
     sl_check_result why_res;
     char why[160];
+    if (!(l->backends & SL_BACKEND_CAN_CUDA)) {
+        sl_check_add(r, SL_CHECK_SKIP, name, "the plugin runs on the CPU only (its table "
+                     "declares no CUDA)");
+        return;
+    }
     if (!sl_check_cuda_backend(o, &gpu, &why_res, why, sizeof why)) {
         sl_check_add(r, why_res, name, "%s", why);
         return;
     }
     double out[LK_BATCH];
     sl_status st = l->eval_batch(ctx, &gpu, p, LK_BATCH, out);
-    if (st == SL_ERR_UNSUPPORTED) {
-        sl_check_add(r, SL_CHECK_SKIP, name, "the plugin has no CUDA path: %s", sl_last_error());
-        return;
-    }
-    if (st) {
+    if (st) { /* declared, so an SL_ERR_UNSUPPORTED is a failure too */
         sl_check_add(r, SL_CHECK_FAIL, name, "CUDA eval: %s", sl_last_error());
         return;
     }
@@ -237,25 +394,111 @@ static void lk_cuda(sl_check_report *r, const sl_likelihood *l, void *ctx, const
                  worst, tol);
 }
 
-/* The mixed-precision context, when the plugin has kepler_rv's option
- * 'precision' (0 double, 1 mixed); NULL otherwise. */
+/* The mixed-precision context, when the plugin declares mixed precision
+ * (chosen by its word option 'precision'); NULL otherwise. */
 static void *lk_mixed(const sl_likelihood *l, const sl_check_options *o)
 {
-    const sl_param *k = sl_params_find(l->options, l->n_options, "precision");
-    if (!k || k->type != SL_PARAM_INTEGER || k->max < 1)
-        return NULL;
     sl_param_values pv;
-    if (sl_check_valid_values(l->options, l->n_options, &pv) ||
-        sl_params_set(&pv, "precision", 1))
+    if (!(l->precisions & SL_PRECISION_MIXED) ||
+        sl_check_valid_values(l->params, l->n_params, &pv) ||
+        sl_params_set_word(&pv, "precision", "mixed"))
         return NULL;
     sl_check_report scratch;
     lk_setup s;
-    return lk_prepare(&scratch, l, &pv, o, &s) ? s.ctx : NULL;
+    void *ctx = lk_prepare(&scratch, l, &pv, o, &s) ? s.ctx : NULL;
+    lk_done(&s);
+    return ctx;
 }
 
-static void lk_data_checks(sl_check_report *r, const sl_likelihood *l, void *ctx,
+/* ---- thread safety ------------------------------------------------------------------ */
+
+enum { LK_THREAD_REPEATS = 4 };
+
+/* One thread's work: its own context, its own vectors, its expected values. */
+typedef struct lk_thread {
+    const sl_likelihood *l;
+    void *ctx;
+    const double *p, *want;
+    int differs;         /* 1 + the first vector that differed, or 0 */
+    double got;
+    sl_status st;
+    char err[SL_CHECK_DETAIL_MAX / 2];
+} lk_thread;
+
+static void *lk_thread_run(void *arg)
+{
+    lk_thread *t = arg;
+    sl_backend cpu;
+    double out[LK_BATCH];
+    t->st = sl_backend_open("cpu", &cpu);
+    for (int rep = 0; rep < LK_THREAD_REPEATS && !t->st && !t->differs; rep++) {
+        t->st = t->l->eval_batch(t->ctx, &cpu, t->p, LK_BATCH, out);
+        for (size_t k = 0; !t->st && !t->differs && k < LK_BATCH; k++)
+            if (memcmp(&out[k], &t->want[k], sizeof out[k]))
+                t->differs = (int)k + 1, t->got = out[k];
+    }
+    if (t->st) /* the message is this thread's */
+        snprintf(t->err, sizeof t->err, "%s", sl_last_error());
+    return NULL;
+}
+
+/* The contract of likelihood.h: two contexts evaluated at the same time
+ * from two threads, each on its own vectors (the second in reverse order),
+ * give the values of one thread alone. */
+static void lk_threads(sl_check_report *r, const sl_likelihood *l, const sl_param_values *opt,
+                       const lk_setup *s, const double *p, size_t np, const double *alone)
+{
+    const char *name = "threads/distinct_contexts";
+    void *other = NULL;
+    sl_status st = s->needs_data ? lk_prepare_file(l, opt, s->file, &other)
+                                 : l->prepare(opt, NULL, &other);
+    double *rp = malloc(LK_BATCH * np * sizeof *rp), ralone[LK_BATCH];
+    if (st || !rp) {
+        sl_check_add(r, SL_CHECK_FAIL, name, "a second context: %s",
+                     st ? sl_last_error() : "out of memory");
+        if (!st)
+            l->release(other);
+        free(rp);
+        return;
+    }
+    for (size_t k = 0; k < LK_BATCH; k++) {
+        memcpy(rp + k * np, p + (LK_BATCH - 1 - k) * np, np * sizeof *rp);
+        ralone[k] = alone[LK_BATCH - 1 - k];
+    }
+    lk_thread t[2] = {{.l = l, .ctx = s->ctx, .p = p, .want = alone},
+                      {.l = l, .ctx = other, .p = rp, .want = ralone}};
+    pthread_t th[2];
+    int started = 0;
+    for (; started < 2; started++)
+        if (pthread_create(&th[started], NULL, lk_thread_run, &t[started]))
+            break;
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    if (started < 2)
+        sl_check_add(r, SL_CHECK_SKIP, name, "could not start a second thread");
+    for (int i = 0; started == 2 && i < 2; i++)
+        if (t[i].st || t[i].differs) {
+            if (t[i].st)
+                sl_check_add(r, SL_CHECK_FAIL, name, "thread %d: %s", i + 1, t[i].err);
+            else
+                sl_check_add(r, SL_CHECK_FAIL, name, "thread %d, vector %d: %.17g alone, %.17g "
+                             "while another context was evaluated", i + 1, t[i].differs,
+                             t[i].want[t[i].differs - 1], t[i].got);
+            started = 0;
+        }
+    if (started == 2)
+        sl_check_add(r, SL_CHECK_PASS, name, "2 contexts evaluated at once from 2 threads "
+                     "(%d batches of %d each): the values of one thread alone, bit for bit",
+                     LK_THREAD_REPEATS, LK_BATCH);
+    l->release(other);
+    free(rp);
+}
+
+static void lk_data_checks(sl_check_report *r, const sl_likelihood *l,
+                           const sl_param_values *opt, const lk_setup *s,
                            const sl_check_options *o)
 {
+    void *ctx = s->ctx;
     size_t np;
     const double *lo, *hi;
     if (!lk_params(r, l, ctx, &np, &lo, &hi))
@@ -280,6 +523,8 @@ static void lk_data_checks(sl_check_report *r, const sl_likelihood *l, void *ctx
                  same ? "the same batch twice: bit-identical"
                       : "the same batch twice gave different values");
     lk_batch_vs_single(r, l, ctx, p, np, out[0]);
+    lk_memory(r, l, opt, s, p, np, out[0]);
+    lk_threads(r, l, opt, s, p, np, out[0]);
     lk_cuda(r, l, ctx, p, out[0], o, "cuda", LK_TOL_DOUBLE);
     void *mixed = lk_mixed(l, o);
     if (mixed) {
@@ -299,13 +544,28 @@ sl_status sl_check_likelihood(const sl_likelihood *l, const sl_check_options *o,
     sl_check_begin(r, SL_KIND_LIKELIHOOD, l ? l->name : NULL);
     if (!l)
         return sl_fail(SL_ERR_ARG, "check likelihood: no table");
-    sl_check_schema(r, "options", l->options, l->n_options);
-    if (!l->prepare || !l->eval_batch || !l->release) {
-        sl_check_add(r, SL_CHECK_FAIL, "entries", "prepare, eval_batch and release are required");
+    sl_check_schema(r, "params", l->params, l->n_params);
+    if (sl_likelihood_check_caps(l) != SL_OK) {
+        sl_check_add(r, SL_CHECK_FAIL, "capabilities", "%s", sl_last_error());
+        return SL_OK;
+    }
+    sl_check_add(r, SL_CHECK_PASS, "capabilities", "backends %s%s%s, precisions declared%s",
+                 l->backends & SL_BACKEND_CAN_CPU ? "CPU" : "",
+                 l->backends == (SL_BACKEND_CAN_CPU | SL_BACKEND_CAN_CUDA) ? " and " : "",
+                 l->backends & SL_BACKEND_CAN_CUDA ? "CUDA" : "",
+                 (l->precisions & (l->precisions - 1)) ? ", chosen by option 'precision'" : "");
+    if (!l->prepare || !l->eval_batch || !l->release || !l->free_params) {
+        sl_check_add(r, SL_CHECK_FAIL, "entries", "prepare, eval_batch, release and free_params "
+                     "are required");
+        return SL_OK;
+    }
+    if (!(l->backends & SL_BACKEND_CAN_CPU)) {
+        sl_check_add(r, SL_CHECK_SKIP, "data", "the plugin runs on CUDA only; the data checks "
+                     "run on the CPU");
         return SL_OK;
     }
     sl_param_values opt;
-    if (sl_check_valid_values(l->options, l->n_options, &opt)) {
+    if (sl_check_valid_values(l->params, l->n_params, &opt)) {
         sl_check_add(r, SL_CHECK_FAIL, "options", "defaults: %s", sl_last_error());
         return SL_OK;
     }
@@ -314,250 +574,8 @@ sl_status sl_check_likelihood(const sl_likelihood *l, const sl_check_options *o,
         return SL_OK;
     sl_check_add(r, SL_CHECK_PASS, "prepare", "default options, %s", s.source);
     lk_missing_file(r, l, &opt, s.needs_data);
-    lk_data_checks(r, l, s.ctx, o);
+    lk_data_checks(r, l, &opt, &s, o);
     l->release(s.ctx);
-    return SL_OK;
-}
-
-/* ---- periodograms ----------------------------------------------------------------- */
-
-enum { PG_OBJ = 5 };
-static const double PG_TOL = 1e-9; /* fp64 CPU vs CUDA, tests/test_gpu_lombscargle.c */
-
-typedef struct pg_fixture {
-    int64_t offset[PG_OBJ + 1];
-    double *t, *y, *dy;
-    sl_ls_data d;
-} pg_fixture;
-
-/* Light curves of 30..90 points: a sinusoid of period 3 + i and noise. */
-static sl_status pg_make(uint64_t seed, pg_fixture *fx)
-{
-    memset(fx, 0, sizeof *fx);
-    int64_t n = 0;
-    for (int i = 0; i < PG_OBJ; i++) {
-        fx->offset[i] = n;
-        n += 30 + 15 * i;
-    }
-    fx->offset[PG_OBJ] = n;
-    fx->t = malloc((size_t)n * sizeof(double));
-    fx->y = malloc((size_t)n * sizeof(double));
-    fx->dy = malloc((size_t)n * sizeof(double));
-    if (!fx->t || !fx->y || !fx->dy)
-        return sl_fail(SL_ERR_NOMEM, "check: light curves");
-    sl_rng g;
-    sl_rng_init(&g, seed, 7);
-    for (int i = 0; i < PG_OBJ; i++)
-        for (int64_t k = fx->offset[i]; k < fx->offset[i + 1]; k++) {
-            fx->t[k] = 100.0 * sl_rng_uniform(&g);
-            fx->y[k] = sin(2.0 * M_PI * fx->t[k] / (3.0 + i)) + 0.3 * (sl_rng_uniform(&g) - 0.5);
-            fx->dy[k] = 0.1 + 0.1 * sl_rng_uniform(&g);
-        }
-    fx->d = (sl_ls_data){.n_obj = PG_OBJ, .offset = fx->offset, .t = fx->t, .y = fx->y,
-                         .dy = fx->dy};
-    return SL_OK;
-}
-
-static void pg_free(pg_fixture *fx)
-{
-    free(fx->t), free(fx->y), free(fx->dy);
-}
-
-static size_t pg_powers(const sl_ls_result *res, int64_t i, const double **p64, const float **p32)
-{
-    *p64 = NULL, *p32 = NULL;
-    if (!res->power_offset)
-        return 0;
-    int64_t a = res->power_offset[i], b = res->power_offset[i + 1];
-    if (res->power64)
-        *p64 = res->power64 + a;
-    if (res->power32)
-        *p32 = res->power32 + a;
-    return (size_t)(b - a);
-}
-
-/* Whether object i of a equals object j of b bit for bit (grid, best, powers). */
-static int pg_same(const sl_ls_result *a, int64_t i, const sl_ls_result *b, int64_t j)
-{
-    if (a->flag[i] != b->flag[j] || a->n_f[i] != b->n_f[j] ||
-        memcmp(&a->f0[i], &b->f0[j], sizeof(double)) || memcmp(&a->df[i], &b->df[j], sizeof(double)) ||
-        memcmp(&a->best_f[i], &b->best_f[j], sizeof(double)) ||
-        memcmp(&a->best_p[i], &b->best_p[j], sizeof(double)))
-        return 0;
-    const double *a64, *b64;
-    const float *a32, *b32;
-    size_t na = pg_powers(a, i, &a64, &a32), nb = pg_powers(b, j, &b64, &b32);
-    if (na != nb)
-        return 0;
-    if (a64 && (!b64 || memcmp(a64, b64, na * sizeof *a64)))
-        return 0;
-    return !(a32 && (!b32 || memcmp(a32, b32, na * sizeof *a32)));
-}
-
-/* Max relative difference of object powers where they matter (>= 1e-4 of
- * the peak), and of the best powers. */
-static double pg_diff(const sl_ls_result *a, const sl_ls_result *b)
-{
-    double worst = 0;
-    for (int64_t i = 0; i < a->n_obj; i++) {
-        if (a->flag[i] != b->flag[i])
-            return INFINITY;
-        worst = fmax(worst, sl_check_rel(a->best_p[i], b->best_p[i], 1e-300));
-        const double *a64, *b64;
-        const float *a32, *b32;
-        size_t n = pg_powers(a, i, &a64, &a32), nb = pg_powers(b, i, &b64, &b32);
-        if (n != nb)
-            return INFINITY;
-        for (size_t k = 0; a64 && b64 && k < n; k++)
-            if (b64[k] >= 1e-4 * b->best_p[i])
-                worst = fmax(worst, sl_check_rel(a64[k], b64[k], 1e-300));
-    }
-    return worst;
-}
-
-static void pg_batch_vs_single(sl_check_report *r, const sl_periodogram *pg, const sl_backend *be,
-                               const pg_fixture *fx, const sl_ls_options *o,
-                               const sl_ls_result *batch)
-{
-    for (int64_t i = 0; i < PG_OBJ; i++) {
-        int64_t off[2] = {0, fx->offset[i + 1] - fx->offset[i]};
-        sl_ls_data one = {.n_obj = 1, .offset = off, .t = fx->t + fx->offset[i],
-                          .y = fx->y + fx->offset[i], .dy = fx->dy + fx->offset[i]};
-        sl_ls_result res;
-        if (pg->compute(be, &one, o, &res)) {
-            sl_check_add(r, SL_CHECK_FAIL, "batch_vs_single", "object %lld alone: %s",
-                         (long long)i + 1, sl_last_error());
-            return;
-        }
-        int same = pg_same(batch, i, &res, 0);
-        pg->result_free(&res);
-        if (!same) {
-            sl_check_add(r, SL_CHECK_FAIL, "batch_vs_single", "object %lld differs between a "
-                         "batch of %d and a call of its own", (long long)i + 1, PG_OBJ);
-            return;
-        }
-    }
-    sl_check_add(r, SL_CHECK_PASS, "batch_vs_single", "%d light curves (30..90 points), full "
-                 "output: batch = single bit for bit", PG_OBJ);
-}
-
-static void pg_refusals(sl_check_report *r, const sl_periodogram *pg, const sl_backend *be,
-                        const pg_fixture *fx, const sl_ls_options *base)
-{
-    sl_ls_options o = *base;
-    const char *bad = "sl_check_no_such_key";
-    sl_clear_error();
-    if (pg->set_choice && (pg->set_choice(&o, bad, "x") == SL_OK || !sl_check_names_key(bad))) {
-        sl_check_add(r, SL_CHECK_FAIL, "refuse_bad", "set_choice('%s') %s", bad,
-                     sl_last_error()[0] ? "refused without naming the key" : "accepted");
-        return;
-    }
-    o.grid = SL_LS_GRID_EXPLICIT, o.f_min = 2.0, o.f_max = 1.0, o.n_f = 10;
-    sl_ls_result res;
-    sl_clear_error();
-    if (pg->compute(be, &fx->d, &o, &res) == SL_OK) {
-        pg->result_free(&res);
-        sl_check_add(r, SL_CHECK_FAIL, "refuse_bad", "an explicit grid with f_min 2 > f_max 1 "
-                     "was accepted");
-        return;
-    }
-    char first[96];
-    snprintf(first, sizeof first, "%s", sl_last_error());
-    int64_t off[2] = {0, 2};
-    sl_ls_data two = {.n_obj = 1, .offset = off, .t = fx->t, .y = fx->y, .dy = fx->dy};
-    sl_clear_error();
-    if (pg->compute(be, &two, base, &res) == SL_OK) {
-        pg->result_free(&res);
-        sl_check_add(r, SL_CHECK_FAIL, "refuse_bad", "a single light curve of 2 points was "
-                     "accepted (a batch of one with a flag must be an error)");
-        return;
-    }
-    sl_check_add(r, first[0] && sl_last_error()[0] ? SL_CHECK_PASS : SL_CHECK_FAIL, "refuse_bad",
-                 "unknown choice, f_min > f_max (\"%s\") and a 2-point curve refused with "
-                 "messages", first);
-}
-
-static void pg_cuda(sl_check_report *r, const sl_periodogram *pg, const pg_fixture *fx,
-                    const sl_ls_options *o, const sl_ls_result *cpu_res,
-                    const sl_check_options *opt)
-{
-    sl_backend gpu;
-    sl_check_result why_res;
-    char why[160];
-    if (!sl_check_cuda_backend(opt, &gpu, &why_res, why, sizeof why)) {
-        sl_check_add(r, why_res, "cuda", "%s", why);
-        return;
-    }
-    sl_ls_result res;
-    sl_status st = pg->compute(&gpu, &fx->d, o, &res);
-    if (st == SL_ERR_UNSUPPORTED) {
-        sl_check_add(r, SL_CHECK_SKIP, "cuda", "the plugin has no CUDA path: %s", sl_last_error());
-        return;
-    }
-    if (st) {
-        sl_check_add(r, SL_CHECK_FAIL, "cuda", "CUDA compute: %s", sl_last_error());
-        return;
-    }
-    double d = pg_diff(&res, cpu_res);
-    pg->result_free(&res);
-    sl_check_add(r, d <= PG_TOL ? SL_CHECK_PASS : SL_CHECK_FAIL, "cuda", "%d light curves, "
-                 "fp64: max relative difference CPU vs CUDA %.3g (bound %g)", PG_OBJ, d, PG_TOL);
-}
-
-static void pg_data_checks(sl_check_report *r, const sl_periodogram *pg, const sl_ls_options *o,
-                           const sl_check_options *opt)
-{
-    pg_fixture fx;
-    sl_backend cpu;
-    sl_ls_result res[2];
-    if (pg_make(sl_check_seed(opt), &fx) || sl_backend_open("cpu", &cpu)) {
-        sl_check_add(r, SL_CHECK_FAIL, "compute", "setup: %s", sl_last_error());
-        pg_free(&fx);
-        return;
-    }
-    if (pg->compute(&cpu, &fx.d, o, &res[0])) {
-        sl_check_add(r, SL_CHECK_FAIL, "compute", "%d light curves: %s", PG_OBJ, sl_last_error());
-        pg_free(&fx);
-        return;
-    }
-    if (pg->compute(&cpu, &fx.d, o, &res[1]) == SL_OK) {
-        int same = 1;
-        for (int64_t i = 0; i < PG_OBJ; i++)
-            same &= pg_same(&res[0], i, &res[1], i);
-        sl_check_add(r, same ? SL_CHECK_PASS : SL_CHECK_FAIL, "repeat",
-                     same ? "the same batch twice: bit-identical"
-                          : "the same batch twice gave different results");
-        pg->result_free(&res[1]);
-    } else
-        sl_check_add(r, SL_CHECK_FAIL, "repeat", "second call: %s", sl_last_error());
-    pg_batch_vs_single(r, pg, &cpu, &fx, o, &res[0]);
-    pg_refusals(r, pg, &cpu, &fx, o);
-    pg_cuda(r, pg, &fx, o, &res[0], opt);
-    pg->result_free(&res[0]);
-    pg_free(&fx);
-}
-
-sl_status sl_check_periodogram(const sl_periodogram *pg, const sl_check_options *o,
-                               sl_check_report *r)
-{
-    sl_check_begin(r, SL_KIND_PERIODOGRAM, pg ? pg->name : NULL);
-    if (!pg)
-        return sl_fail(SL_ERR_ARG, "check periodogram: no table");
-    sl_check_schema(r, "options", pg->options, pg->n_options);
-    if (!pg->configure || !pg->compute || !pg->result_free) {
-        sl_check_add(r, SL_CHECK_FAIL, "entries", "configure, compute and result_free are "
-                     "required");
-        return SL_OK;
-    }
-    sl_param_values pv;
-    sl_ls_options opt;
-    sl_ls_options_default(&opt);
-    if (sl_check_valid_values(pg->options, pg->n_options, &pv) || pg->configure(&pv, &opt)) {
-        sl_check_add(r, SL_CHECK_FAIL, "configure", "defaults refused: %s", sl_last_error());
-        return SL_OK;
-    }
-    sl_check_add(r, SL_CHECK_PASS, "configure", "defaults accepted");
-    opt.full = 1; /* compare every power, not only the best */
-    pg_data_checks(r, pg, &opt, o);
+    lk_done(&s);
     return SL_OK;
 }

@@ -14,7 +14,6 @@
 #include "starling/likelihood.h"
 #include "starling/monitor.h"
 #include "starling/nomem.h"
-#include "starling/periodogram.h"
 #include "starling/propagator.h"
 #include "monitor_user.h"
 
@@ -83,20 +82,28 @@ static int push_str(char ***arr, size_t *n, const char *s)
     return 0;
 }
 
-/* The ABI version is the first field of every table. */
-static uint32_t table_abi(const void *table) { return *(const uint32_t *)table; }
-
-static const char *table_name(sl_kind kind, const void *t)
+/* The head every table starts with, checked the same way for every kind:
+ * the ABI, the kind and name the plugin lists it under, and its schema. */
+static sl_status check_head(const char *path, const sl_plugin_table *t)
 {
-    switch (kind) {
-    case SL_KIND_PROPAGATOR: return ((const sl_propagator *)t)->name;
-    case SL_KIND_FORCE: return ((const sl_force *)t)->name;
-    case SL_KIND_MONITOR: return ((const sl_monitor *)t)->name;
-    case SL_KIND_LIKELIHOOD: return ((const sl_likelihood *)t)->name;
-    case SL_KIND_PERIODOGRAM: return ((const sl_periodogram *)t)->name;
-    case SL_KIND_KERNELS: return ((const sl_kernel_set *)t)->name;
-    }
-    return NULL;
+    const sl_table_head *h = sl_head(t->table);
+    const char *kind = sl_kind_name(t->kind);
+    if (h->abi != SL_ABI_VERSION)
+        return sl_fail(SL_ERR_PLUGIN,
+                       "plugin %s: %s '%s' has ABI version %u, but this starling has ABI "
+                       "version %u; rebuild the plugin against this starling",
+                       path, kind, t->name, h->abi, SL_ABI_VERSION);
+    if (h->kind != t->kind)
+        return sl_fail(SL_ERR_PLUGIN, "plugin %s: table '%s' is listed as a %s but its head "
+                       "says kind %d (%s); set .kind = the kind it is listed under",
+                       path, t->name, kind, (int)h->kind, sl_kind_name(h->kind));
+    if (!h->name || strcmp(h->name, t->name) != 0)
+        return sl_fail(SL_ERR_PLUGIN, "plugin %s: table '%s' is named '%s' inside", path,
+                       t->name, h->name ? h->name : "(null)");
+    if (sl_params_check_schema(h->params, h->n_params) != SL_OK)
+        return sl_fail_context(SL_ERR_PLUGIN, "plugin %s: %s '%s': parameters", path, kind,
+                               t->name);
+    return SL_OK;
 }
 
 /* A kernel set is named "integrator/force" and holds that force's kernels,
@@ -167,23 +174,17 @@ static sl_status check_plugin(const sl_registry *r, const char *path, const sl_p
         if (t->kind < SL_KIND_PROPAGATOR || t->kind > SL_KIND_KERNELS || !t->table || !t->name)
             return sl_fail(SL_ERR_PLUGIN, "plugin %s: table %zu has an unknown kind (%d) or no name",
                            path, i, (int)t->kind);
-        if (table_abi(t->table) != SL_ABI_VERSION)
-            return sl_fail(SL_ERR_PLUGIN,
-                           "plugin %s: %s '%s' has ABI version %u, but this starling has ABI "
-                           "version %u; rebuild the plugin against this starling",
-                           path, sl_kind_name(t->kind), t->name, table_abi(t->table),
-                           SL_ABI_VERSION);
-        const char *inner = table_name(t->kind, t->table);
-        if (!inner || strcmp(inner, t->name) != 0)
-            return sl_fail(SL_ERR_PLUGIN, "plugin %s: table '%s' is named '%s' inside", path,
-                           t->name, inner ? inner : "(null)");
-        sl_status st;
+        sl_status st = check_head(path, t);
+        if (st)
+            return st;
         if (t->kind == SL_KIND_KERNELS && (st = check_kernel_set(path, t->table)))
             return st;
         if ((st = check_limits(path, t)))
             return st;
         if (t->kind == SL_KIND_MONITOR && (st = check_monitor(path, t->table)))
             return st;
+        if (t->kind == SL_KIND_LIKELIHOOD && sl_likelihood_check_caps(t->table) != SL_OK)
+            return sl_fail_context(SL_ERR_PLUGIN, "plugin %s: likelihood '%s'", path, t->name);
         for (size_t k = 0; k < r->n_items; k++)
             if (r->items[k].kind == t->kind && strcmp(r->items[k].name, t->name) == 0)
                 return sl_fail(SL_ERR_PLUGIN,

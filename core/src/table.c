@@ -460,7 +460,20 @@ static sl_status grow_rows(reader *r)
 void sl_table_where(const sl_table *t, int col, char *buf, size_t cap)
 {
     const sl_table_column *c = &t->col[col];
-    snprintf(buf, cap, "column %d (%s)", c->src, c->header ? c->header : c->name);
+    if (t->in_memory)
+        snprintf(buf, cap, "column '%s'", c->header ? c->header : c->name);
+    else
+        snprintf(buf, cap, "column %d (%s)", c->src, c->header ? c->header : c->name);
+}
+
+void sl_table_at(const sl_table *t, int col, int64_t row, char *buf, size_t cap)
+{
+    char where[160];
+    sl_table_where(t, col, where, sizeof where);
+    if (t->in_memory)
+        snprintf(buf, cap, "%s: %s, row %lld", t->path, where, (long long)row + 1);
+    else
+        snprintf(buf, cap, "%s:%lld: %s", t->path, (long long)t->line[row], where);
 }
 
 static sl_status add_row(reader *r, int n)
@@ -610,6 +623,179 @@ sl_status sl_table_read(const char *path, const sl_table_spec *spec, sl_table *o
         return sl_fail(SL_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     sl_status st = sl_table_read_stream(fp, path, spec, out);
     fclose(fp);
+    return st;
+}
+
+/* ---- columns in memory ------------------------------------------------------------ */
+
+/* The descriptor itself: rows, names given once, numbers or text. */
+static sl_status check_columns(const char *src, const sl_data *d)
+{
+    if (d->n_rows == 0 || d->n_cols == 0 || !d->cols)
+        return sl_fail(SL_ERR_ARG, "%s: no %s: expected columns of at least one row", src,
+                       d->n_cols ? "rows" : "columns");
+    if (d->n_cols > SL_TABLE_MAX_FIELDS || d->n_rows > (size_t)INT64_MAX / 16)
+        return sl_fail(SL_ERR_ARG, "%s: %zu columns of %zu rows: at most %d columns", src,
+                       d->n_cols, d->n_rows, SL_TABLE_MAX_FIELDS);
+    for (size_t i = 0; i < d->n_cols; i++) {
+        const sl_data_column *c = &d->cols[i];
+        if (!c->name || !*c->name)
+            return sl_fail(SL_ERR_ARG, "%s: column %zu has no name", src, i + 1);
+        if (!c->num == !c->text)
+            return sl_fail(SL_ERR_ARG, "%s: column '%s' has %s", src, c->name,
+                           c->num ? "both numbers and text" : "no values");
+        for (size_t k = 0; k < i; k++)
+            if (!strcasecmp(d->cols[k].name, c->name))
+                return sl_fail(SL_ERR_ARG, "%s: two columns are named '%s'", src, c->name);
+    }
+    return SL_OK;
+}
+
+/* Chooses each wanted column among the named ones, as resolve_named does
+ * among a header's names. */
+static sl_status resolve_columns(reader *r, const sl_data *d)
+{
+    sl_table *t = r->t;
+    const sl_table_spec *spec = r->spec;
+    int taken[SL_TABLE_MAX_FIELDS] = {0};
+    char names[1024], want[512];
+    for (int c = 0; c < spec->n_cols; c++) {
+        const sl_table_col *k = &spec->cols[c];
+        const char *user = spec->names ? spec->names[c] : NULL;
+        t->col[c].name = k->name;
+        int at = -1;
+        if (user) {
+            for (int i = 0; i < t->n_fields && at < 0; i++)
+                if (!taken[i] && !strcasecmp(t->header[i], user))
+                    at = i;
+            if (at < 0) {
+                list_names(t->header, t->n_fields, names, sizeof names);
+                return sl_fail(SL_ERR_ARG, "%s: columns.%s = \"%s\": there is no such column "
+                               "(the columns: %s)", r->name, k->name, user, names);
+            }
+        } else {
+            for (const char *const *a = k->aliases; a && *a && at < 0; a++)
+                for (int i = 0; i < t->n_fields && at < 0; i++)
+                    if (!taken[i] && !strcasecmp(t->header[i], *a))
+                        at = i;
+            for (int i = 0; i < t->n_fields && at < 0; i++)
+                if (!taken[i] && !strcasecmp(t->header[i], k->name))
+                    at = i;
+        }
+        if (at < 0) {
+            if (!k->required)
+                continue;
+            list_names(t->header, t->n_fields, names, sizeof names);
+            list_aliases(k, want, sizeof want);
+            return sl_fail(SL_ERR_ARG, "%s: the columns (%s) include no %s column: expected "
+                           "%s %s%s%s%s", r->name, names, k->name,
+                           k->aliases && k->aliases[0] && k->aliases[1] ? "one of" : "a column named",
+                           want, spec->can_name ? ", or name it with columns = {" : "",
+                           spec->can_name ? k->name : "", spec->can_name ? " = \"...\"}" : "");
+        }
+        const sl_data_column *src = &d->cols[at];
+        if (k->type == SL_COL_NUMBER && !src->num)
+            return sl_fail(SL_ERR_ARG, "%s: column '%s' holds text: expected numbers (the %s "
+                           "column)", r->name, src->name, k->name);
+        taken[at] = 1;
+        t->col[c].present = 1;
+        t->col[c].src = at + 1;
+        t->col[c].header = t->header[at];
+    }
+    return SL_OK;
+}
+
+/* Text for a number in a text column: the shortest form that reads back. */
+static void number_text(double v, char *buf, size_t cap)
+{
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, cap, "%.*g", prec, v);
+        if (!isfinite(v) || strtod(buf, NULL) == v)
+            return;
+    }
+}
+
+static sl_status copy_columns(reader *r, const sl_data *d)
+{
+    sl_table *t = r->t;
+    sl_status st;
+    int64_t n = (int64_t)d->n_rows;
+    while (r->cap_rows < n)
+        if ((st = grow_rows(r)))
+            return st;
+    for (int64_t i = 0; i < n; i++)
+        t->line[i] = i + 1;
+    t->n_rows = n;
+    for (int c = 0; c < r->spec->n_cols; c++) {
+        sl_table_column *col = &t->col[c];
+        if (!col->present)
+            continue;
+        const sl_data_column *src = &d->cols[col->src - 1];
+        for (int64_t i = 0; i < n; i++) {
+            if (r->spec->cols[c].type == SL_COL_NUMBER) {
+                col->num[i] = src->num[i];
+                if (r->spec->cols[c].finite && !isfinite(src->num[i])) {
+                    char at[256], num[40];
+                    sl_table_at(t, c, i, at, sizeof at);
+                    number_text(src->num[i], num, sizeof num);
+                    return sl_fail(SL_ERR_ARG, "%s = %s: expected a finite number", at,
+                                   isnan(src->num[i]) ? "nan" : num);
+                }
+                continue;
+            }
+            char num[40];
+            const char *v = src->text ? src->text[i] : num;
+            if (!src->text) /* numbers as names: instrument 1, 2, ... */
+                number_text(src->num[i], num, sizeof num);
+            if (!v) {
+                char at[256];
+                sl_table_at(t, c, i, at, sizeof at);
+                return sl_fail(SL_ERR_ARG, "%s has no value", at);
+            }
+            if ((st = intern(r, c, v, &col->code[i])))
+                return st;
+        }
+    }
+    return SL_OK;
+}
+
+static sl_status table_from_columns(const sl_data *d, const sl_table_spec *spec, sl_table *out)
+{
+    const char *src = d->source ? d->source : "data";
+    sl_status st = check_spec(src, spec);
+    if (st || (st = check_columns(src, d)))
+        return st;
+    if (!(out->path = strdup(src)))
+        return sl_fail(SL_ERR_NOMEM, "%s: out of memory", src);
+    out->in_memory = 1;
+    out->has_header = 1;
+    out->n_fields = (int)d->n_cols;
+    out->header = calloc(d->n_cols, sizeof *out->header);
+    for (size_t i = 0; out->header && i < d->n_cols; i++)
+        if (!(out->header[i] = strdup(d->cols[i].name)))
+            return sl_fail(SL_ERR_NOMEM, "%s: out of memory", src);
+    if (!out->header)
+        return sl_fail(SL_ERR_NOMEM, "%s: out of memory", src);
+    reader r = {.name = out->path, .spec = spec, .t = out};
+    st = resolve_columns(&r, d);
+    if (!st)
+        st = copy_columns(&r, d);
+    for (int c = 0; c < SL_TABLE_MAX_COLS; c++)
+        free(r.slots[c]);
+    return st;
+}
+
+sl_status sl_table_from_data(const sl_data *d, const sl_table_spec *spec, sl_table *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!d)
+        return sl_fail(SL_ERR_ARG, "no data given (expected %s)",
+                       spec->what ? spec->what : "a file or columns");
+    if (d->path)
+        return sl_table_read(d->path, spec, out);
+    sl_status st = table_from_columns(d, spec, out);
+    if (st)
+        sl_table_free(out);
     return st;
 }
 

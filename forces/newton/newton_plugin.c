@@ -24,6 +24,7 @@ static sl_status newton_pack(const sl_param_values *pv, double fp[SL_FORCE_PARAM
 
 static const sl_force newton = {
     .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_FORCE,
     .name = "newton",
     .description = "Newtonian point-mass gravity with G = 1 (AU, M_sun, year/2pi)",
     .params = NULL,

@@ -22,7 +22,8 @@ static double plummer_potential(int n, const double *x, const double *m, const d
 }
 
 static const sl_param plummer_params[] = {
-    {"eps", SL_PARAM_NUMBER, 0.0, 0.0, 1e150, 0, "softening length (units of x); 0: Newtonian"},
+    {"eps", SL_PARAM_NUMBER, 0.0, 0.0, 1e150, 0,
+     "softening length (units of x); 0: Newtonian", NULL, NULL},
 };
 
 static sl_status plummer_pack(const sl_param_values *pv, double fp[SL_FORCE_PARAMS_MAX])
@@ -36,6 +37,7 @@ static sl_status plummer_pack(const sl_param_values *pv, double fp[SL_FORCE_PARA
 
 static const sl_force plummer = {
     .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_FORCE,
     .name = "plummer",
     .description = "Plummer-softened gravity, G = 1: pair potential -m_i m_k / sqrt(r^2 + eps^2)",
     .params = plummer_params,

@@ -9,7 +9,8 @@
 SL_INTEGRATOR_TABLE(hermite, SL_FORCES, SL_NBODIES)
 
 static const sl_param hermite_params[] = {
-    {"dt", SL_PARAM_NUMBER, 0.0, 1e-300, 1e300, 1, "time step (G = 1 units; one year = 2 pi)"},
+    {"dt", SL_PARAM_NUMBER, 0.0, 1e-300, 1e300, 1,
+     "time step (G = 1 units; one year = 2 pi)", NULL, NULL},
 };
 
 static sl_status hermite_pack(const sl_param_values *pv, double pp[SL_PROP_PARAMS_MAX])
@@ -22,6 +23,7 @@ static sl_status hermite_pack(const sl_param_values *pv, double pp[SL_PROP_PARAM
 
 static const sl_propagator hermite = {
     .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_PROPAGATOR,
     .name = "hermite",
     .description = "4th-order Hermite, fixed step, predict + 2 corrections (PEC^2)",
     .order = 4,

@@ -137,14 +137,18 @@ end
 --- M and e are numbers or lists (a number pairs with every element).
 M.kepler = { solve = function(m, e) return core.kepler_solve(m, e) end }
 
---- Radial-velocity data: starling.rv.read(path) gives {path, n, t, v, err,
+--- Radial-velocity data: starling.rv.read(path[, {columns = {time = "BJD",
+--- rv = "vel", err = "e_vel", inst = "tel"}}]) gives {path, n, t, v, err,
 --- instrument = {name per point}, instruments = {names}}; a bad line is an
 --- error naming file:line.
-M.rv = { read = function(path) return core.rv_read(path) end }
+M.rv = { read = function(path, opts) return core.rv_read(path, opts) end }
 
 --- A likelihood plugin prepared on a data set, e.g.
---- starling.likelihood("kepler_rv", {data = "rv.txt", planets = 2}); methods
---- :params(), :eval(rows) -> loglik, chi2, :model(t, p[, instrument]), :info().
+--- starling.likelihood("kepler_rv", {data = "rv.txt", planets = 2}) or
+--- starling.likelihood{name = "kepler_rv", data = {t = {...}, rv = {...},
+--- err = {...}}}; data is a file name, columns by name or a data object
+--- from starling.rv.read; methods :params(), :eval(rows) -> loglik, chi2,
+--- :model(t, p[, instrument]), :info().
 function M.likelihood(name, cfg)
   return core.likelihood(name, cfg)
 end

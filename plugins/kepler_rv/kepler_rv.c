@@ -22,15 +22,20 @@
 
 enum { OPT_PLANETS, OPT_BASIS, OPT_TREND, OPT_PRECISION, OPT_EPOCH, N_OPT };
 
+/* Word options store the word's index: basis 0..2, precision 0..1. */
+static const char *const basis_words[] = {"M0", "tp", "tc", NULL};
+static const char *const precision_words[] = {"double", "mixed", NULL};
+
 static const sl_param options[N_OPT] = {
-    {"planets", SL_PARAM_INTEGER, 1, 1, SL_KRV_MAX_PL, 0, "number of Keplerians"},
-    {"basis", SL_PARAM_INTEGER, 0, 0, 2, 0,
-     "0: P K e w M0; 1: lnP lnK secosw sesinw tp; 2: lnP lnK secosw sesinw tc"},
-    {"trend", SL_PARAM_INTEGER, 0, 0, 2, 0, "0: none; 1: + dvdt; 2: + dvdt and curv"},
-    {"precision", SL_PARAM_INTEGER, 0, 0, 1, 0,
-     "0: double; 1: mixed (double phase, float rest, Kahan sums)"},
-    {"epoch", SL_PARAM_NUMBER, 0, -1e300, 1e300, 0,
-     "reference time of M0 and of the trend (default: first observation)"},
+    {"planets", SL_PARAM_INTEGER, 1, 1, SL_KRV_MAX_PL, 0, "number of Keplerians", NULL, NULL},
+    {"basis", SL_PARAM_WORD, 0, 0, 0, 0,
+     "M0: P K e w M0; tp: lnP lnK secosw sesinw tp; tc: lnP lnK secosw sesinw tc",
+     basis_words, NULL},
+    {"trend", SL_PARAM_INTEGER, 0, 0, 2, 0, "0: none; 1: + dvdt; 2: + dvdt and curv", NULL, NULL},
+    {"precision", SL_PARAM_WORD, 0, 0, 0, 0,
+     "mixed: double phase, float rest, Kahan sums", precision_words, NULL},
+    {"epoch", SL_PARAM_NUMBER, NAN, -1e300, 1e300, 0, "reference time of M0 and of the trend",
+     NULL, "the earliest observation"},
 };
 
 /* ---- parameter names and bounds ------------------------------------------ */
@@ -182,15 +187,16 @@ static double earliest(const sl_rv_data *d)
     return t;
 }
 
-static sl_status krv_prepare(const sl_param_values *opt, const char *data_path, void **out)
+static sl_status krv_prepare(const sl_param_values *opt, const sl_data *data, void **out)
 {
     *out = NULL;
-    if (!data_path)
-        return sl_fail(SL_ERR_ARG, "kepler_rv: no data file given");
+    if (!data)
+        return sl_fail(SL_ERR_ARG, "kepler_rv: no data given: expected a file, or columns "
+                       "time, velocity, error[, instrument]");
     sl_krv_ctx *c = calloc(1, sizeof *c);
     if (!c)
         return sl_fail_nomem(sizeof *c, "kepler_rv: likelihood state");
-    sl_status st = sl_rv_read(data_path, &c->data);
+    sl_status st = sl_rv_read_data(data, &c->data);
     if (st != SL_OK) {
         free(c);
         return st;
@@ -430,12 +436,15 @@ static double krv_last_kernel_s(void *ctx)
 
 static const sl_likelihood kepler_rv_table = {
     .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_LIKELIHOOD,
     .name = "kepler_rv",
     .description = "Keplerian radial-velocity chi^2 and log-likelihood with jitter, offsets "
                    "and trends (Ford 2009); double or mixed precision",
-    .options = options,
-    .n_options = N_OPT,
-    .params = krv_params,
+    .params = options,
+    .n_params = N_OPT,
+    .backends = SL_BACKEND_CAN_CPU | (SL_HAVE_CUDA ? SL_BACKEND_CAN_CUDA : 0),
+    .precisions = SL_PRECISION_DOUBLE | SL_PRECISION_MIXED,
+    .free_params = krv_params,
     .prepare = krv_prepare,
     .eval_batch = krv_eval,
     .release = krv_release,

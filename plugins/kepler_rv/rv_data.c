@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "starling/params.h" /* sl_fmt_num */
 #include "starling/table.h"
 
@@ -52,6 +53,15 @@ static void order_instruments(sl_rv_data *d, const sl_table_column *ci)
         d->inst[i] = rank[ci->code[i]];
 }
 
+/* "rv.txt:12" in a file, "data: row 12" in memory. */
+static void at_row(const sl_table *tab, int64_t i, char *buf, size_t cap)
+{
+    if (tab->in_memory)
+        snprintf(buf, cap, "%s: row %lld", tab->path, (long long)i + 1);
+    else
+        snprintf(buf, cap, "%s:%lld", tab->path, (long long)tab->line[i]);
+}
+
 static sl_status take_instruments(const sl_table *tab, sl_rv_data *d)
 {
     const sl_table_column *ci = &tab->col[SL_RV_COL_INST];
@@ -66,16 +76,17 @@ static sl_status take_instruments(const sl_table *tab, sl_rv_data *d)
         while (ci->code[i] != l) /* the first row naming it, for the message */
             i++;
         size_t len = strlen(ci->levels[l]);
-        char where[160];
-        sl_table_where(tab, SL_RV_COL_INST, where, sizeof where);
-        if (len == 0 || len >= SL_RV_NAME_MAX)
-            return sl_fail(SL_ERR_ARG, "%s:%lld: %s = \"%.40s\": expected a "
-                           "name of 1 to %d characters", tab->path, (long long)tab->line[i],
-                           where, ci->levels[l], SL_RV_NAME_MAX - 1);
-        if (l == SL_RV_MAX_INST)
-            return sl_fail(SL_ERR_ARG, "%s:%lld: instrument \"%s\" is the %dth: at most %d "
-                           "instruments are supported", tab->path, (long long)tab->line[i],
-                           ci->levels[l], l + 1, SL_RV_MAX_INST);
+        char at[320];
+        if (len == 0 || len >= SL_RV_NAME_MAX) {
+            sl_table_at(tab, SL_RV_COL_INST, i, at, sizeof at);
+            return sl_fail(SL_ERR_ARG, "%s = \"%.40s\": expected a name of 1 to %d characters",
+                           at, ci->levels[l], SL_RV_NAME_MAX - 1);
+        }
+        if (l == SL_RV_MAX_INST) {
+            at_row(tab, i, at, sizeof at);
+            return sl_fail(SL_ERR_ARG, "%s: instrument \"%s\" is the %dth: at most %d "
+                           "instruments are supported", at, ci->levels[l], l + 1, SL_RV_MAX_INST);
+        }
     }
     d->n_inst = ci->n_levels;
     order_instruments(d, ci);
@@ -99,27 +110,38 @@ static sl_status take_rows(const sl_table *tab, sl_rv_data *d)
         d->err[i] = tab->col[SL_RV_COL_ERR].num[i];
         d->line[i] = (long)tab->line[i];
         if (!(d->err[i] > 0)) {
-            char where[160], num[40];
-            sl_table_where(tab, SL_RV_COL_ERR, where, sizeof where);
+            char at[320], num[40];
+            sl_table_at(tab, SL_RV_COL_ERR, (int64_t)i, at, sizeof at);
             sl_fmt_num(num, sizeof num, d->err[i]);
-            return sl_fail(SL_ERR_ARG, "%s:%ld: %s = %s: expected a number > 0", tab->path,
-                           d->line[i], where, num);
+            return sl_fail(SL_ERR_ARG, "%s = %s: expected a number > 0", at, num);
         }
     }
     return take_instruments(tab, d);
 }
 
-sl_status sl_rv_read_with(const char *path, const char *const names[SL_RV_NCOL],
-                          sl_rv_data *out)
+int sl_rv_column(const char *key)
+{
+    for (int c = 0; key && c < SL_RV_NCOL; c++) {
+        if (!strcasecmp(key, rv_cols[c].name))
+            return c;
+        for (const char *const *a = rv_cols[c].aliases; *a; a++)
+            if (!strcasecmp(key, *a))
+                return c;
+    }
+    return -1;
+}
+
+static sl_status read_named(const sl_data *d, const char *const names[SL_RV_NCOL],
+                            sl_rv_data *out)
 {
     memset(out, 0, sizeof *out);
     int named = 0;
     for (int c = 0; names && c < SL_RV_NCOL; c++)
         named |= names[c] != NULL;
     sl_table_spec spec = {.what = "RV data", .cols = rv_cols, .n_cols = SL_RV_NCOL,
-                          .names = named ? names : NULL};
+                          .can_name = 1, .names = named ? names : NULL};
     sl_table tab;
-    sl_status st = sl_table_read(path, &spec, &tab);
+    sl_status st = sl_table_from_data(d, &spec, &tab);
     if (st)
         return st;
     st = take_rows(&tab, out);
@@ -127,6 +149,48 @@ sl_status sl_rv_read_with(const char *path, const char *const names[SL_RV_NCOL],
     if (st)
         sl_rv_free(out);
     return st;
+}
+
+/* The user's picks as a name per wanted column. */
+static sl_status pick_names(const sl_data *d, const char *names[SL_RV_NCOL])
+{
+    const char *src = d->path ? d->path : d->source ? d->source : "data";
+    for (int c = 0; c < SL_RV_NCOL; c++)
+        names[c] = NULL;
+    for (size_t i = 0; i < d->n_picks; i++) {
+        const sl_data_pick *p = &d->picks[i];
+        int c = sl_rv_column(p->want);
+        if (c < 0)
+            return sl_fail(SL_ERR_ARG, "%s: columns.%s = \"%s\": RV data has no column '%s': "
+                           "expected time, velocity, error or instrument (or a name they go by, "
+                           "such as t, rv, err, inst)", src, p->want ? p->want : "(null)",
+                           p->from ? p->from : "(null)", p->want ? p->want : "(null)");
+        if (names[c])
+            return sl_fail(SL_ERR_ARG, "%s: columns.%s = \"%s\": the %s column is already "
+                           "named \"%s\"", src, p->want, p->from, rv_cols[c].name, names[c]);
+        if (!p->from || !*p->from)
+            return sl_fail(SL_ERR_ARG, "%s: columns.%s: expected a column name", src, p->want);
+        names[c] = p->from;
+    }
+    return SL_OK;
+}
+
+sl_status sl_rv_read_data(const sl_data *d, sl_rv_data *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!d)
+        return sl_fail(SL_ERR_ARG, "no RV data given (expected a file, or columns time, "
+                       "velocity, error[, instrument])");
+    const char *names[SL_RV_NCOL];
+    sl_status st = pick_names(d, names);
+    return st ? st : read_named(d, names, out);
+}
+
+sl_status sl_rv_read_with(const char *path, const char *const names[SL_RV_NCOL],
+                          sl_rv_data *out)
+{
+    sl_data d = sl_data_file(path);
+    return read_named(&d, names, out);
 }
 
 sl_status sl_rv_read(const char *path, sl_rv_data *out)

@@ -1,5 +1,6 @@
-/* Radial-velocity data files, read by the core's tabular reader
- * (starling/table.h): a header's names choose the columns (time:
+/* Radial-velocity data, from files or from named columns in memory, read
+ * by the core's tabular reader (starling/table.h): a header's names (or the
+ * columns' names) choose the columns (time:
  * t/time/bjd/jd/..., velocity: vel/mnvel/rv/vrad/..., error:
  * errvel/err/sigma/svrad/..., instrument: tel/inst/instrument/ins_name/...;
  * docs/GUIDE.md lists them all); a file without a header is read as time,
@@ -12,6 +13,7 @@
 #define STARLING_RV_DATA_H
 
 #include <stddef.h>
+#include "starling/data.h"
 #include "starling/status.h"
 
 SL_EXTERN_C_BEGIN
@@ -40,6 +42,17 @@ sl_status sl_rv_read(const char *path, sl_rv_data *out);
  * or names NULL: the accepted names decide). */
 sl_status sl_rv_read_with(const char *path, const char *const names[SL_RV_NCOL],
                           sl_rv_data *out);
+/* The same from data handed over (starling/data.h): a file, or named
+ * columns in memory matched by the same names (an error names the column
+ * and row: "data: column 'err', row 3 = 0: expected a number > 0"), with
+ * the user's picks (columns = {rv = "vel2"}: sl_rv_column's keys). */
+sl_status sl_rv_read_data(const sl_data *d, sl_rv_data *out);
+
+/* The wanted column (SL_RV_COL_*) a user's key names in columns = {...}:
+ * the column's name (time, velocity, error, instrument) or any name it is
+ * accepted under (rv, err, inst, ...), case-insensitive; -1 for none. */
+int sl_rv_column(const char *key);
+
 void sl_rv_free(sl_rv_data *d);
 
 SL_EXTERN_C_END

@@ -17,7 +17,7 @@
 
 #include "fits_cards.h"
 #include "ls_names.h"
-#include "starling/periodogram.h"
+#include "lombscargle.h"
 
 sl_status sl_ls_set_from_columns(const char *path, int64_t n, const double *t, const double *y,
                                  const double *dy, char *const *ids, sl_ls_set **out);

@@ -5,7 +5,7 @@
 #define STARLING_LS_INTERNAL_H
 
 #include "ls_math.h"
-#include "starling/periodogram.h"
+#include "lombscargle.h"
 
 SL_EXTERN_C_BEGIN
 

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 
 #include "ls_names.h"
-#include "starling/periodogram.h"
+#include "lombscargle.h"
 #include "starling/table.h"
 
 void sl_ls_set_free(sl_ls_set *s)

@@ -15,7 +15,7 @@
 
 #include <math.h>
 #include "starling/hd.h"
-#include "starling/periodogram.h"
+#include "lombscargle.h"
 
 typedef struct sl_ls_sums {
     double C, S, YC, YS, CC, SS, CS;

@@ -14,19 +14,19 @@
 /* ---- options ----------------------------------------------------------------- */
 
 static const sl_param ls_schema[] = {
-    {"f_min", SL_PARAM_NUMBER, 0.0, 0.0, 1e300, 0, "lowest frequency (cycles per unit of t), grid explicit/baseline"},
-    {"f_max", SL_PARAM_NUMBER, 0.0, 0.0, 1e300, 0, "end of the grid, excluded (grid explicit/baseline)"},
-    {"n_f", SL_PARAM_INTEGER, NAN, 1.0, 1e12, 0, "number of frequencies (grid explicit; no default)"},
-    {"samples_per_peak", SL_PARAM_NUMBER, 5.0, 1e-3, 1e6, 0, "autofrequency: grid points per peak width"},
-    {"nyquist_factor", SL_PARAM_NUMBER, 5.0, 1e-6, 1e6, 0, "autofrequency: multiple of the average Nyquist frequency"},
-    {"minimum_frequency", SL_PARAM_NUMBER, NAN, 0.0, 1e300, 0, "autofrequency: lowest frequency (default 0.5 df)"},
-    {"maximum_frequency", SL_PARAM_NUMBER, NAN, 0.0, 1e300, 0, "autofrequency: highest frequency"},
-    {"top_k", SL_PARAM_INTEGER, 0.0, 0.0, 1000.0, 0, "return the k highest distinct peaks per object"},
-    {"full", SL_PARAM_BOOL, 0.0, 0.0, 1.0, 0, "return every power, not only the best"},
-    {"fap", SL_PARAM_BOOL, 0.0, 0.0, 1.0, 0, "Baluev (2008) false-alarm probabilities"},
-    {"fast_order", SL_PARAM_INTEGER, 0.0, 0.0, 64.0, 0, "fast engine: extirpolation points per sample (0: from fast_accuracy)"},
-    {"fast_oversampling", SL_PARAM_NUMBER, 8.0, 1.0, 1024.0, 0, "fast engine: FFT length / n_f"},
-    {"fast_accuracy", SL_PARAM_NUMBER, 1e-10, 1e-15, 0.1, 0, "fast engine: bound on each trigonometric sum's extirpolation error"},
+    {"f_min", SL_PARAM_NUMBER, 0.0, 0.0, 1e300, 0, "lowest frequency (cycles per unit of t), grid explicit/baseline", NULL, NULL},
+    {"f_max", SL_PARAM_NUMBER, 0.0, 0.0, 1e300, 0, "end of the grid, excluded (grid explicit/baseline)", NULL, NULL},
+    {"n_f", SL_PARAM_INTEGER, NAN, 1.0, 1e12, 0, "number of frequencies (grid explicit; no default)", NULL, NULL},
+    {"samples_per_peak", SL_PARAM_NUMBER, 5.0, 1e-3, 1e6, 0, "autofrequency: grid points per peak width", NULL, NULL},
+    {"nyquist_factor", SL_PARAM_NUMBER, 5.0, 1e-6, 1e6, 0, "autofrequency: multiple of the average Nyquist frequency", NULL, NULL},
+    {"minimum_frequency", SL_PARAM_NUMBER, NAN, 0.0, 1e300, 0, "autofrequency: lowest frequency (default 0.5 df)", NULL, NULL},
+    {"maximum_frequency", SL_PARAM_NUMBER, NAN, 0.0, 1e300, 0, "autofrequency: highest frequency", NULL, NULL},
+    {"top_k", SL_PARAM_INTEGER, 0.0, 0.0, 1000.0, 0, "return the k highest distinct peaks per object", NULL, NULL},
+    {"full", SL_PARAM_BOOL, 0.0, 0.0, 1.0, 0, "return every power, not only the best", NULL, NULL},
+    {"fap", SL_PARAM_BOOL, 0.0, 0.0, 1.0, 0, "Baluev (2008) false-alarm probabilities", NULL, NULL},
+    {"fast_order", SL_PARAM_INTEGER, 0.0, 0.0, 64.0, 0, "fast engine: extirpolation points per sample (0: from fast_accuracy)", NULL, NULL},
+    {"fast_oversampling", SL_PARAM_NUMBER, 8.0, 1.0, 1024.0, 0, "fast engine: FFT length / n_f", NULL, NULL},
+    {"fast_accuracy", SL_PARAM_NUMBER, 1e-10, 1e-15, 0.1, 0, "fast engine: bound on each trigonometric sum's extirpolation error", NULL, NULL},
 };
 #define LS_N_SCHEMA (sizeof ls_schema / sizeof ls_schema[0])
 
@@ -639,11 +639,12 @@ sl_status sl_ls_read_fits(const char *path, const sl_ls_columns *cols, int with_
 
 static const sl_periodogram ls_table = {
     .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_PERIODOGRAM,
     .name = "lombscargle",
     .description = "Lomb-Scargle periodograms (standard and generalised, astropy's "
                    "normalisations), single light curves and batches, FP64/FP32",
-    .options = ls_schema,
-    .n_options = LS_N_SCHEMA,
+    .params = ls_schema,
+    .n_params = LS_N_SCHEMA,
     .configure = ls_configure,
     .set_choice = ls_set_choice,
     .compute = ls_compute,

@@ -7,6 +7,8 @@
 #include <starling/starling.h>
 #include <starling/forces/forces.h>
 #include <starling/integrators/hermite.h>
+#include <starling/plugins/lombscargle/lombscargle.h>
+#include <starling/table.h>
 
 #if !defined(__NO_MATH_ERRNO__)
 #error "starling.pc: the cflags lack -fno-math-errno"
@@ -32,6 +34,10 @@ int main(int argc, char **argv)
     const void *t;
     if (sl_registry_get(r, SL_KIND_FORCE, "newton", &t) != SL_OK) {
         fprintf(stderr, "sdk_probe: %s\n", sl_last_error());
+        bad = 1;
+    } else if (sl_head(t)->kind != SL_KIND_FORCE || sl_head(t)->abi != SL_ABI_VERSION) {
+        fprintf(stderr, "sdk_probe: newton's table head: kind %d, ABI %u\n",
+                (int)sl_head(t)->kind, sl_head(t)->abi);
         bad = 1;
     }
     int found = 0;

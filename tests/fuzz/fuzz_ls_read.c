@@ -4,7 +4,7 @@
  * id column); a FITS input (starting "SIMPLE  =") takes the cfitsio path.
  * A successful read must give a well-formed set; a failed one a message. */
 #include "fuzz_util.h"
-#include "starling/periodogram.h"
+#include "starling/plugins/lombscargle/lombscargle.h"
 #include "starling/registry.h"
 
 static const sl_periodogram *ls;

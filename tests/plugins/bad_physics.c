@@ -61,7 +61,7 @@ SL_HD SL_INLINE void sl_prop_slt_euler_apply(int st, int n, int S, double h, dou
 SL_INTEGRATOR_INSTANTIATE(slt_euler, SL_FORCES, SLT_N23)
 
 static const sl_param euler_params[] = {
-    {"dt", SL_PARAM_NUMBER, 0.0, 1e-300, 1e300, 1, "time step"},
+    {"dt", SL_PARAM_NUMBER, 0.0, 1e-300, 1e300, 1, "time step", NULL, NULL},
 };
 
 static sl_status euler_pack(const sl_param_values *pv, double pp[SL_PROP_PARAMS_MAX])
@@ -74,6 +74,7 @@ static sl_status euler_pack(const sl_param_values *pv, double pp[SL_PROP_PARAMS_
 
 static const sl_propagator euler = {
     .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_PROPAGATOR,
     .name = "slt_euler",
     .description = "symplectic Euler that claims to be 4th order",
     .order = 4,
@@ -134,6 +135,7 @@ static sl_status zero_pack(const sl_param_values *pv, double fp[SL_FORCE_PARAMS_
 
 static const sl_force off_gradient = {
     .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_FORCE,
     .name = "slt_off_gradient",
     .description = "acceleration that is not the gradient of the potential",
     .pack = zero_pack,

@@ -11,8 +11,13 @@
  *   SLT_CASE_TWICE       the same monitor declared twice in one plugin
  *   SLT_CASE_NO_TABLES   n_tables = 0
  *   SLT_CASE_PACKED      a force that packs more doubles than fp holds
+ *   SLT_CASE_KIND_MISMATCH  a monitor whose head says it is a force
+ *   SLT_CASE_BAD_DEFAULT    a key whose default lies outside its bounds
+ *   SLT_CASE_DUP_PARAM      two keys of one name
+ *   SLT_CASE_LIK_NO_CAPS    a likelihood that declares no backend
  */
 #include "starling/force.h"
+#include "starling/likelihood.h"
 #include "starling/monitor.h"
 #include "starling/plugin.h"
 
@@ -29,6 +34,7 @@ static sl_status cfg(const sl_param_values *pv, sl_monitor_config *mc)
 
 static const sl_monitor good_monitor __attribute__((unused)) = {
     .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_MONITOR,
     .name = "slt_good",
     .description = "test monitor",
     .params = 0,
@@ -38,9 +44,55 @@ static const sl_monitor good_monitor __attribute__((unused)) = {
 
 static const sl_monitor bad_abi_monitor __attribute__((unused)) = {
     .abi = SL_ABI_VERSION + 7u,
+    .kind = SL_KIND_MONITOR,
     .name = "slt_old",
     .description = "test monitor built against another ABI",
     .configure = cfg,
+};
+
+/* Tables whose heads the registry must refuse. */
+static const sl_param out_of_bounds[] = {
+    {"r", SL_PARAM_NUMBER, 5.0, 0.0, 1.0, 0, "default 5 outside [0, 1]", NULL, NULL},
+};
+static const sl_param twice_named[] = {
+    {"r", SL_PARAM_NUMBER, 0.5, 0.0, 1.0, 0, "first", NULL, NULL},
+    {"r", SL_PARAM_INTEGER, 1.0, 0.0, 9.0, 0, "second, same name", NULL, NULL},
+};
+
+static const sl_monitor kind_monitor __attribute__((unused)) = {
+    .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_FORCE, /* listed as a monitor below */
+    .name = "slt_kind",
+    .description = "a monitor whose head says force",
+    .configure = cfg,
+};
+
+static const sl_monitor default_monitor __attribute__((unused)) = {
+    .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_MONITOR,
+    .name = "slt_default",
+    .description = "a monitor with a default outside its bounds",
+    .params = out_of_bounds,
+    .n_params = 1,
+    .configure = cfg,
+};
+
+static const sl_monitor dup_param_monitor __attribute__((unused)) = {
+    .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_MONITOR,
+    .name = "slt_dup_param",
+    .description = "a monitor declaring key 'r' twice",
+    .params = twice_named,
+    .n_params = 2,
+    .configure = cfg,
+};
+
+static const sl_likelihood no_caps_likelihood __attribute__((unused)) = {
+    .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_LIKELIHOOD,
+    .name = "slt_no_caps",
+    .description = "a likelihood without backends",
+    .precisions = SL_PRECISION_DOUBLE,
 };
 
 static double pot(int n, const double *x, const double *m, const double *fp)
@@ -51,6 +103,7 @@ static double pot(int n, const double *x, const double *m, const double *fp)
 
 static const sl_force dup_force __attribute__((unused)) = {
     .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_FORCE,
     .name = "newton",
     .description = "a second force named newton",
     .potential = pot,
@@ -86,6 +139,19 @@ static const sl_plugin_table tables[] = {{SL_KIND_FORCE, "slt_packed", &packed_f
 #elif defined(SLT_CASE_TWICE)
 static const sl_plugin_table tables[] = {{SL_KIND_MONITOR, "slt_good", &good_monitor},
                                          {SL_KIND_MONITOR, "slt_good", &good_monitor}};
+#define SLT_ABI SL_ABI_VERSION
+#elif defined(SLT_CASE_KIND_MISMATCH)
+static const sl_plugin_table tables[] = {{SL_KIND_MONITOR, "slt_kind", &kind_monitor}};
+#define SLT_ABI SL_ABI_VERSION
+#elif defined(SLT_CASE_BAD_DEFAULT)
+static const sl_plugin_table tables[] = {{SL_KIND_MONITOR, "slt_default", &default_monitor}};
+#define SLT_ABI SL_ABI_VERSION
+#elif defined(SLT_CASE_LIK_NO_CAPS)
+static const sl_plugin_table tables[] = {
+    {SL_KIND_LIKELIHOOD, "slt_no_caps", &no_caps_likelihood}};
+#define SLT_ABI SL_ABI_VERSION
+#elif defined(SLT_CASE_DUP_PARAM)
+static const sl_plugin_table tables[] = {{SL_KIND_MONITOR, "slt_dup_param", &dup_param_monitor}};
 #define SLT_ABI SL_ABI_VERSION
 #else
 static const sl_plugin_table tables[] = {{SL_KIND_MONITOR, "slt_good", &good_monitor}};

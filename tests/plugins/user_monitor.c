@@ -76,6 +76,7 @@ static const char *const codes[] = {"late", "far", "near", NULL};
 
 static const sl_monitor table = {
     .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_MONITOR,
     .name = UM_NAME,
     .description = "test user monitor: stops at a time, beyond or within a distance",
     .params = params,
@@ -97,6 +98,7 @@ static const char *const parity_codes[] = {"odd", NULL};
 
 static const sl_monitor parity = {
     .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_MONITOR,
     .name = "slt_parity",
     .description = "test user monitor: stops odd systems from t = 0.3 on",
     .check = parity_check,
@@ -117,6 +119,7 @@ static const char *const codes[] = {"one", "two", NULL};
 
 static const sl_monitor table = {
     .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_MONITOR,
     .name = UM_NAME,
     .description = "test user monitor that returns a code it does not name",
     .check = check,
@@ -140,6 +143,7 @@ static const char *const codes[] = {"sometimes", NULL};
 
 static const sl_monitor table = {
     .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_MONITOR,
     .name = UM_NAME,
     .description = "test user monitor whose answer depends on the number of calls",
     .check = check,
@@ -157,6 +161,7 @@ static int check(const void *ctx, const sl_monitor_system *sys)
 
 static const sl_monitor table = {
     .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_MONITOR,
     .name = UM_NAME,
     .description = "test user monitor without codes",
     .check = check,

@@ -29,18 +29,22 @@
  *   likelihood   prepare (data: options->data_path, else a small generated
  *                RV file) and refuses a missing file; parameter names and
  *                bounds; a batch equals its single evaluations bit for bit;
- *                the same input twice; CPU against CUDA
- *   periodogram  a batch of light curves equals one-object calls; the same
- *                input twice; bad options refused; CPU against CUDA */
+ *                the same input twice; the data file's columns handed over
+ *                in memory give the same parameters and values bit for bit;
+ *                CPU against CUDA
+ *   periodogram  the schema only: a periodogram table's layout is its
+ *                plugin's, so its checks come with the front end that knows
+ *                the layout (sl_check_options.extra; `starling check-plugin`
+ *                passes lombscargle's) */
 #ifndef STARLING_CONFORMANCE_H
 #define STARLING_CONFORMANCE_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include "starling/backend.h"
 #include "starling/force.h"
 #include "starling/likelihood.h"
 #include "starling/monitor.h"
-#include "starling/periodogram.h"
 #include "starling/plugin.h"
 #include "starling/propagator.h"
 #include "starling/registry.h"
@@ -74,11 +78,26 @@ typedef enum sl_check_cuda {
     SL_CHECK_CUDA_REQUIRE   /* as AUTO, but no usable device is a failure */
 } sl_check_cuda;
 
+struct sl_check_options;
+
+/* Checks a front end adds for tables whose layout it knows and core does
+ * not (a plugin-defined kind such as lombscargle's periodogram); they run
+ * after core's checks of the table and append to the same report. */
+typedef sl_status (*sl_check_fn)(const void *table, const struct sl_check_options *o,
+                                 sl_check_report *r);
+typedef struct sl_check_extra {
+    sl_kind kind;
+    const char *table; /* the table's name (NULL: every table of the kind) */
+    sl_check_fn check;
+} sl_check_extra;
+
 typedef struct sl_check_options {
     const sl_registry *reg; /* forces and integrators to compose with (NULL: none) */
     const char *data_path;  /* likelihood data (NULL: a generated RV file) */
     sl_check_cuda cuda;
     uint64_t seed;          /* of every random configuration (0: a fixed default) */
+    const sl_check_extra *extra; /* more checks per kind and table (may be NULL) */
+    size_t n_extra;
 } sl_check_options;
 
 void sl_check_options_default(sl_check_options *o);
@@ -93,9 +112,7 @@ sl_status sl_check_likelihood(const sl_likelihood *l, const sl_check_options *o,
  * through the pooled kernels (needs both loaded in o->reg). */
 sl_status sl_check_kernel_set(const sl_kernel_set *k, const sl_check_options *o,
                               sl_check_report *r);
-sl_status sl_check_periodogram(const sl_periodogram *p, const sl_check_options *o,
-                               sl_check_report *r);
-/* Dispatches on kind. */
+/* Dispatches on kind, then runs the matching o->extra checks. */
 sl_status sl_check_table(sl_kind kind, const void *table, const sl_check_options *o,
                          sl_check_report *r);
 
@@ -121,6 +138,31 @@ void sl_check_plugin_result_free(sl_check_plugin_result *res);
 size_t sl_check_plugin_failures(const sl_check_plugin_result *res);
 
 const char *sl_check_result_name(sl_check_result r); /* "PASS", "FAIL", "SKIP" */
+
+/* ---- for extra checks (sl_check_extra) ---- */
+
+/* Appends a check with a printf-style detail. */
+void sl_check_add(sl_check_report *r, sl_check_result res, const char *name, const char *fmt,
+                  ...) __attribute__((format(printf, 4, 5)));
+
+/* Values for every key of a schema: defaults, and a valid value for
+ * required keys. */
+sl_status sl_check_valid_values(const sl_param *s, size_t n, sl_param_values *pv);
+
+/* Whether the library's last message names `key` (as 'key'). */
+int sl_check_names_key(const char *key);
+
+/* The CUDA backend for a comparison, or why there is none: returns 1 and
+ * fills be when comparisons should run; else 0 with *res and why set. */
+int sl_check_cuda_backend(const sl_check_options *o, sl_backend *be, sl_check_result *res,
+                          char *why, size_t cap);
+
+/* Relative difference |a - b| / max(|a|, |b|, floor); 0 when bit-identical
+ * non-finite values, +inf when only one is finite. */
+double sl_check_rel(double a, double b, double floor);
+
+/* The seed of every random configuration (o->seed, or the fixed default). */
+uint64_t sl_check_seed(const sl_check_options *o);
 
 SL_EXTERN_C_END
 

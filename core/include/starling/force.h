@@ -13,17 +13,14 @@
 
 #include <stdint.h>
 #include "starling/params.h"
+#include "starling/plugin.h"
 
 SL_EXTERN_C_BEGIN
 
 enum { SL_FORCE_PARAMS_MAX = 8 };
 
 typedef struct sl_force {
-    uint32_t abi;
-    const char *name;
-    const char *description;
-    const sl_param *params;
-    size_t n_params;
+    SL_TABLE_HEAD; /* kind SL_KIND_FORCE */
     /* Packs validated parameter values into the vector kernels receive: one
      * system's values (sl_integrate packs each system's own when a
      * parameter is an attribute of the ensemble, see run.h). */

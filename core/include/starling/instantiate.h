@@ -109,8 +109,10 @@ SL_EXTERN_C_END
     SL__DECL_FORCE(P, NBODIES, F)                                                          \
     static const sl_kernel_entry sl_kernels_##P##_##F[] = {SL__ENTRY_FORCE(P, NBODIES, F)}; \
     const sl_kernel_set sl_kset_##P##_##F = {                                              \
-        SL_ABI_VERSION, #P "/" #F, #P, #F, sl_kernels_##P##_##F,                           \
-        sizeof sl_kernels_##P##_##F / sizeof sl_kernels_##P##_##F[0]};
+        .abi = SL_ABI_VERSION, .kind = SL_KIND_KERNELS, .name = #P "/" #F,                 \
+        .description = "kernels of integrator " #P " for force " #F, .integrator = #P,     \
+        .force = #F, .kernels = sl_kernels_##P##_##F,                                      \
+        .n_kernels = sizeof sl_kernels_##P##_##F / sizeof sl_kernels_##P##_##F[0]};
 
 #endif
 

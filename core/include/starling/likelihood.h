@@ -1,42 +1,97 @@
 /* The likelihood interface: a batch log-likelihood of n parameter vectors
- * against one prepared data set. Plugins (kepler_rv, ...) fill this table. */
+ * against one prepared data set. Plugins (kepler_rv, ...) fill this table.
+ *
+ * Thread safety: what a plugin must allow, and what callers (the Lua
+ * binding, check-plugin, a C program) keep to.
+ *   - prepare and release are never called concurrently: a caller
+ *     serialises them (with each other, for every context of the plugin),
+ *     and never releases a context while another call on it runs.
+ *   - free_params, eval_batch, eval_batch_chi2, model and last_kernel_s on
+ *     distinct contexts may run at the same time from different threads,
+ *     also while another context is prepared or released. A plugin keeps
+ *     its mutable state in the context (scratch, device buffers, timings),
+ *     or guards what it shares.
+ *   - One context is not re-entrant: a caller never makes two calls on the
+ *     same context at once.
+ *   - eval_batch may use threads of its own (OpenMP); calling it from
+ *     several threads nests them, which OpenMP runs serially by default.
+ * check-plugin evaluates two contexts from two threads at once and
+ * requires the values of one thread alone (threads/distinct_contexts). */
 #ifndef STARLING_LIKELIHOOD_H
 #define STARLING_LIKELIHOOD_H
 
 #include <stdint.h>
 #include "starling/backend.h"
+#include "starling/data.h"
 #include "starling/params.h"
+#include "starling/plugin.h"
 
 SL_EXTERN_C_BEGIN
 
+/* The precisions a likelihood evaluates in (sl_likelihood.precisions). A
+ * likelihood with more than one is told which by a word option named
+ * "precision" whose words are the names below ("double", "mixed",
+ * "single"), exactly those it declares; the registry checks that. */
+enum {
+    SL_PRECISION_DOUBLE = 1u << 0,
+    SL_PRECISION_MIXED = 1u << 1,  /* float arithmetic where it is safe, double where not */
+    SL_PRECISION_SINGLE = 1u << 2
+};
+enum { SL_PRECISION_ALL = SL_PRECISION_DOUBLE | SL_PRECISION_MIXED | SL_PRECISION_SINGLE };
+
+/* "double", "mixed", "single" for one flag; NULL otherwise. */
+static inline const char *sl_precision_name(uint32_t flag)
+{
+    return flag == SL_PRECISION_DOUBLE ? "double"
+           : flag == SL_PRECISION_MIXED ? "mixed"
+           : flag == SL_PRECISION_SINGLE ? "single"
+                                         : (const char *)0;
+}
+
 typedef struct sl_likelihood {
-    uint32_t abi;
-    const char *name;
-    const char *description;
-    const sl_param *options;   /* configuration keys (e.g. number of planets) */
-    size_t n_options;
-    /* Parameter names and bounds for a configuration. */
-    sl_status (*params)(void *ctx, size_t *n, const char *const **names,
-                        const double **lo, const double **hi);
-    /* Reads and checks data and options; returns an opaque context. */
-    sl_status (*prepare)(const sl_param_values *options, const char *data_path, void **ctx);
-    /* params: n x n_params row-major; out: n log-likelihoods. */
+    SL_TABLE_HEAD; /* kind SL_KIND_LIKELIHOOD; params: configuration keys (e.g. planets) */
+    /* Capabilities (added in ABI 5; the registry refuses 0 for either).
+     * backends: SL_BACKEND_CAN_CPU and/or SL_BACKEND_CAN_CUDA (the latter
+     * only when the plugin was built with CUDA code): backend = "auto" picks
+     * CUDA only for a plugin that can run there, and a backend the plugin
+     * cannot run on is refused before prepare, naming the plugin.
+     * precisions: SL_PRECISION_* (see above). */
+    uint32_t backends;
+    uint32_t precisions;
+    /* The free parameters of the model (names and bounds) for a prepared
+     * configuration: the columns of eval_batch's parameter vectors. */
+    sl_status (*free_params)(void *ctx, size_t *n, const char *const **names,
+                             const double **lo, const double **hi);
+    /* Reads and checks data and options; returns an opaque context. data is
+     * a file or named columns in memory (data.h; NULL: none given), which
+     * the plugin reads through the same column names, so both give the
+     * same context and an error names the column. */
+    sl_status (*prepare)(const sl_param_values *options, const sl_data *data, void **ctx);
+    /* params: n x n_params row-major; out: n log-likelihoods. be is one of
+     * the backends the plugin declares. */
     sl_status (*eval_batch)(void *ctx, const sl_backend *be, const double *params,
                             size_t n, double *out);
     void (*release)(void *ctx);
-    /* Added in ABI 2; either may be NULL.
-     * As eval_batch, and also chi^2 per model into chi2 (when not NULL). */
+    /* Optional (may be NULL). As eval_batch, and also chi^2 per model into
+     * chi2 (when not NULL). */
     sl_status (*eval_batch_chi2)(void *ctx, const sl_backend *be, const double *params,
                                  size_t n, double *loglik, double *chi2);
-    /* The model (e.g. predicted velocities) at n_t points x for one parameter
-     * vector, for plots; `series` selects a data subset's offset (-1: none). */
+    /* Optional. The model (e.g. predicted velocities) at n_x points x for one
+     * parameter vector, for plots; `series` selects a data subset's offset
+     * (-1: none). */
     sl_status (*model)(void *ctx, const double *params, const double *x, size_t n_x,
                        int series, double *out);
-    /* Added in ABI 3; may be NULL. Seconds the last eval spent in device
-     * kernels (0 after a CPU eval): with the call's wall time, it splits
-     * a GPU evaluation into compute and transfers. */
+    /* Optional. Seconds the last eval spent in device kernels (0 after a
+     * CPU eval): with the call's wall time, it splits a GPU evaluation into
+     * compute and transfers. */
     double (*last_kernel_s)(void *ctx);
 } sl_likelihood;
+
+/* The problem with a likelihood's capabilities, or SL_OK: backends and
+ * precisions declared, and a word option 'precision' whose words are the
+ * declared precisions exactly when there is more than one (the registry
+ * refuses a table this fails for). */
+sl_status sl_likelihood_check_caps(const sl_likelihood *l);
 
 SL_EXTERN_C_END
 

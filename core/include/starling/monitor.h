@@ -15,6 +15,7 @@
 
 #include <stdint.h>
 #include "starling/params.h"
+#include "starling/plugin.h"
 
 SL_EXTERN_C_BEGIN
 
@@ -92,11 +93,7 @@ enum { SL_MONITOR_CODES_MAX = 255 }; /* codes 1..255: detail % 256 holds one */
  * finer checks and more copies and checks. Built-in monitors stay in the
  * kernel and cost nothing of this. */
 typedef struct sl_monitor {
-    uint32_t abi;
-    const char *name;
-    const char *description;
-    const sl_param *params;
-    size_t n_params;
+    SL_TABLE_HEAD; /* kind SL_KIND_MONITOR */
     sl_status (*configure)(const sl_param_values *pv, sl_monitor_config *mc);
     /* User monitors (see above); NULL in built-in monitors. */
     sl_status (*prepare)(const sl_param_values *pv, void **ctx);

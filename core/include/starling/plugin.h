@@ -1,10 +1,12 @@
 /* What a plugin shared object exports: one symbol, sl_plugin_entry,
- * returning a description of the tables it provides. */
+ * returning a description of the tables it provides; and the head every
+ * table starts with. */
 #ifndef STARLING_PLUGIN_H
 #define STARLING_PLUGIN_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include "starling/params.h"
 #include "starling/status.h"
 
 SL_EXTERN_C_BEGIN
@@ -12,12 +14,14 @@ SL_EXTERN_C_BEGIN
 /* Bumped whenever any interface table or sl_run_args changes layout. */
 #define SL_ABI_VERSION 5u /* 2: sl_run_args start time/steps; sl_likelihood chi2 and model
                               * entries. 3: sl_likelihood last_kernel_s. 4: kernel sets
-                              * (SL_KIND_KERNELS), sl_periodogram read_with, sl_ls_options
-                              * fast_accuracy. 5: the kernel contract (launch.h): masses to
-                              * point/apply, velocities to acc, fp strided and per system
-                              * (sl_run_args fp_sys, n_fp), sl_force acc with v, n_packed in
-                              * sl_propagator and sl_force;
-                              * sl_monitor prepare/check/release/codes (user monitors) */
+                              * (SL_KIND_KERNELS), the periodogram table read_with, lombscargle
+                              * fast_accuracy. 5: every table starts with sl_table_head
+                              * (a kind field; sl_likelihood's options are the head's params,
+                              * its parameter-vector entry is free_params); the kernel
+                              * contract (launch.h): masses to point/apply, velocities to acc,
+                              * fp strided and per system (sl_run_args fp_sys, n_fp), sl_force
+                              * acc with v, n_packed in sl_propagator and sl_force; sl_monitor
+                              * prepare/check/release/codes (user monitors) */
 #define SL_PLUGIN_ENTRY_SYMBOL "sl_plugin_entry"
 
 typedef enum sl_kind {
@@ -29,11 +33,50 @@ typedef enum sl_kind {
     SL_KIND_KERNELS      /* an sl_kernel_set: kernels of one (integrator, force) pair */
 } sl_kind;
 
+/* The head of every table (sl_propagator, sl_force, sl_monitor,
+ * sl_likelihood, sl_kernel_set, and plugin-defined tables such as
+ * lombscargle's sl_periodogram): what the registry checks, what
+ * `starling plugins` lists and what front ends validate a configuration
+ * against, without knowing the kind. A table starts with SL_TABLE_HEAD, so
+ * plugins initialise `.abi = SL_ABI_VERSION, .kind = SL_KIND_FORCE, .name =
+ * "newton", ...` and read `t->name` as before, while generic code reads
+ * `sl_head(table)->name`. */
+typedef struct sl_table_head {
+    uint32_t abi;            /* SL_ABI_VERSION */
+    sl_kind kind;            /* must equal the kind its sl_plugin_table lists */
+    const char *name;        /* must equal the name its sl_plugin_table lists */
+    const char *description; /* one line, shown by `starling plugins` */
+    const sl_param *params;  /* the configuration keys it accepts (NULL when none) */
+    size_t n_params;         /* at most SL_PARAMS_MAX */
+} sl_table_head;
+
+/* The first member of every table: the head by name (t->head) and its
+ * fields directly (t->name), one storage. */
+#define SL_TABLE_HEAD                                                                     \
+    union {                                                                               \
+        sl_table_head head;                                                               \
+        struct {                                                                          \
+            uint32_t abi;                                                                 \
+            sl_kind kind;                                                                 \
+            const char *name;                                                             \
+            const char *description;                                                      \
+            const sl_param *params;                                                       \
+            size_t n_params;                                                              \
+        };                                                                                \
+    }
+
+/* The head of any table (every table starts with SL_TABLE_HEAD). */
+static inline const sl_table_head *sl_head(const void *table)
+{
+    return (const sl_table_head *)table;
+}
+
 typedef struct sl_plugin_table {
     sl_kind kind;
     const char *name;
-    const void *table; /* sl_propagator, sl_force, sl_monitor, sl_likelihood, sl_periodogram
-                          or sl_kernel_set */
+    const void *table; /* sl_propagator, sl_force, sl_monitor, sl_likelihood, sl_kernel_set,
+                          or a table whose layout its plugin defines (SL_KIND_PERIODOGRAM:
+                          lombscargle's sl_periodogram); every one starts with SL_TABLE_HEAD */
 } sl_plugin_table;
 
 typedef struct sl_plugin {

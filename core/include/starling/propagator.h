@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 #include "starling/params.h"
+#include "starling/plugin.h"
 
 SL_EXTERN_C_BEGIN
 
@@ -29,14 +30,10 @@ typedef struct sl_kernel_entry {
 enum { SL_PROP_PARAMS_MAX = 8 };
 
 typedef struct sl_propagator {
-    uint32_t abi;
-    const char *name;
-    const char *description;
+    SL_TABLE_HEAD;           /* kind SL_KIND_PROPAGATOR; params: e.g. dt */
     int order;               /* global error ~ dt^order: check-plugin measures it */
     int adaptive;            /* 0: fixed step; 1 is refused by sl_integrate (not run yet) */
     int persist_per_body;    /* doubles per body kept between launches: SL_PROP_<P>_PERSIST */
-    const sl_param *params;  /* e.g. dt */
-    size_t n_params;
     /* Packs validated values into the vector kernels receive. pp[0] is the
      * step the loop uses, whatever the parameter that sets it is called:
      * sl_integrate refuses a pp[0] that is not a finite number > 0. */
@@ -52,8 +49,7 @@ typedef struct sl_propagator {
 /* Kernels of one (integrator, force) pair that a plugin carries, exported
  * as a table of kind SL_KIND_KERNELS named "integrator/force". */
 typedef struct sl_kernel_set {
-    uint32_t abi;
-    const char *name;       /* "integrator/force" */
+    SL_TABLE_HEAD;          /* kind SL_KIND_KERNELS, named "integrator/force"; no params */
     const char *integrator;
     const char *force;
     const sl_kernel_entry *kernels; /* each entry's force is `force` */

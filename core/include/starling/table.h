@@ -1,5 +1,7 @@
 /* Tabular text: the one reader behind every text format starling reads
- * (radial velocities, light curves and batches of them, ensembles).
+ * (radial velocities, light curves and batches of them, ensembles), and
+ * the same column rules for named columns already in memory
+ * (sl_table_from_data).
  *
  * The rules, the same for every format (docs/GUIDE.md, "Reading files"):
  * - '#' starts a comment; blank lines are skipped; CR-LF line ends and a
@@ -31,6 +33,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include "starling/data.h"
 #include "starling/status.h"
 
 SL_EXTERN_C_BEGIN
@@ -85,6 +88,8 @@ typedef struct sl_table {
     sl_table_column col[SL_TABLE_MAX_COLS]; /* one per wanted column */
     char **comments;           /* whole-line comments, '#' and one blank dropped */
     int64_t n_comments;
+    int in_memory;             /* from columns in memory: path is their source, line[i] is
+                                  row i + 1, header the columns' names */
 } sl_table;
 
 /* Reads a file. On failure *out is left empty (nothing to free). */
@@ -94,11 +99,25 @@ sl_status sl_table_read(const char *path, const sl_table_spec *spec, sl_table *o
 sl_status sl_table_read_stream(FILE *fp, const char *name, const sl_table_spec *spec,
                                sl_table *out);
 
+/* The same from data a front end hands over (data.h): a file is read as
+ * above; named columns in memory are matched by the same rules as a header
+ * (a user's name first, else the first alias in priority order, else the
+ * wanted name; case-insensitive; a required column missing is an error
+ * listing the columns given and the names accepted), numbers checked as a
+ * file's are, text interned. Messages start with the data's source ("data:
+ * column 'rv', row 3 = nan: expected a finite number"). */
+sl_status sl_table_from_data(const sl_data *d, const sl_table_spec *spec, sl_table *out);
+
 void sl_table_free(sl_table *t);
 
 /* "column 3 (errvel)": the file's name for it, or the wanted name without
- * a header; for messages that point at one wanted column. */
+ * a header ("column 'err'" for columns in memory); for messages that point
+ * at one wanted column. */
 void sl_table_where(const sl_table *t, int col, char *buf, size_t cap);
+
+/* Row `row` (0-based) of wanted column col, for messages: "rv.txt:12:
+ * column 3 (errvel)" from a file, "data: column 'err', row 3" from memory. */
+void sl_table_at(const sl_table *t, int col, int64_t row, char *buf, size_t cap);
 
 /* Parses a whole field as a number by the rules above; 1 on success. */
 int sl_table_parse_number(const char *s, double *out);

@@ -35,6 +35,7 @@ static double potential(int n, const double *x, const double *m, const double *f
 
 static const sl_force @NAME@ = {
     .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_FORCE,
     .name = "@NAME@",
     .description = "softened gravity, G = 1: pair potential -m_i m_k / sqrt(r^2 + eps^2)",
     .params = params,

@@ -21,6 +21,7 @@ static sl_status pack(const sl_param_values *pv, double pp[SL_PROP_PARAMS_MAX])
 
 static const sl_propagator @NAME@ = {
     .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_PROPAGATOR,
     .name = "@NAME@",
     .description = "leapfrog (kick-drift-kick), 2nd order, symplectic, fixed step",
     .order = 2,

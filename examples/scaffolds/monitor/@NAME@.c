@@ -42,6 +42,7 @@ static const char *const codes[] = {"too_close", "too_far", NULL};
 
 static const sl_monitor @NAME@ = {
     .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_MONITOR,
     .name = "@NAME@",
     .description = "stop a system when a planet's distance from the star leaves [r_min, r_max]",
     .params = params,

@@ -1,7 +1,10 @@
-/* The periodogram interface: power spectra of many unevenly sampled time
- * series (light curves) in one call. The lombscargle plugin fills this
- * table; front ends (Lua, `starling ls`, benchmarks) find it in the
- * registry under SL_KIND_PERIODOGRAM.
+/* The lombscargle plugin's API: power spectra of many unevenly sampled
+ * time series (light curves) in one call. The plugin exports one table of
+ * kind SL_KIND_PERIODOGRAM laid out as sl_periodogram below; front ends
+ * (Lua, `starling ls`, benchmarks) find it in the registry and include this
+ * header, installed as <starling/plugins/lombscargle/lombscargle.h>. Core
+ * knows only the table's head (starling/plugin.h): everything sl_ls_* is
+ * this plugin's, and lives with it.
  *
  * Data are packed: object i owns points offset[i] .. offset[i+1]-1 of the
  * arrays t, y, dy. One object is a batch of one. A bad object (too few
@@ -9,12 +12,13 @@
  * computed; a batch of one with a flag is an error instead, so single-curve
  * callers see a message. Options that make no sense for any object
  * (f_min >= f_max, ...) fail before any work starts. */
-#ifndef STARLING_PERIODOGRAM_H
-#define STARLING_PERIODOGRAM_H
+#ifndef STARLING_PLUGINS_LOMBSCARGLE_H
+#define STARLING_PLUGINS_LOMBSCARGLE_H
 
 #include <stdint.h>
 #include "starling/backend.h"
 #include "starling/params.h"
+#include "starling/plugin.h"
 
 SL_EXTERN_C_BEGIN
 
@@ -162,11 +166,8 @@ typedef struct sl_ls_columns {
 } sl_ls_columns;
 
 typedef struct sl_periodogram {
-    uint32_t abi;
-    const char *name;
-    const char *description;
-    const sl_param *options; /* numeric keys front ends validate generically */
-    size_t n_options;
+    SL_TABLE_HEAD; /* kind SL_KIND_PERIODOGRAM; params: numeric keys front ends validate
+                    * generically */
     /* Fills options from a parameter table (schema above); the string-valued
      * choices (method, normalisation, precision, grid) are set by name. */
     sl_status (*configure)(const sl_param_values *pv, sl_ls_options *o);
