@@ -111,6 +111,7 @@ static const sl_force dup_force __attribute__((unused)) = {
 
 static const sl_force packed_force __attribute__((unused)) = {
     .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_FORCE,
     .name = "slt_packed",
     .description = "a force that packs more doubles than fp holds",
     .potential = pot,
