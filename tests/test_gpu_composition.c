@@ -154,7 +154,13 @@ Test(gpu_composition, contract_runtime_n_on_cuda) { drag_agrees(4, "slt_mdrift/s
 
 /* Plummer softening per system on CUDA: each system bit for bit as a CUDA
  * run with its eps for every system (the same kernel, fed the value from
- * another place), and within rounding of the CPU's per-system run. */
+ * another place), and within rounding of the CPU's per-system run, reported
+ * per eps. Open (H100, 2026-11-23): the bit-for-bit part passes, but CPU and
+ * CUDA differ in a few systems at eps 0 and 0.003 (t = 10: up to 291 and
+ * 3.5; eps 0.01: 3e-6; 0.05: 8e-10; t = 0.5: 1e-8 in 3 of 750 systems; the
+ * same with planets 0.3 apart over t = 2), so the uniform CPU and CUDA runs
+ * already differ there: the cause is not yet found. */
+#define SLT_T_EQUAL 10.0
 static void softening_agrees(int n_body)
 {
     SLT_REQUIRE_GPU();
@@ -163,7 +169,7 @@ static void softening_agrees(int n_body)
     const int64_t ns = 3000;
     sl_run_config c;
     sl_param_values pv;
-    slt_plummer_config(&p, &c, &pv, -1.0, 10.0);
+    slt_plummer_config(&p, &c, &pv, -1.0, SLT_T_EQUAL);
     sl_ensemble *cpu = slt_plummer_systems(ns, n_body), *gpu = slt_plummer_systems(ns, n_body);
     slt_set_eps_attr(cpu);
     slt_set_eps_attr(gpu);
@@ -171,13 +177,10 @@ static void softening_agrees(int n_body)
     run_on("cpu", &c, cpu, kc);
     run_on("cuda", &c, gpu, kg);
     cr_assert_str_eq(kc, kg);
-    double d = worst_diff(cpu, gpu);
-    fprintf(stderr, "%s, eps per system: CPU vs CUDA max |difference| %.3g\n", kg, d);
-    cr_assert(d < 1e-10, "%s, eps per system: CPU and CUDA differ by %.3g", kg, d);
     for (int q = 0; q < SLT_N_EPS; q++) {
         sl_run_config cu;
         sl_param_values pu;
-        slt_plummer_config(&p, &cu, &pu, slt_eps_of(q), 10.0);
+        slt_plummer_config(&p, &cu, &pu, slt_eps_of(q), SLT_T_EQUAL);
         sl_ensemble *u = slt_plummer_systems(ns, n_body);
         run_on("cuda", &cu, u, kg);
         for (int64_t s = q; s < ns; s += SLT_N_EPS)
@@ -190,6 +193,23 @@ static void softening_agrees(int n_body)
                 }
         sl_ensemble_destroy(u);
     }
+    for (int q = 0; q < SLT_N_EPS; q++) {
+        double wq = 0;
+        int64_t far = 0;
+        for (int64_t s = q; s < ns; s += SLT_N_EPS) {
+            double ws = 0;
+            for (int b = 0; b < n_body; b++)
+                for (int f = 0; f < SL_NFIELD; f++)
+                    ws = fmax(ws, fabs(sl_ensemble_get(cpu, s, b, f) - sl_ensemble_get(gpu, s, b, f)));
+            wq = fmax(wq, ws);
+            far += ws > 1e-10;
+        }
+        fprintf(stderr, "%s, eps %g: CPU vs CUDA max |difference| %.3g, %lld systems beyond 1e-10\n",
+                kg, slt_eps_of(q), wq, (long long)far);
+    }
+    double d = worst_diff(cpu, gpu);
+    fprintf(stderr, "%s, eps per system: CPU vs CUDA max |difference| %.3g\n", kg, d);
+    cr_assert(d < 1e-10, "%s, eps per system: CPU and CUDA differ by %.3g", kg, d);
     sl_ensemble_destroy(cpu), sl_ensemble_destroy(gpu);
     slt_unload(&p);
 }
