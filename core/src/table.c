@@ -263,8 +263,12 @@ static sl_status keep_header(reader *r, char **f, int n, int64_t ln)
     return SL_OK;
 }
 
-/* Chooses each wanted column from the header's names. */
-static sl_status resolve_named(reader *r)
+/* Chooses each wanted column by name among t->header: the user's name for
+ * it, else its aliases in order, else its own name. `where` starts the
+ * messages; `d` (data from memory, else NULL) is checked for numbers where
+ * numbers are wanted. Names come from a file's header or from in-memory
+ * columns, which the messages say. */
+static sl_status resolve_by_name(reader *r, const char *where, const sl_data *d)
 {
     sl_table *t = r->t;
     const sl_table_spec *spec = r->spec;
@@ -281,9 +285,9 @@ static sl_status resolve_named(reader *r)
                     at = i;
             if (at < 0) {
                 list_names(t->header, t->n_fields, names, sizeof names);
-                return sl_fail(SL_ERR_ARG, "%s:%lld: columns.%s = \"%s\": the header has no "
-                               "such column (its names: %s)", r->name,
-                               (long long)t->header_line, k->name, user, names);
+                return sl_fail(SL_ERR_ARG, d ? "%s: columns.%s = \"%s\": there is no such column "
+                               "(the columns: %s)" : "%s: columns.%s = \"%s\": the header has no "
+                               "such column (its names: %s)", where, k->name, user, names);
             }
         } else {
             for (const char *const *a = k->aliases; a && *a && at < 0; a++)
@@ -299,18 +303,30 @@ static sl_status resolve_named(reader *r)
                 continue;
             list_names(t->header, t->n_fields, names, sizeof names);
             list_aliases(k, want, sizeof want);
-            return sl_fail(SL_ERR_ARG, "%s:%lld: the header (%s) names no %s column: expected "
-                           "%s %s%s%s%s", r->name, (long long)t->header_line, names, k->name,
+            return sl_fail(SL_ERR_ARG, "%s: the %s (%s) %s no %s column: expected %s %s%s%s%s",
+                           where, d ? "columns" : "header", names, d ? "include" : "names",
+                           k->name,
                            k->aliases && k->aliases[0] && k->aliases[1] ? "one of" : "a column named",
                            want, spec->can_name ? ", or name it with columns = {" : "",
                            spec->can_name ? k->name : "", spec->can_name ? " = \"...\"}" : "");
         }
+        if (d && k->type == SL_COL_NUMBER && !d->cols[at].num)
+            return sl_fail(SL_ERR_ARG, "%s: column '%s' holds text: expected numbers (the %s "
+                           "column)", where, d->cols[at].name, k->name);
         taken[at] = 1;
         t->col[c].present = 1;
         t->col[c].src = at + 1;
         t->col[c].header = t->header[at];
     }
     return SL_OK;
+}
+
+/* Chooses each wanted column from the header's names. */
+static sl_status resolve_named(reader *r)
+{
+    char where[4200];
+    snprintf(where, sizeof where, "%s:%lld", r->name, (long long)r->t->header_line);
+    return resolve_by_name(r, where, NULL);
 }
 
 /* Without a header: every wanted column sits at its documented position. */
@@ -655,54 +671,7 @@ static sl_status check_columns(const char *src, const sl_data *d)
  * among a header's names. */
 static sl_status resolve_columns(reader *r, const sl_data *d)
 {
-    sl_table *t = r->t;
-    const sl_table_spec *spec = r->spec;
-    int taken[SL_TABLE_MAX_FIELDS] = {0};
-    char names[1024], want[512];
-    for (int c = 0; c < spec->n_cols; c++) {
-        const sl_table_col *k = &spec->cols[c];
-        const char *user = spec->names ? spec->names[c] : NULL;
-        t->col[c].name = k->name;
-        int at = -1;
-        if (user) {
-            for (int i = 0; i < t->n_fields && at < 0; i++)
-                if (!taken[i] && !strcasecmp(t->header[i], user))
-                    at = i;
-            if (at < 0) {
-                list_names(t->header, t->n_fields, names, sizeof names);
-                return sl_fail(SL_ERR_ARG, "%s: columns.%s = \"%s\": there is no such column "
-                               "(the columns: %s)", r->name, k->name, user, names);
-            }
-        } else {
-            for (const char *const *a = k->aliases; a && *a && at < 0; a++)
-                for (int i = 0; i < t->n_fields && at < 0; i++)
-                    if (!taken[i] && !strcasecmp(t->header[i], *a))
-                        at = i;
-            for (int i = 0; i < t->n_fields && at < 0; i++)
-                if (!taken[i] && !strcasecmp(t->header[i], k->name))
-                    at = i;
-        }
-        if (at < 0) {
-            if (!k->required)
-                continue;
-            list_names(t->header, t->n_fields, names, sizeof names);
-            list_aliases(k, want, sizeof want);
-            return sl_fail(SL_ERR_ARG, "%s: the columns (%s) include no %s column: expected "
-                           "%s %s%s%s%s", r->name, names, k->name,
-                           k->aliases && k->aliases[0] && k->aliases[1] ? "one of" : "a column named",
-                           want, spec->can_name ? ", or name it with columns = {" : "",
-                           spec->can_name ? k->name : "", spec->can_name ? " = \"...\"}" : "");
-        }
-        const sl_data_column *src = &d->cols[at];
-        if (k->type == SL_COL_NUMBER && !src->num)
-            return sl_fail(SL_ERR_ARG, "%s: column '%s' holds text: expected numbers (the %s "
-                           "column)", r->name, src->name, k->name);
-        taken[at] = 1;
-        t->col[c].present = 1;
-        t->col[c].src = at + 1;
-        t->col[c].header = t->header[at];
-    }
-    return SL_OK;
+    return resolve_by_name(r, r->name, d);
 }
 
 /* Text for a number in a text column: the shortest form that reads back. */
