@@ -4,6 +4,8 @@ set(SL_TEST_PLUGINS hermite newton monitors)
 sl_add_test(test_kepler SOURCES test_kepler.c TIMEOUT 120)
 add_dependencies(test_kepler ${SL_TEST_PLUGINS})
 
+sl_add_test(test_kepler_drift SOURCES test_kepler_drift.c TIMEOUT 120)
+
 sl_add_test(test_conservation SOURCES test_conservation.c TIMEOUT 120)
 add_dependencies(test_conservation ${SL_TEST_PLUGINS})
 

@@ -1,0 +1,174 @@
+/* The Kepler drift: a body moved along its two-body orbit about a fixed
+ * centre of gravitational parameter gm, for a time dt of either sign,
+ * written once as SL_HD C for the CPU and for CUDA.
+ *
+ * Universal variables: one code for ellipses, parabolas and hyperbolas,
+ * radial orbits included, with no branch on the eccentricity. With
+ * r0 = |x|, eta = x.v and beta = 2 gm / r0 - v^2 (gm / a), the universal
+ * anomaly X solves Kepler's equation
+ *     dt = r0 G1(X) + eta G2(X) + gm G3(X),   G_k(X) = X^k c_k(beta X^2),
+ * c_k the Stumpff functions, and the state follows from the Lagrange
+ * coefficients f, g, f', g' (Danby 1988, ch. 6.9; Wisdom & Hernandez 2015).
+ *
+ * Choices that make it robust for every orbit and step:
+ *  - c_k by their series for |z| < 1 (no cancellation near z = 0, i.e.
+ *    tiny steps or near-parabolic orbits), closed forms beyond, with
+ *    1 - cos s written as 2 sin^2(s/2) so that c2 keeps its relative
+ *    precision near s = 2 pi k;
+ *  - on an ellipse, dt reduced by whole periods first, so a drift of
+ *    many orbits solves for at most half an orbit (the phase then carries
+ *    the rounding of the period, ~1e-16 per orbit, as any Kepler solver);
+ *  - Laguerre-Conway iteration (order n = 5), which converges from poor
+ *    starts for every eccentricity, at most SL_KDRIFT_MAXIT times: a GPU
+ *    thread must never loop unbounded;
+ *  - the update applied as x + ((f - 1) x + g v), v + (f' x + (g' - 1) v),
+ *    with f - 1 and g' - 1 computed as such: a tiny step moves x by
+ *    ~|v| dt, and its error is then relative to that move, not to |x|.
+ *
+ * sl_kepler_drift returns the iterations it took, or -1 when it did not
+ * converge or met a non-finite value; then x and v are set to NaN, so the
+ * run's non-finite check stops the system and names it, rather than the
+ * body silently leaving its orbit.
+ *
+ * Accuracy (tests/test_kepler_drift.c, against long-double references
+ * from orbital elements and Barker's equation): see that file. */
+#ifndef STARLING_KEPLER_DRIFT_H
+#define STARLING_KEPLER_DRIFT_H
+
+#include <math.h>
+#include "starling/hd.h"
+#include "starling/kepler.h"
+
+#define SL_KDRIFT_MAXIT 40
+#define SL_KDRIFT_TWO_PI 6.283185307179586476925286766559
+
+/* c0..c3(z). |z| < 1: nested series to the term z^9 (the next is below
+ * 1e-20 of the first); beyond, closed forms in s = sqrt(|z|). */
+SL_HD SL_INLINE void sl_stumpff(double z, double c[4])
+{
+    if (fabs(z) < 1.0) {
+        c[2] = 0.5 * (1.0 - z / 12.0 * (1.0 - z / 30.0 * (1.0 - z / 56.0 * (1.0 - z / 90.0 *
+               (1.0 - z / 132.0 * (1.0 - z / 182.0 * (1.0 - z / 240.0 * (1.0 - z / 306.0 *
+               (1.0 - z / 380.0)))))))));
+        c[3] = (1.0 / 6.0) * (1.0 - z / 20.0 * (1.0 - z / 42.0 * (1.0 - z / 72.0 *
+               (1.0 - z / 110.0 * (1.0 - z / 156.0 * (1.0 - z / 210.0 * (1.0 - z / 272.0 *
+               (1.0 - z / 342.0 * (1.0 - z / 420.0)))))))));
+        c[0] = 1.0 - z * c[2];
+        c[1] = 1.0 - z * c[3];
+    } else if (z > 0.0) {
+        double s = sqrt(z), sn = sin(s), h = sin(0.5 * s);
+        c[0] = cos(s);
+        c[1] = sn / s;
+        c[2] = 2.0 * h * h / z;
+        c[3] = (s - sn) / (z * s);
+    } else {
+        double s = sqrt(-z), sh = sinh(s), h = sinh(0.5 * s);
+        c[0] = cosh(s);
+        c[1] = sh / s;
+        c[2] = -2.0 * h * h / z;
+        c[3] = (sh - s) / (-z * s);
+    }
+}
+
+/* A start for X. Short steps (|dt| below a tenth of the dynamical time
+ * at r0): the Taylor series of the motion to second order. Longer ones:
+ * on an ellipse X = dM / sqrt(beta) (the mean anomaly's change, off by at
+ * most e in E, which Laguerre-Conway absorbs); on a hyperbola the change
+ * of the hyperbolic anomaly itself, from Kepler's equation in elements
+ * (its functions grow like e^X, where a poor start costs dozens of
+ * steps), X = dF / sqrt(-beta). What is left, near-parabolic orbits, behaves
+ * like the cubic it tends to, for which Laguerre's iteration converges
+ * from any start. */
+SL_HD SL_INLINE double sl_kdrift_start(double gm, double dt, double r0, double eta, double beta)
+{
+    double tdyn = r0 * sqrt(r0 / gm);
+    if (fabs(dt) < 0.1 * tdyn)
+        return dt / r0 * (1.0 - 0.5 * eta * dt / (r0 * r0));
+    if (beta > 0.0)
+        return beta * dt / gm;
+    if (beta < 0.0) {
+        double a = gm / beta, sb = sqrt(-beta);
+        double ec = 1.0 - r0 / a, es = eta / sqrt(-gm * a), e2 = ec * ec - es * es;
+        if (e2 > 1.0 + 1e-6) {
+            double e = sqrt(e2), F0 = asinh(es / e), n = -beta * sb / gm;
+            double X = (sl_kepler_hyperbolic(es - F0 + n * dt, e) - F0) / sb;
+            if (isfinite(X))
+                return X;
+        }
+    }
+    return dt / r0;
+}
+
+SL_HD SL_INLINE int sl_kepler_drift(double gm, double dt, double *x, double *v)
+{
+    double r0 = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+    double eta = x[0] * v[0] + x[1] * v[1] + x[2] * v[2];
+    double beta = 2.0 * gm / r0 - (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (beta > 0.0) {
+        double period = SL_KDRIFT_TWO_PI * gm / (beta * sqrt(beta));
+        dt -= period * floor(dt / period + 0.5);
+    }
+    double X = sl_kdrift_start(gm, dt, r0, eta, beta), c[4], G1 = 0, G2 = 0, r = r0;
+    /* f(X) = t(X) - dt increases with X (df/dX = r > 0), so its root lies
+     * above 0 for dt > 0 and below for dt < 0; every evaluation narrows
+     * the bracket, and a step that leaves it is replaced by bisection. */
+    double lo = dt >= 0.0 ? 0.0 : -INFINITY, hi = dt >= 0.0 ? INFINITY : 0.0;
+    int it = -1;
+    for (int i = 0; i < SL_KDRIFT_MAXIT; i++) {
+        sl_stumpff(beta * X * X, c);
+        G1 = X * c[1], G2 = X * X * c[2];
+        double G3 = X * X * X * c[3];
+        double t1 = r0 * G1, t2 = eta * G2, t3 = gm * G3, f = t1 + t2 + t3 - dt;
+        r = r0 * c[0] + eta * G1 + gm * G2; /* df/dX */
+        if (f < 0.0)
+            lo = X;
+        else
+            hi = X;
+        double f2 = eta * c[0] + (gm - beta * r0) * G1;
+        double disc = 16.0 * r * r - 20.0 * f * f2;
+        double d = -5.0 * f / (r + (r >= 0.0 ? 1.0 : -1.0) * sqrt(fabs(disc)));
+        if (!isfinite(d))
+            break;
+        double Xn = X + d;
+        if ((Xn < lo || Xn > hi) && isfinite(lo) && isfinite(hi))
+            Xn = 0.5 * (lo + hi);
+        /* Done when the step is 4 ulp of X; when f is down to the
+         * rounding of its own terms, which may be far larger than dt (a
+         * hyperbola drifted from far out through pericentre: X is then
+         * known only to that); or when the step returns to an end of the
+         * bracket, a point already tried: rounding in f then makes the
+         * steps hop between two values for ever. */
+        double noise = 4.4e-16 * (fabs(t1) + fabs(t2) + fabs(t3) + fabs(dt));
+        int stuck = Xn == lo || Xn == hi;
+        d = Xn - X;
+        X = Xn;
+        if (fabs(d) <= 4.4e-16 * fabs(X) || fabs(f) <= noise || stuck) {
+            it = i + 1;
+            break;
+        }
+    }
+    if (it > 0) {
+        sl_stumpff(beta * X * X, c);
+        G1 = X * c[1], G2 = X * X * c[2];
+    }
+    /* r from the new position, not from df/dX = r0 c0 + eta G1 + gm G2:
+     * coming in from far out, those terms are ~r0 and cancel to the
+     * small r, which then carried their rounding into the velocity */
+    double fm1 = -gm * G2 / r0, g = r0 * G1 + eta * G2, xn[3];
+    for (int k = 0; k < 3; k++)
+        xn[k] = x[k] + (fm1 * x[k] + g * v[k]);
+    r = sqrt(xn[0] * xn[0] + xn[1] * xn[1] + xn[2] * xn[2]);
+    double fd = -gm * G1 / (r * r0), gdm1 = -gm * G2 / r;
+    if (it < 0 || !isfinite(fm1 + g + fd + gdm1) || !(r > 0.0)) {
+        for (int k = 0; k < 3; k++)
+            x[k] = v[k] = NAN;
+        return -1;
+    }
+    for (int k = 0; k < 3; k++) {
+        v[k] = v[k] + (fd * x[k] + gdm1 * v[k]);
+        x[k] = xn[k];
+    }
+    return it;
+}
+
+#endif
