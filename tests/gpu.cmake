@@ -12,6 +12,9 @@ if(SL_HAVE_CUDA)
   sl_add_test(test_gpu_rng SOURCES test_gpu_rng.c CUDA_SOURCES gpu_rng.cu LABELS gpu
               LIBS CUDA::cudart TIMEOUT 300)
 
+  sl_add_test(test_gpu_kepler_drift SOURCES test_gpu_kepler_drift.c CUDA_SOURCES gpu_kdrift.cu
+              LABELS gpu LIBS CUDA::cudart TIMEOUT 300)
+
   sl_add_test(test_gpu_composition SOURCES test_gpu_composition.c CUDA_SOURCES stages_cuda.cu
               LABELS gpu TIMEOUT 300)
   add_dependencies(test_gpu_composition hermite newton monitors plummer)
@@ -22,5 +25,5 @@ if(SL_HAVE_CUDA)
   target_compile_definitions(test_gpu_user_monitors PRIVATE SLT_UM_DIR="${SLT_UM_DIR}")
 
   set_tests_properties(test_gpu_agreement test_gpu_device test_gpu_rng test_gpu_composition
-    test_gpu_user_monitors PROPERTIES SKIP_REGULAR_EXPRESSION "SL_GPU_SKIP")
+    test_gpu_user_monitors test_gpu_kepler_drift PROPERTIES SKIP_REGULAR_EXPRESSION "SL_GPU_SKIP")
 endif()
