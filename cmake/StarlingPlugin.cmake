@@ -38,8 +38,13 @@
 #               {SL_KIND_FORCE, "NAME", &table}, STARLING_KERNEL_TABLES};
 #       Without HEADER, no kernels are stamped.
 #
-#   starling_add_likelihood / starling_add_monitor(NAME SOURCES ...)
-#       As starling_add_plugin.
+#   starling_add_likelihood / starling_add_monitor(NAME SOURCES ... [CUDA_SOURCES ...]
+#                                                  [OUTPUT_DIRECTORY dir])
+#       Exactly starling_add_plugin: nothing is stamped for these kinds. A
+#       likelihood's CUDA_SOURCES are its own kernels, compiled (with
+#       SL_HAVE_CUDA=1) only when CUDA is enabled, as for any plugin; a
+#       monitor is host code. They exist so that a CMakeLists.txt says what
+#       it builds, as the `starling new` scaffolds' do.
 #
 #   starling_register_physics(INTEGRATOR|FORCE NAME HEADER)
 #       Declares an installed integrator or force whose SL_HD header is

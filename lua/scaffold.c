@@ -236,6 +236,33 @@ static sl_status move_files(const char *from, const char *to)
     return st;
 }
 
+/* The kinds there are templates for, "force, integrator, ... or monitor":
+ * the folders of `templates`, so the message lists what can be written. */
+static void list_kinds(const char *templates, char *buf, size_t cap)
+{
+    char *names[32];
+    size_t n = 0, used = 0;
+    DIR *d = opendir(templates);
+    struct dirent *de;
+    while (d && (de = readdir(d)) && n < 32) {
+        char p[PATH_MAX];
+        struct stat sb;
+        if (de->d_name[0] != '.' && !join(p, templates, de->d_name) && !stat(p, &sb) &&
+            S_ISDIR(sb.st_mode) && (names[n] = strdup(de->d_name)))
+            n++;
+    }
+    if (d)
+        closedir(d);
+    qsort(names, n, sizeof names[0], cmp_str);
+    snprintf(buf, cap, "%s", n ? "" : "(no templates installed)");
+    for (size_t i = 0; i < n; i++) {
+        const char *sep = i == 0 ? "" : i + 1 == n ? " or " : ", ";
+        if (used < cap)
+            used += (size_t)snprintf(buf + used, cap - used, "%s%s", sep, names[i]);
+        free(names[i]);
+    }
+}
+
 sl_status sl_scaffold_write(const char *templates, const char *kind, const char *name,
                             const char *dir, size_t *n_files)
 {
@@ -246,9 +273,12 @@ sl_status sl_scaffold_write(const char *templates, const char *kind, const char 
     if ((st = join(src, templates, kind)))
         return st;
     struct stat sb;
-    if (stat(src, &sb) != 0 || !S_ISDIR(sb.st_mode))
-        return sl_fail(SL_ERR_ARG, "no scaffold for '%s' (templates in %s): expected "
-                       "integrator, force, likelihood or monitor", kind, templates);
+    if (stat(src, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        char kinds[256];
+        list_kinds(templates, kinds, sizeof kinds);
+        return sl_fail(SL_ERR_ARG, "no scaffold for '%s' (templates in %s): expected %s", kind,
+                       templates, kinds);
+    }
     int empty;
     if ((st = target_state(dir, &empty)))
         return st;

@@ -7,7 +7,16 @@
 # script; the new force runs with the installed hermite); checks refusals;
 # builds a C program with pkg-config alone; then moves the prefix elsewhere
 # and checks that everything still runs. Exits non-zero, naming the step.
-#   SDK_KINDS   the kinds to scaffold (default: integrator force monitor)
+#   SDK_KINDS   the kinds to scaffold (default: integrator force likelihood monitor)
+#   SDK_BACKEND cpu (default): the above, every test on the CPU backend.
+#               cuda: the GPU run, on a machine with a GPU and a CUDA build
+#               of starling: each scaffold is built with CUDA (a monitor
+#               has none) and its Criterion test and Lua script run on the
+#               CUDA backend (STARLING_TEST_BACKEND=cuda), and
+#               `check-plugin --require-gpu` must pass its CPU-vs-CUDA
+#               checks. Without a usable GPU it prints SL_GPU_SKIP and exits
+#               0 (ctest reports the `gpu` test sdk_gpu_check as skipped),
+#               or fails when SL_REQUIRE_GPU=1 (scripts/gpu-check.sh).
 #   BUILD_DIR   the configured and built tree to install (default: build)
 #   KEEP=1      keep the temporary folder (its path is printed)
 set -euo pipefail
@@ -16,6 +25,43 @@ src=$PWD
 build=$(cd "${BUILD_DIR:-build}" && pwd)
 [ -x "$build/bin/starling" ] || { echo "sdk-check: no built tree at $build (run scripts/build.sh)" >&2; exit 1; }
 if [ -d /usr/local/cuda/bin ]; then export PATH="$PATH:/usr/local/cuda/bin"; fi
+backend=${SDK_BACKEND:-cpu}
+case $backend in
+    cpu|cuda) ;;
+    *) echo "sdk-check: SDK_BACKEND=$backend: expected cpu or cuda" >&2; exit 2 ;;
+esac
+# read by the scaffolds' Criterion tests and Lua scripts
+export STARLING_TEST_BACKEND=$backend
+KINDS=${SDK_KINDS:-integrator force likelihood monitor}
+declare -A plugin_name=([integrator]=sdkleap [force]=sdksoft [likelihood]=sdksine [monitor]=sdkwatch)
+for kind in $KINDS; do
+    [ -n "${plugin_name[$kind]:-}" ] ||
+        { echo "sdk-check: SDK_KINDS: unknown kind '$kind' (expected integrator, force, likelihood or monitor)" >&2; exit 2; }
+done
+
+# The GPU run needs a CUDA build, a usable device (as core counts them) and
+# nvcc; it decides before any work.
+if [ "$backend" = cuda ]; then
+    version=$("$build/bin/starling" --version)
+    if ! grep -q '^CUDA: built in' <<<"$version"; then
+        echo "sdk-check: FAIL: SDK_BACKEND=cuda needs starling built with -DSL_CUDA=ON;" \
+             "$build has no CUDA backend ($(grep '^CUDA' <<<"$version"))" >&2
+        exit 1
+    fi
+    devices=$(sed -n 's/^CUDA: built in.*; \([0-9]*\) devices\{0,1\} found$/\1/p' <<<"$version")
+    if [ "${devices:-0}" -lt 1 ]; then
+        if [ "${SL_REQUIRE_GPU:-0}" = 1 ]; then
+            echo "sdk-check: FAIL: SDK_BACKEND=cuda, SL_REQUIRE_GPU=1, but no usable CUDA" \
+                 "device ($(grep '^CUDA' <<<"$version"))" >&2
+            exit 1
+        fi
+        echo "sdk-check: SL_GPU_SKIP: SDK_BACKEND=cuda: no usable CUDA device" \
+             "($(grep '^CUDA' <<<"$version")); nothing run. SL_REQUIRE_GPU=1 makes this a failure."
+        exit 0
+    fi
+    command -v nvcc >/dev/null ||
+        { echo "sdk-check: FAIL: SDK_BACKEND=cuda: no nvcc to build the scaffolds' CUDA code" >&2; exit 1; }
+fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/starling-sdk.XXXXXX")
 if [ "${KEEP:-0}" = 1 ]; then echo "sdk-check: keeping $work"; else trap 'rm -rf "$work"' EXIT; fi
@@ -38,6 +84,7 @@ for f in bin/starling lib/libstarling.so include/starling/version.h include/star
          lib/cmake/starling/StarlingPlugin.cmake lib/cmake/starling/starlingPhysics.cmake \
          lib/pkgconfig/starling.pc share/starling/scaffolds/integrator/CMakeLists.txt \
          share/starling/scaffolds/monitor/CMakeLists.txt \
+         share/starling/scaffolds/likelihood/CMakeLists.txt \
          include/starling/forces/plummer.h lib/starling/plugins/plummer.so \
          include/starling/data.h include/starling/plugins/lombscargle/lombscargle.h \
          share/starling/lua/starling/init.lua; do
@@ -60,9 +107,10 @@ core_cuda=$(sed -n 's/^#define SL_CORE_HAS_CUDA \([01]\)$/\1/p' "$prefix/include
 # its own ctest runs: its Criterion test, check-plugin and its Lua script.
 # The force's test runs the installed hermite with the new force; the
 # integrator's script runs it with every installed force; the monitor's test
-# and script run the installed hermite and newton with it. A monitor is host
-# code (no CUDA build of its own).
-KINDS=${SDK_KINDS:-integrator force monitor}
+# and script run the installed hermite and newton with it; the likelihood's
+# test, check-plugin and script evaluate it on its own data (synthetic
+# columns in memory, NAME.csv). A monitor is host code (no CUDA build of its
+# own). SDK_KINDS (KINDS, checked above) chooses which.
 
 # check_flags BUILD_DIR NAME HAVE_CUDA: the plugin got the flags through starling::core.
 check_flags() {
@@ -86,7 +134,8 @@ check_plugin() {
     exported=$(nm -D --defined-only "$so" | awk '$2 == "T" { print $3 }')
     [ "$exported" = sl_plugin_entry ] || fail "$so exports functions other than sl_plugin_entry: $exported"
     undef_cuda=$(nm -D --undefined-only "$so" | grep -c '_cuda$' || true)
-    def_cuda=$(nm "$so" | grep -c ' [tT] sl_run_.*_cuda$' || true)
+    # launchers: the stamped kernels' sl_run_*_cuda, a likelihood's NAME_cuda_eval
+    def_cuda=$(nm "$so" | grep -cE " [tT] (sl_run_.*_cuda|${2}_cuda_eval)$" || true)
     [ "$undef_cuda" = 0 ] || fail "$so needs *_cuda symbols from elsewhere: $(nm -D --undefined-only "$so" | grep '_cuda$')"
     if [ "$3" = 1 ]; then [ "$def_cuda" -gt 0 ] || fail "$so has no CUDA launchers"
     else [ "$def_cuda" = 0 ] || fail "$so (CPU-only) has CUDA launchers"; fi
@@ -127,10 +176,45 @@ build_plugin() {
         "(Criterion, check-plugin, $name.lua)"
 }
 
-declare -A plugin_name=([integrator]=sdkleap [force]=sdksoft [likelihood]=sdksine [monitor]=sdkwatch)
+# gpu_run KIND NAME: SDK_BACKEND=cuda. The plugin built with CUDA (a monitor
+# without: host code, run on the CUDA backend all the same), its ctest on
+# the CUDA backend (build_plugin, with STARLING_TEST_BACKEND=cuda), then
+# check-plugin with --require-gpu, whose CPU-vs-CUDA checks must all have
+# run and passed, and its script with backend "cuda" named (refused, not
+# run on the CPU, when CUDA cannot be used).
+gpu_run() {
+    local kind=$1 name=$2 cuda=1 data=()
+    if [ "$kind" = monitor ]; then
+        cuda=0
+        build_plugin "$name" gpu 0 "$prefix"
+    else
+        build_plugin "$name" gpu 1 "$prefix" -DSTARLING_PLUGIN_CUDA=ON
+    fi
+    local plugins=$work/build-$name-gpu/plugins log=$work/check-gpu-$name.log
+    [ -f "$work/$name/$name.csv" ] && data=(--data="$work/$name/$name.csv")
+    STARLING_PLUGIN_PATH=$plugins run "$log" "$prefix/bin/starling" check-plugin --require-gpu \
+        "${data[@]}" "$plugins/$name.so"
+    local compared
+    compared=$(grep -c '^  PASS  cuda' "$log" || true)
+    if [ "$cuda" = 1 ]; then
+        [ "$compared" -gt 0 ] || { cat "$log" >&2; fail "$name: check-plugin compared no CUDA result with the CPU"; }
+        ! grep -q '^  SKIP  cuda' "$log" || { cat "$log" >&2; fail "$name: check-plugin skipped a CUDA comparison"; }
+    fi
+    STARLING_PLUGIN_PATH=$plugins run "$work/lua-gpu-$name.log" "$prefix/bin/starling" run \
+        "$work/$name/$name.lua" cuda
+    grep -q "^$name ok$" "$work/lua-gpu-$name.log" ||
+        { cat "$work/lua-gpu-$name.log" >&2; fail "$name.lua cuda did not report ok"; }
+    say "$name (gpu): its tests on the CUDA backend, check-plugin --require-gpu" \
+        "($compared CPU-vs-CUDA checks passed), $name.lua cuda: ok"
+}
+
 for kind in $KINDS; do
     name=${plugin_name[$kind]}
     scaffold "$kind" "$name" "$prefix"
+    if [ "$backend" = cuda ]; then
+        gpu_run "$kind" "$name"
+        continue
+    fi
     build_plugin "$name" cpu 0 "$prefix" -DSTARLING_PLUGIN_CUDA=OFF
     if [ "$kind" = monitor ]; then
         say "$name: a monitor has no CUDA code (it runs on the host between launches)"
@@ -140,6 +224,12 @@ for kind in $KINDS; do
         build_plugin "$name" cuda 1 "$prefix" -DSTARLING_PLUGIN_CUDA=ON
     fi
 done
+
+# The rest does not depend on the backend: the CPU run checks it.
+if [ "$backend" = cuda ]; then
+    say "ok (SDK_BACKEND=cuda: $KINDS on $(grep -m1 '^CUDA' <<<"$version"))"
+    exit 0
+fi
 
 # `starling new` refuses what would be refused later, and writes nothing.
 if "$prefix/bin/starling" new force hermite "$work/clash" >"$work/clash.log" 2>&1; then

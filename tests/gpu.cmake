@@ -26,4 +26,15 @@ if(SL_HAVE_CUDA)
 
   set_tests_properties(test_gpu_agreement test_gpu_device test_gpu_rng test_gpu_composition
     test_gpu_user_monitors test_gpu_kepler_drift PROPERTIES SKIP_REGULAR_EXPRESSION "SL_GPU_SKIP")
+
+  # The installed SDK on the GPU: this build installed into a temporary
+  # prefix, each `starling new` scaffold built against it with CUDA, its
+  # tests and script run on the CUDA backend, and check-plugin's CPU-vs-CUDA
+  # checks required (scripts/sdk-check.sh with SDK_BACKEND=cuda). It needs
+  # the whole build (the install) and compiles four plugins.
+  add_test(NAME sdk_gpu_check
+           COMMAND ${CMAKE_COMMAND} -E env BUILD_DIR=${CMAKE_BINARY_DIR} SDK_BACKEND=cuda
+                   bash ${PROJECT_SOURCE_DIR}/scripts/sdk-check.sh)
+  set_tests_properties(sdk_gpu_check PROPERTIES LABELS gpu TIMEOUT 1800
+                       SKIP_REGULAR_EXPRESSION "SL_GPU_SKIP")
 endif()

@@ -1312,15 +1312,18 @@ Test(lua, dry_run_not_a_boolean)
  * everywhere (file names and text) and no marker left. */
 Test(lua, new_writes_each_scaffold)
 {
-    const char *kinds[] = {"integrator", "force", "monitor"};
+    const char *kinds[] = {"integrator", "force", "likelihood", "monitor"};
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         char args[128], path[512];
         snprintf(args, sizeof args, "new %s zz%zu", kinds[k], k);
         run_out o = run(args, NULL);
         cr_assert_eq(o.status, 0, "%s: exit %d: %s", args, o.status, o.err);
         cr_expect(strstr(o.out, "cmake -S"), "%s: no build hint: %s", args, o.out);
-        const char *files[] = {"CMakeLists.txt", "%s.h", "%s.c", "test_%s.c", "%s.lua"};
-        for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        /* a likelihood also has its CUDA evaluation and an example data file */
+        int like = !strcmp(kinds[k], "likelihood");
+        const char *files[] = {"CMakeLists.txt", "%s.h", "%s.c", "test_%s.c", "%s.lua",
+                               like ? "%s_cuda.cu" : NULL, like ? "%s.csv" : NULL};
+        for (size_t f = 0; f < sizeof files / sizeof files[0] && files[f]; f++) {
             char name[64];
             char zz[8];
             snprintf(zz, sizeof zz, "zz%zu", k);
@@ -1364,6 +1367,50 @@ Test(lua, new_refuses)
     free_out(&o);
     char left[512];
     cr_expect_eq(list_work(left, sizeof left), 1, "files left: %s", left);
+}
+
+/* The refusals hold for every kind, and for every kind a fresh name into an
+ * empty folder is written: each refusal is for the reason it gives, not for
+ * a kind without a template. The unknown-kind message lists exactly the
+ * kinds there are templates for. */
+Test(lua, new_refuses_for_every_kind)
+{
+    const char *kinds[] = {"integrator", "force", "likelihood", "monitor"};
+    char args[128], left[512];
+    write_text("full_keep", "x");
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        struct {
+            const char *fmt, *needle;
+        } cases[] = {
+            {"new %s hermite", "'hermite' is taken by the integrator in"},
+            {"new %s kepler_rv", "'kepler_rv' is taken by the likelihood in"},
+            {"new %s Bad-Name", "expected a C identifier"},
+            {"new %s fresh full_keep", "not an empty folder"},
+        };
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            snprintf(args, sizeof args, cases[i].fmt, kinds[k]);
+            run_out o = run(args, NULL);
+            cr_expect_neq(o.status, 0, "%s was accepted", args);
+            cr_expect(strstr(o.err, cases[i].needle), "%s: expected '%s' in: %s", args,
+                      cases[i].needle, o.err);
+            free_out(&o);
+            cr_expect_eq(list_work(left, sizeof left), 1, "%s left files: %s", args, left);
+        }
+        snprintf(args, sizeof args, "new %s ok_%s kind_%s", kinds[k], kinds[k], kinds[k]);
+        run_out o = run(args, NULL);
+        cr_expect_eq(o.status, 0, "%s: exit %d: %s", args, o.status, o.err);
+        free_out(&o);
+        char dir[64];
+        snprintf(dir, sizeof dir, "kind_%s/CMakeLists.txt", kinds[k]);
+        cr_expect(exists(dir), "%s wrote no %s", args, dir);
+        snprintf(dir, sizeof dir, "%s/kind_%s", work, kinds[k]);
+        slt_rmtree(dir);
+    }
+    run_out o = run("new gizmo thing", NULL);
+    cr_expect_neq(o.status, 0, "an unknown kind was accepted");
+    cr_expect(strstr(o.err, "expected force, integrator, likelihood or monitor\n"),
+              "the kinds listed are not those with templates: %s", o.err);
+    free_out(&o);
 }
 
 /* An existing empty folder, the current one included, is written into. */

@@ -3,9 +3,12 @@
 --
 --   STARLING_PLUGIN_PATH=build/plugins starling run @NAME@.lua [backend]
 --
+-- backend: "cpu" (default) or "cuda"; STARLING_TEST_BACKEND is read when none
+-- is given.
+--
 -- A failed check stops the script with an error (exit status 1).
 local starling = require "starling"
-local backend = ... or "cpu"
+local backend = ... or os.getenv("STARLING_TEST_BACKEND") or "cpu"
 
 local function system()
   return starling.ensemble{ systems = { {

@@ -3,8 +3,17 @@
  * puts the build's plugins on STARLING_PLUGIN_PATH). */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdlib.h>
 #include <starling/starling.h>
 #include "@NAME@.h"
+
+/* The backend the runs below use: STARLING_TEST_BACKEND ("cuda" runs them on
+ * the GPU, as scripts/sdk-check.sh's SDK_BACKEND=cuda does), else the CPU. */
+static const char *test_backend(void)
+{
+    const char *b = getenv("STARLING_TEST_BACKEND");
+    return b && *b ? b : "cpu";
+}
 
 /* A 4-body configuration, not strided (S = 1). */
 static const double X[12] = {0.1, -0.2, 0.05, 1.1, 0.3, -0.1, -0.7, 0.9, 0.2, 0.4, -1.3, 0.6};
@@ -91,7 +100,7 @@ static double hermite_energy_error(sl_registry *reg, int steps)
     c.t_end = 10 * 2 * M_PI;
 
     sl_backend be;
-    cr_assert_eq(sl_backend_open("cpu", &be), SL_OK, "%s", sl_last_error());
+    cr_assert_eq(sl_backend_open(test_backend(), &be), SL_OK, "%s", sl_last_error());
     sl_run_result res;
     cr_assert_eq(sl_integrate(&be, e, &c, &res), SL_OK, "%s", sl_last_error());
     cr_assert_str_eq(res.kernel, "hermite/@NAME@/3", "ran %s", res.kernel);

@@ -3,12 +3,15 @@
 --
 --   STARLING_PLUGIN_PATH=build/plugins starling run @NAME@.lua [backend]
 --
+-- backend: "cpu" (default) or "cuda"; STARLING_TEST_BACKEND is read when none
+-- is given.
+--
 -- A planet of mass 1e-3 on an orbit of eccentricity ~0.2 around a star of
 -- mass 1, 10 orbits at two step sizes: a second-order method's energy error
 -- shrinks 4-fold when the step halves. A failed check stops the script
 -- with an error (exit status 1).
 local starling = require "starling"
-local backend = ... or "cpu"
+local backend = ... or os.getenv("STARLING_TEST_BACKEND") or "cpu"
 
 local function orbit()
   local m = 1e-3

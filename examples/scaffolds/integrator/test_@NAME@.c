@@ -2,7 +2,16 @@
  * is found on STARLING_PLUGIN_PATH (ctest sets it to the build's plugins). */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdlib.h>
 #include <starling/starling.h>
+
+/* The backend the runs below use: STARLING_TEST_BACKEND ("cuda" runs them on
+ * the GPU, as scripts/sdk-check.sh's SDK_BACKEND=cuda does), else the CPU. */
+static const char *test_backend(void)
+{
+    const char *b = getenv("STARLING_TEST_BACKEND");
+    return b && *b ? b : "cpu";
+}
 
 static sl_registry *reg;
 static const sl_propagator *prop;
@@ -37,7 +46,7 @@ static double period(void)
 
 /* |E/E0 - 1| after `orbits` periods and 0.3 more, so always at the same
  * phase (not at apocentre, where leapfrog's error happens to vanish), with
- * `steps` steps per period, on the CPU backend. */
+ * `steps` steps per period, on test_backend(). */
 static double energy_error(int steps, double orbits, char *kernel, size_t cap)
 {
     sl_ensemble *e;
@@ -61,7 +70,7 @@ static double energy_error(int steps, double orbits, char *kernel, size_t cap)
     c.t_end = (orbits + 0.3) * period();
 
     sl_backend be;
-    cr_assert_eq(sl_backend_open("cpu", &be), SL_OK, "%s", sl_last_error());
+    cr_assert_eq(sl_backend_open(test_backend(), &be), SL_OK, "%s", sl_last_error());
     sl_run_result res;
     cr_assert_eq(sl_integrate(&be, e, &c, &res), SL_OK, "%s", sl_last_error());
     cr_assert_eq(res.n_active, 1, "the orbit stopped");

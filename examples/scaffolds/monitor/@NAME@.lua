@@ -4,11 +4,14 @@
 --
 --   STARLING_PLUGIN_PATH=build/plugins starling run @NAME@.lua [backend]
 --
+-- backend: "cpu" (default) or "cuda"; STARLING_TEST_BACKEND is read when none
+-- is given.
+--
 -- The monitor is checked between launches, every steps_per_launch steps, so
 -- a stop is at a launch's end. A failed check stops the script with an
 -- error (exit status 1).
 local starling = require "starling"
-local backend = ... or "cpu"
+local backend = ... or os.getenv("STARLING_TEST_BACKEND") or "cpu"
 
 -- planet 2 on a circle at 2; out to 8.5 (a = 5, e = 0.7); in to 0.6 (a = 1.5, e = 0.6)
 local function system(r, v)
@@ -29,6 +32,7 @@ local r = starling.integrate{
   steps_per_launch = 20, backend = backend,
   monitors = { {"@NAME@", r_min = 0.8, r_max = 4} },
 }
+print(("3 systems on %s"):format(r.backend))
 local want = {nil, "monitor @NAME@: too_far", "monitor @NAME@: too_close"}
 for i = 1, 3 do
   print(("system %d: %-8s %-32s t = %g"):format(i, r:status(i), tostring(r:reason(i)), r:time(i)))

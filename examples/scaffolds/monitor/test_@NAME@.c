@@ -3,9 +3,18 @@
  * user runs it (ctest puts the build's plugins on STARLING_PLUGIN_PATH). */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <starling/starling.h>
 #include "@NAME@.h"
+
+/* The backend the runs below use: STARLING_TEST_BACKEND ("cuda" runs them on
+ * the GPU, as scripts/sdk-check.sh's SDK_BACKEND=cuda does), else the CPU. */
+static const char *test_backend(void)
+{
+    const char *b = getenv("STARLING_TEST_BACKEND");
+    return b && *b ? b : "cpu";
+}
 
 /* A star and two planets, not strided; planet k at distance r[k - 1]. */
 static int rule_at(double r1, double r2, double r_min, double r_max)
@@ -114,7 +123,7 @@ Test(@NAME@, stops_the_systems_that_leave_the_bounds)
     c.n_user_monitors = 1;
 
     sl_backend be;
-    cr_assert_eq(sl_backend_open("cpu", &be), SL_OK, "%s", sl_last_error());
+    cr_assert_eq(sl_backend_open(test_backend(), &be), SL_OK, "%s", sl_last_error());
     sl_run_result res;
     cr_assert_eq(sl_integrate(&be, e, &c, &res), SL_OK, "%s", sl_last_error());
     p.mon->release(ctx);
