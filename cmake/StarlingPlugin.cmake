@@ -127,6 +127,13 @@ function(starling_add_plugin name)
   endif()
   add_library(${name} MODULE ${srcs})
   target_link_libraries(${name} PRIVATE starling::core)
+  # A plugin exports sl_plugin_entry and nothing else. Hidden visibility
+  # covers its own code, not static archives a toolchain links in: nvcc 13
+  # on Ubuntu 24.04 put libsupc++'s __cxa_* among a CUDA plugin's exports
+  # (found by sdk-check on the GPU machine), which other plugins could bind.
+  if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
+    target_link_options(${name} PRIVATE "LINKER:--exclude-libs,ALL")
+  endif()
   set_target_properties(${name} PROPERTIES
     PREFIX "" OUTPUT_NAME ${name}
     C_EXTENSIONS ON

@@ -1400,11 +1400,12 @@ Test(lua, new_refuses_for_every_kind)
         run_out o = run(args, NULL);
         cr_expect_eq(o.status, 0, "%s: exit %d: %s", args, o.status, o.err);
         free_out(&o);
-        char dir[64];
+        char dir[64], path[256];
         snprintf(dir, sizeof dir, "kind_%s/CMakeLists.txt", kinds[k]);
         cr_expect(exists(dir), "%s wrote no %s", args, dir);
-        snprintf(dir, sizeof dir, "%s/kind_%s", work, kinds[k]);
-        slt_rmtree(dir);
+        int len = snprintf(path, sizeof path, "%s/kind_%s", work, kinds[k]);
+        cr_assert(len > 0 && len < (int)sizeof path, "work folder path too long: %s", work);
+        slt_rmtree(path);
     }
     run_out o = run("new gizmo thing", NULL);
     cr_expect_neq(o.status, 0, "an unknown kind was accepted");
