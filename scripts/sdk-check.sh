@@ -61,6 +61,12 @@ if [ "$backend" = cuda ]; then
     fi
     command -v nvcc >/dev/null ||
         { echo "sdk-check: FAIL: SDK_BACKEND=cuda: no nvcc to build the scaffolds' CUDA code" >&2; exit 1; }
+    # The scaffolds' Criterion tests compile here: say so before any work
+    # (the lent GPU machine has no Criterion; carry its headers and a
+    # criterion.pc, and point PKG_CONFIG_PATH and LIBRARY_PATH at them).
+    pkg-config --exists criterion ||
+        { echo "sdk-check: FAIL: SDK_BACKEND=cuda: pkg-config finds no criterion (the" \
+               "scaffolds' tests need its headers); set PKG_CONFIG_PATH" >&2; exit 1; }
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/starling-sdk.XXXXXX")

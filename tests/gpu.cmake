@@ -32,8 +32,11 @@ if(SL_HAVE_CUDA)
   # tests and script run on the CUDA backend, and check-plugin's CPU-vs-CUDA
   # checks required (scripts/sdk-check.sh with SDK_BACKEND=cuda). It needs
   # the whole build (the install) and compiles four plugins.
+  # `env` and cmake from PATH, not this machine's ${CMAKE_COMMAND}: the
+  # test runs on the GPU machine, whose cmake lives elsewhere. It also
+  # needs Criterion's headers there (the scaffolds' tests compile).
   add_test(NAME sdk_gpu_check
-           COMMAND ${CMAKE_COMMAND} -E env BUILD_DIR=${CMAKE_BINARY_DIR} SDK_BACKEND=cuda
+           COMMAND env BUILD_DIR=${CMAKE_BINARY_DIR} SDK_BACKEND=cuda
                    bash ${PROJECT_SOURCE_DIR}/scripts/sdk-check.sh)
   set_tests_properties(sdk_gpu_check PROPERTIES LABELS gpu TIMEOUT 1800
                        SKIP_REGULAR_EXPRESSION "SL_GPU_SKIP")
