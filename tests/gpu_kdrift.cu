@@ -3,6 +3,8 @@
 #include <cuda_runtime.h>
 #include <stdio.h>
 
+#include "slt_cuda_try.h"
+
 #include "starling/kepler_drift.h"
 #include "gpu_kdrift.h"
 
@@ -18,14 +20,6 @@ __global__ void k_kdrift(int n, const double *gm, const double *dt, double *xv, 
         xv[6 * i + k] = x[k], xv[6 * i + 3 + k] = v[k];
 }
 
-#define TRY(call)                                                                          \
-    do {                                                                                   \
-        cudaError_t e_ = (call);                                                           \
-        if (e_ != cudaSuccess) {                                                           \
-            snprintf(err, errcap, "%s: %s", #call, cudaGetErrorString(e_));                \
-            goto done;                                                                     \
-        }                                                                                  \
-    } while (0)
 
 extern "C" int slt_gpu_kdrift(int n, const double *gm, const double *dt, double *xv, int *it,
                               char *err, size_t errcap)

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "slt_cuda_try.h"
+
 #include "starling/rng.h"
 #include "gpu_rng.h"
 
@@ -64,14 +66,6 @@ __global__ void k_uniform(int n, int m, uint64_t seed, const uint64_t *stream, d
         out[(size_t)i * m + j] = sl_rng_uniform(&r);
 }
 
-#define TRY(call)                                                                          \
-    do {                                                                                   \
-        cudaError_t e_ = (call);                                                           \
-        if (e_ != cudaSuccess) {                                                           \
-            snprintf(err, errcap, "%s: %s", #call, cudaGetErrorString(e_));                \
-            goto done;                                                                     \
-        }                                                                                  \
-    } while (0)
 
 extern "C" int slt_gpu_blocks(int n, const uint64_t *seed, const uint64_t *stream,
                               const uint64_t *ctr, uint32_t *out_sl, uint32_t *out_raw,

@@ -52,17 +52,21 @@ static void run_on(const char *backend, const sl_run_config *c, sl_ensemble *e, 
     sl_run_result_free(&r);
 }
 
+/* The largest |difference| of any field of system s between a and b. */
+static double worst_system(const sl_ensemble *a, const sl_ensemble *b, int64_t s)
+{
+    double w = 0;
+    for (int k = 0; k < a->n_body; k++)
+        for (int f = 0; f < SL_NFIELD; f++)
+            w = fmax(w, fabs(sl_ensemble_get(a, s, k, f) - sl_ensemble_get(b, s, k, f)));
+    return w;
+}
+
 static double worst_diff(const sl_ensemble *a, const sl_ensemble *b)
 {
     double worst = 0;
     for (int64_t s = 0; s < a->n_sys; s++)
-        for (int k = 0; k < a->n_body; k++) {
-            double ma, xa[3], va[3], mb, xb[3], vb[3];
-            sl_ensemble_get_body(a, s, k, &ma, xa, va);
-            sl_ensemble_get_body(b, s, k, &mb, xb, vb);
-            for (int c = 0; c < 3; c++)
-                worst = fmax(worst, fmax(fabs(xa[c] - xb[c]), fabs(va[c] - vb[c])));
-        }
+        worst = fmax(worst, worst_system(a, b, s));
     return worst;
 }
 
@@ -170,15 +174,6 @@ static void nudge_one_ulp(sl_ensemble *e)
         x[0] = nextafter(x[0], INFINITY);
         SLT_OK(sl_ensemble_set_body(e, s, 1, m, x, v));
     }
-}
-
-static double worst_system(const sl_ensemble *a, const sl_ensemble *b, int64_t s)
-{
-    double w = 0;
-    for (int k = 0; k < a->n_body; k++)
-        for (int f = 0; f < SL_NFIELD; f++)
-            w = fmax(w, fabs(sl_ensemble_get(a, s, k, f) - sl_ensemble_get(b, s, k, f)));
-    return w;
 }
 
 static void softening_agrees(int n_body)

@@ -308,6 +308,42 @@ Test(table, columns_in_memory_follow_the_header_rules)
     sl_table_free(&t);
 }
 
+/* The user's picks (d->picks, columns = {...}) are resolved by the table
+ * itself: a wanted column by its name or an alias, the same as
+ * spec->names; an unknown wanted column, one picked twice, or an empty
+ * name is refused, naming the pick. */
+Test(table, picks_name_the_columns_to_take)
+{
+    const double jd[] = {1, 2, 3}, flux[] = {10, 11, 12}, sap[] = {7, 8, 9}, e[] = {.1, .2, .3};
+    const char *const tel[] = {"a", "b", "a"};
+    sl_data_column c[] = {{"SAP_FLUX", sap, NULL}, {"mjd", jd, NULL}, {"Flux", flux, NULL},
+                          {"dy", e, NULL}, {"TEL", NULL, tel}};
+    sl_data_pick picks[] = {{"FLUX", "sap_flux"}};
+    sl_data d = {.n_rows = 3, .cols = c, .n_cols = 5, .picks = picks, .n_picks = 1};
+    sl_table_spec spec = spec4();
+    sl_table t;
+    SLT_OK(sl_table_from_data(&d, &spec, &t));
+    cr_assert_eq(t.col[1].num[0], 7.0, "the pick (by an alias of value) was not taken");
+    sl_table_free(&t);
+    picks[0] = (sl_data_pick){"speed", "Flux"};
+    sl_clear_error();
+    cr_assert_neq(sl_table_from_data(&d, &spec, &t), SL_OK);
+    cr_assert(strstr(sl_last_error(), "data: columns.speed = \"Flux\": test rows has no column "
+                                      "'speed': expected "), "%s", sl_last_error());
+    sl_data_pick twice[] = {{"value", "Flux"}, {"flux", "sap_flux"}};
+    d.picks = twice, d.n_picks = 2;
+    sl_clear_error();
+    cr_assert_neq(sl_table_from_data(&d, &spec, &t), SL_OK);
+    cr_assert(strstr(sl_last_error(), "columns.flux = \"sap_flux\": the value column is already "
+                                      "named \"Flux\""), "%s", sl_last_error());
+    sl_data_pick empty[] = {{"value", ""}};
+    d.picks = empty, d.n_picks = 1;
+    sl_clear_error();
+    cr_assert_neq(sl_table_from_data(&d, &spec, &t), SL_OK);
+    cr_assert(strstr(sl_last_error(), "columns.value: expected a column name"), "%s",
+              sl_last_error());
+}
+
 static void expect_data_error(const sl_data *d, const char *const *names, const char *want)
 {
     sl_table_spec spec = spec4();

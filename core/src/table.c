@@ -754,15 +754,85 @@ static sl_status table_from_columns(const sl_data *d, const sl_table_spec *spec,
     return st;
 }
 
+/* The wanted column a user's key names: its name or an alias, any case. */
+static int wanted_column(const sl_table_spec *spec, const char *key)
+{
+    for (int c = 0; key && c < spec->n_cols; c++)
+        if (is_alias(&spec->cols[c], key))
+            return c;
+    return -1;
+}
+
+/* "time, velocity or error (or a name they go by, such as t, rv, err)" */
+static void wanted_list(const sl_table_spec *spec, char *buf, size_t cap)
+{
+    size_t k = 0;
+    buf[0] = '\0';
+    for (int c = 0; c < spec->n_cols && k < cap; c++)
+        k += (size_t)snprintf(buf + k, cap - k, "%s%s", c == 0 ? "" : c + 1 < spec->n_cols
+                              ? ", " : " or ", spec->cols[c].name);
+    int first = 1;
+    for (int c = 0; c < spec->n_cols && k < cap; c++)
+        for (const char *const *a = spec->cols[c].aliases; a && *a; a++)
+            if (strcasecmp(*a, spec->cols[c].name)) {
+                k += (size_t)snprintf(buf + k, cap - k, "%s%s", first ? " (or a name they go by, "
+                                      "such as " : ", ", *a);
+                first = 0;
+                break;
+            }
+    if (!first && k < cap)
+        snprintf(buf + k, cap - k, ")");
+}
+
+/* The user's picks (columns = {rv = "vel2"}) as a header name per wanted
+ * column, over those the spec already names. */
+static sl_status apply_picks(const sl_data *d, const sl_table_spec *spec,
+                             const char *names[SL_TABLE_MAX_COLS])
+{
+    const char *src = d->path ? d->path : d->source ? d->source : "data";
+    for (int c = 0; c < SL_TABLE_MAX_COLS; c++)
+        names[c] = spec->names && c < spec->n_cols ? spec->names[c] : NULL;
+    for (size_t i = 0; i < d->n_picks; i++) {
+        const sl_data_pick *p = &d->picks[i];
+        int c = wanted_column(spec, p->want);
+        if (c < 0) {
+            char list[512];
+            wanted_list(spec, list, sizeof list);
+            return sl_fail(SL_ERR_ARG, "%s: columns.%s = \"%s\": %s has no column '%s': "
+                           "expected %s", src, p->want ? p->want : "(null)",
+                           p->from ? p->from : "(null)", spec->what ? spec->what : "the data",
+                           p->want ? p->want : "(null)", list);
+        }
+        if (names[c])
+            return sl_fail(SL_ERR_ARG, "%s: columns.%s = \"%s\": the %s column is already "
+                           "named \"%s\"", src, p->want, p->from ? p->from : "(null)",
+                           spec->cols[c].name, names[c]);
+        if (!p->from || !*p->from)
+            return sl_fail(SL_ERR_ARG, "%s: columns.%s: expected a column name", src, p->want);
+        names[c] = p->from;
+    }
+    return SL_OK;
+}
+
 sl_status sl_table_from_data(const sl_data *d, const sl_table_spec *spec, sl_table *out)
 {
     memset(out, 0, sizeof *out);
     if (!d)
         return sl_fail(SL_ERR_ARG, "no data given (expected %s)",
                        spec->what ? spec->what : "a file or columns");
+    const char *names[SL_TABLE_MAX_COLS];
+    sl_table_spec picked = *spec;
+    if (d->n_picks) {
+        sl_status st = check_spec(d->path ? d->path : "data", spec);
+        if (!st)
+            st = apply_picks(d, spec, names);
+        if (st)
+            return st;
+        picked.names = names;
+    }
     if (d->path)
-        return sl_table_read(d->path, spec, out);
-    sl_status st = table_from_columns(d, spec, out);
+        return sl_table_read(d->path, &picked, out);
+    sl_status st = table_from_columns(d, &picked, out);
     if (st)
         sl_table_free(out);
     return st;

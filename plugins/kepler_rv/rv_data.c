@@ -151,39 +151,14 @@ static sl_status read_named(const sl_data *d, const char *const names[SL_RV_NCOL
     return st;
 }
 
-/* The user's picks as a name per wanted column. */
-static sl_status pick_names(const sl_data *d, const char *names[SL_RV_NCOL])
-{
-    const char *src = d->path ? d->path : d->source ? d->source : "data";
-    for (int c = 0; c < SL_RV_NCOL; c++)
-        names[c] = NULL;
-    for (size_t i = 0; i < d->n_picks; i++) {
-        const sl_data_pick *p = &d->picks[i];
-        int c = sl_rv_column(p->want);
-        if (c < 0)
-            return sl_fail(SL_ERR_ARG, "%s: columns.%s = \"%s\": RV data has no column '%s': "
-                           "expected time, velocity, error or instrument (or a name they go by, "
-                           "such as t, rv, err, inst)", src, p->want ? p->want : "(null)",
-                           p->from ? p->from : "(null)", p->want ? p->want : "(null)");
-        if (names[c])
-            return sl_fail(SL_ERR_ARG, "%s: columns.%s = \"%s\": the %s column is already "
-                           "named \"%s\"", src, p->want, p->from, rv_cols[c].name, names[c]);
-        if (!p->from || !*p->from)
-            return sl_fail(SL_ERR_ARG, "%s: columns.%s: expected a column name", src, p->want);
-        names[c] = p->from;
-    }
-    return SL_OK;
-}
-
 sl_status sl_rv_read_data(const sl_data *d, sl_rv_data *out)
 {
     memset(out, 0, sizeof *out);
     if (!d)
         return sl_fail(SL_ERR_ARG, "no RV data given (expected a file, or columns time, "
                        "velocity, error[, instrument])");
-    const char *names[SL_RV_NCOL];
-    sl_status st = pick_names(d, names);
-    return st ? st : read_named(d, names, out);
+    /* the user's picks (columns = {...}) are applied by sl_table_from_data */
+    return read_named(d, NULL, out);
 }
 
 sl_status sl_rv_read_with(const char *path, const char *const names[SL_RV_NCOL],

@@ -40,7 +40,6 @@
 #include "starling/kepler.h"
 
 #define SL_KDRIFT_MAXIT 40
-#define SL_KDRIFT_TWO_PI 6.283185307179586476925286766559
 
 /* c0..c3(z). |z| < 1: nested series to the term z^9 (the next is below
  * 1e-20 of the first); beyond, closed forms in s = sqrt(|z|). */
@@ -105,7 +104,7 @@ SL_HD SL_INLINE int sl_kepler_drift(double gm, double dt, double *x, double *v)
     double eta = x[0] * v[0] + x[1] * v[1] + x[2] * v[2];
     double beta = 2.0 * gm / r0 - (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
     if (beta > 0.0) {
-        double period = SL_KDRIFT_TWO_PI * gm / (beta * sqrt(beta));
+        double period = SL_KEPLER_TWO_PI * gm / (beta * sqrt(beta));
         dt -= period * floor(dt / period + 0.5);
     }
     double X = sl_kdrift_start(gm, dt, r0, eta, beta), c[4], G1 = 0, G2 = 0, r = r0;

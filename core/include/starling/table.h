@@ -104,8 +104,12 @@ sl_status sl_table_read_stream(FILE *fp, const char *name, const sl_table_spec *
  * (a user's name first, else the first alias in priority order, else the
  * wanted name; case-insensitive; a required column missing is an error
  * listing the columns given and the names accepted), numbers checked as a
- * file's are, text interned. Messages start with the data's source ("data:
- * column 'rv', row 3 = nan: expected a finite number"). */
+ * file's are, text interned. The user's picks (d->picks, columns = {rv =
+ * "vel2"}: a wanted column's name or alias, and the name to take) add to
+ * spec->names, for a file as for columns; a pick of a column that does not
+ * exist, or of one named twice, is an error naming the pick. Messages
+ * start with the data's source ("data: column 'rv', row 3 = nan: expected
+ * a finite number"). */
 sl_status sl_table_from_data(const sl_data *d, const sl_table_spec *spec, sl_table *out);
 
 void sl_table_free(sl_table *t);

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <starling/likelihood.h>
 #include <starling/plugin.h>
 #include <starling/table.h>
@@ -37,41 +36,6 @@ static const sl_table_col columns[N_COL] = {
     {"y", y_names, SL_COL_NUMBER, 1, 1, 1},
     {"err", e_names, SL_COL_NUMBER, 1, 2, 1},
 };
-
-static int column_of(const char *name)
-{
-    for (int c = 0; name && c < N_COL; c++) {
-        if (!strcasecmp(name, columns[c].name))
-            return c;
-        for (const char *const *a = columns[c].aliases; *a; a++)
-            if (!strcasecmp(name, *a))
-                return c;
-    }
-    return -1;
-}
-
-/* The user's picks (columns = {y = "flux"}) as a header name per column. */
-static sl_status pick_names(const sl_data *d, const char *names[N_COL])
-{
-    const char *src = d->path ? d->path : d->source ? d->source : "data";
-    for (int c = 0; c < N_COL; c++)
-        names[c] = NULL;
-    for (size_t i = 0; i < d->n_picks; i++) {
-        const sl_data_pick *p = &d->picks[i];
-        int c = column_of(p->want);
-        if (c < 0)
-            return sl_fail(SL_ERR_ARG, "%s: columns.%s: @NAME@ has no column '%s': expected "
-                           "time, y or err (or a name they go by, such as t, flux, sigma)", src,
-                           p->want ? p->want : "(null)", p->want ? p->want : "(null)");
-        if (!p->from || !*p->from)
-            return sl_fail(SL_ERR_ARG, "%s: columns.%s: expected a column name", src, p->want);
-        if (names[c])
-            return sl_fail(SL_ERR_ARG, "%s: columns.%s = \"%s\": the %s column is already "
-                           "named \"%s\"", src, p->want, p->from, columns[c].name, names[c]);
-        names[c] = p->from;
-    }
-    return SL_OK;
-}
 
 /* Copies the rows into the context: t - t_ref, y, err^2; an error <= 0 is
  * refused naming its row. */
@@ -127,13 +91,12 @@ static sl_status prepare(const sl_param_values *opt, const sl_data *data, void *
                        p_max);
     if (!data)
         return sl_fail(SL_ERR_ARG, "no data given: expected a file, or columns time, y, err");
-    const char *names[N_COL];
-    sl_status st = pick_names(data, names);
-    int named = names[COL_T] || names[COL_Y] || names[COL_ERR];
+    /* the user's picks (columns = {y = "flux"}) are applied here too */
     sl_table_spec spec = {.what = "@NAME@ data", .cols = columns, .n_cols = N_COL,
-                          .can_name = 1, .names = named ? names : NULL};
+                          .can_name = 1};
     sl_table tab;
-    if (st || (st = sl_table_from_data(data, &spec, &tab)))
+    sl_status st = sl_table_from_data(data, &spec, &tab);
+    if (st)
         return st;
     @NAME@_ctx *c = calloc(1, sizeof *c);
     if (!c)
