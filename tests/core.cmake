@@ -122,6 +122,11 @@ if(SL_HAVE_CUDA)
                   ${SLT_LIMIT_INCLUDES} ${CMAKE_CURRENT_SOURCE_DIR}/compile_fail/limits.c)
 endif()
 
+# Adaptive stepping in the kernel contract: per-system steps, rejections,
+# guard rails, the same bits on every loop and for any steps per launch.
+sl_add_test(test_adaptive SOURCES test_adaptive.c TIMEOUT 300)
+add_dependencies(test_adaptive ${SL_TEST_PLUGINS})
+
 # The kernel contract (issue 9): masses and velocities reach the physics,
 # force parameters per system from ensemble attributes, run-time limits.
 sl_add_test(test_contract SOURCES test_contract.c TIMEOUT 300)
