@@ -151,6 +151,10 @@ static int r_detail(lua_State *L)
 {
     sl_lua_result *r = check_result(L);
     int64_t s = result_sys(L, r, "detail");
+    if (r->reason[s] == SL_REASON_STEP_SIZE && sl_step_fault_label(r->detail[s])) {
+        lua_pushstring(L, sl_step_fault_label(r->detail[s]));
+        return 1;
+    }
     int i = 0, j = 0, n = decode_detail(r->reason[s], r->detail[s], &i, &j);
     if (n == 0)
         lua_pushnil(L);
@@ -235,6 +239,8 @@ static void write_result_rows(FILE *f, const sl_lua_result *r, const sl_ensemble
             snprintf(detail, sizeof detail, "%d", i);
         if (n == 2)
             snprintf(detail, sizeof detail, "%d-%d", i, j);
+        if (r->reason[s] == SL_REASON_STEP_SIZE && sl_step_fault_label(r->detail[s]))
+            snprintf(detail, sizeof detail, "%s", sl_step_fault_label(r->detail[s]));
         if (!isnan(r->stop_time[s]))
             snprintf(stop, sizeof stop, "%.17g", r->stop_time[s]);
         sl_stop_label(e, r->reason[s], r->detail[s], why, sizeof why);
@@ -275,8 +281,9 @@ static int r_tostring(lua_State *L)
 }
 
 static const char *const result_fields[] = {
-    "backend",  "kernel",   "wall_s",      "kernel_s", "launches", "system_steps", "n_active",
-    "n_stopped", "n_failed", "log_records", "ensemble", "log",      "seed",         "config", NULL};
+    "backend",  "kernel",   "wall_s",      "kernel_s", "launches", "system_steps",
+    "rejected_steps", "n_active", "n_stopped", "n_failed", "log_records", "ensemble", "log",
+    "seed", "config", NULL};
 
 /* Fields first come from the methods table (upvalue 1); an unknown name is
  * an error rather than nil, so that a typo does not read as "no value". */
@@ -298,6 +305,7 @@ static int r_index(lua_State *L)
     else if (!strcmp(k, "kernel_s")) lua_pushnumber(L, s->kernel_s);
     else if (!strcmp(k, "launches")) lua_pushinteger(L, s->launches);
     else if (!strcmp(k, "system_steps")) lua_pushnumber(L, s->system_steps);
+    else if (!strcmp(k, "rejected_steps")) lua_pushinteger(L, s->rejected_steps);
     else if (!strcmp(k, "n_active")) lua_pushinteger(L, s->n_active);
     else if (!strcmp(k, "n_stopped")) lua_pushinteger(L, s->n_stopped);
     else if (!strcmp(k, "n_failed")) lua_pushinteger(L, s->n_failed);

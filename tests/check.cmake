@@ -13,6 +13,23 @@ endfunction()
 slt_physics_plugin(slt_plugin_euler_order4 EULER_ORDER4 euler_order4)
 slt_physics_plugin(slt_plugin_not_gradient NOT_GRADIENT not_gradient)
 
+# An adaptive integrator (tests/plugins/adaptive_plugin.c): one whose
+# table states its order passes, one stating a higher order fails.
+function(slt_adaptive_plugin target case file)
+  add_library(${target} MODULE ${CMAKE_CURRENT_SOURCE_DIR}/plugins/adaptive_plugin.c)
+  target_link_libraries(${target} PRIVATE starling_core)
+  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/forces
+                             ${CMAKE_CURRENT_SOURCE_DIR})
+  target_compile_definitions(${target} PRIVATE SLT_CASE_${case} SLT_NAME="${file}")
+  set_target_properties(${target} PROPERTIES PREFIX "" OUTPUT_NAME ${file}
+    LIBRARY_OUTPUT_DIRECTORY ${SLT_PHYSICS_DIR}/${file} C_VISIBILITY_PRESET hidden)
+endfunction()
+slt_adaptive_plugin(slt_plugin_heun HEUN heun)
+slt_adaptive_plugin(slt_plugin_heun_order4 HEUN_ORDER4 heun_order4)
+# ... and from Lua (tests/test_lua.c, lua.cmake)
+add_dependencies(test_lua slt_plugin_heun)
+target_compile_definitions(test_lua PRIVATE SLT_HEUN_DIR="${SLT_PHYSICS_DIR}/heun")
+
 # A likelihood on core's API only (tests/plugins/tiny_likelihood.c): a good
 # CPU-only one, and one whose data from memory differ from the file's.
 function(slt_tiny_plugin target case file)
@@ -29,6 +46,7 @@ slt_tiny_plugin(slt_plugin_tiny_shared TINY_SHARED tiny_shared)
 set(SL_INTREE_PLUGINS hermite newton plummer monitors kepler_rv lombscargle)
 sl_add_test(test_check_plugin SOURCES test_check_plugin.c TIMEOUT 120 LIBS lombscargle_check)
 add_dependencies(test_check_plugin starling ${SL_INTREE_PLUGINS} slt_plugin_euler_order4
+                 slt_plugin_heun slt_plugin_heun_order4
                  slt_plugin_not_gradient slt_plugin_good slt_plugin_abi_plugin
                  slt_plugin_no_entry slt_plugin_tiny slt_plugin_tiny_memory
                  slt_plugin_tiny_shared)
@@ -44,6 +62,12 @@ endforeach()
 add_test(NAME check_plugin_refuses_euler_order4
          COMMAND starling check-plugin $<TARGET_FILE:slt_plugin_euler_order4>)
 set_tests_properties(check_plugin_refuses_euler_order4 PROPERTIES TIMEOUT 120 WILL_FAIL TRUE)
+add_test(NAME check_plugin_adaptive COMMAND starling check-plugin $<TARGET_FILE:slt_plugin_heun>)
+add_test(NAME check_plugin_refuses_adaptive_order4
+         COMMAND starling check-plugin $<TARGET_FILE:slt_plugin_heun_order4>)
+set_tests_properties(check_plugin_adaptive check_plugin_refuses_adaptive_order4 PROPERTIES
+  TIMEOUT 120)
+set_tests_properties(check_plugin_refuses_adaptive_order4 PROPERTIES WILL_FAIL TRUE)
 
 if(SL_HAVE_CUDA)
   sl_add_test(test_gpu_check_plugin SOURCES test_gpu_check_plugin.c LABELS gpu TIMEOUT 300

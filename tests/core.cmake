@@ -45,6 +45,21 @@ slt_test_plugin(slt_plugin_kind_mismatch KIND_MISMATCH kind_mismatch kind_mismat
 slt_test_plugin(slt_plugin_bad_default BAD_DEFAULT bad_default bad_default)
 slt_test_plugin(slt_plugin_dup_param DUP_PARAM dup_param dup_param)
 slt_test_plugin(slt_plugin_lik_no_caps LIK_NO_CAPS lik_no_caps lik_no_caps)
+# Integrator tables and kernels that disagree on what the kernels were
+# compiled with (tests/plugins/traits_plugin.c); not copied into mixed/.
+function(slt_traits_plugin target case file)
+  add_library(${target} MODULE ${CMAKE_CURRENT_SOURCE_DIR}/plugins/traits_plugin.c)
+  target_link_libraries(${target} PRIVATE starling_core)
+  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/forces
+                             ${CMAKE_CURRENT_SOURCE_DIR})
+  target_compile_definitions(${target} PRIVATE SLT_CASE_${case} SLT_NAME="${file}"
+                             SL_HAVE_CUDA=0)
+  set_target_properties(${target} PROPERTIES PREFIX "" OUTPUT_NAME ${file}
+    LIBRARY_OUTPUT_DIRECTORY ${SLT_BAD_DIR}/${file} C_VISIBILITY_PRESET hidden)
+  set(SLT_BAD_TARGETS ${SLT_BAD_TARGETS} ${target} PARENT_SCOPE)
+endfunction()
+slt_traits_plugin(slt_plugin_traits_own TRAITS_OWN traits_own)
+slt_traits_plugin(slt_plugin_traits_set TRAITS_SET traits_set)
 # A text file with a plugin's name, and a file the scan must ignore.
 file(WRITE ${SLT_BAD_DIR}/notelf/notelf.so "this is a text file, not a shared object\n")
 file(WRITE ${SLT_BAD_DIR}/mixed/notelf.so "this is a text file, not a shared object\n")
@@ -87,6 +102,9 @@ set(SLT_LIMIT_CASES
   "NSTAGES_17\;SL_PROP_slt_lim_NSTAGES must be 1..16"
   "PERSIST\;SL_PROP_slt_lim_PERSIST must be 0..SL_PROP_slt_lim_SCRATCH"
   "JERK\;SL_PROP_slt_lim_JERK must be 0 or 1"
+  "ADAPTIVE\;SL_PROP_slt_lim_ADAPTIVE must be 0 or 1"
+  "ADAPTIVE_MISSING\;SL_PROP_slt_lim_ADAPTIVE"
+  "CONTROL_MISSING\;sl_prop_slt_lim_control"
   "NBODY\;unrolled body count 65 is outside 1..SL_NBODY_MAX")
 function(slt_limit_tests tag)
   set(cmd ${ARGN})
@@ -105,6 +123,11 @@ if(SL_HAVE_CUDA)
   slt_limit_tests(cuda ${CMAKE_CUDA_COMPILER} -x cu -arch=sm_${slt_arch} -c -o /dev/null
                   ${SLT_LIMIT_INCLUDES} ${CMAKE_CURRENT_SOURCE_DIR}/compile_fail/limits.c)
 endif()
+
+# Adaptive stepping in the kernel contract: per-system steps, rejections,
+# guard rails, the same bits on every loop and for any steps per launch.
+sl_add_test(test_adaptive SOURCES test_adaptive.c TIMEOUT 300)
+add_dependencies(test_adaptive ${SL_TEST_PLUGINS})
 
 # The kernel contract (issue 9): masses and velocities reach the physics,
 # force parameters per system from ensemble attributes, run-time limits.

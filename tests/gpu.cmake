@@ -24,8 +24,14 @@ if(SL_HAVE_CUDA)
   add_dependencies(test_gpu_user_monitors hermite newton monitors slt_um_watch)
   target_compile_definitions(test_gpu_user_monitors PRIVATE SLT_UM_DIR="${SLT_UM_DIR}")
 
+  # adaptive stepping: CUDA against the CPU's loops, guard rails
+  sl_add_test(test_gpu_adaptive SOURCES test_gpu_adaptive.c CUDA_SOURCES adaptive_cuda.cu
+              LABELS gpu TIMEOUT 600)
+  add_dependencies(test_gpu_adaptive hermite newton monitors)
+
   set_tests_properties(test_gpu_agreement test_gpu_device test_gpu_rng test_gpu_composition
-    test_gpu_user_monitors test_gpu_kepler_drift PROPERTIES SKIP_REGULAR_EXPRESSION "SL_GPU_SKIP")
+    test_gpu_user_monitors test_gpu_kepler_drift test_gpu_adaptive
+    PROPERTIES SKIP_REGULAR_EXPRESSION "SL_GPU_SKIP")
 
   # The installed SDK on the GPU: this build installed into a temporary
   # prefix, each `starling new` scaffold built against it with CUDA, its

@@ -193,6 +193,49 @@ Test(check_plugin, integrator_below_its_stated_order_fails)
     sl_check_plugin_result_free(&res);
 }
 
+/* An adaptive integrator is checked, not skipped: its order from its
+ * error against its steps as 'tol' tightens, its repeatability for any
+ * steps per launch, unrolled against runtime-N; the same method stating a
+ * higher order fails. */
+static double measured_order(const sl_check *c)
+{
+    const char *m = strstr(c->detail, "measured order ");
+    cr_assert(m, "detail: %s", c->detail);
+    return strtod(m + strlen("measured order "), NULL);
+}
+
+Test(check_plugin, adaptive_integrator_is_checked, .timeout = 120)
+{
+    sl_check_plugin_result res;
+    char fails[4096];
+    check_file(SLT_PHYSICS_DIR "/heun/heun.so", &res);
+    list_failures(&res, fails, sizeof fails);
+    cr_assert_eq(sl_check_plugin_failures(&res), 0, "failures:%s", fails);
+    const char *must[] = {"kernels", "order/newton", "repeat/newton",
+                          "unrolled_vs_runtime_n/newton"};
+    for (int i = 0; i < 4; i++) {
+        const sl_check *c = find_check(&res, "slt_heun", must[i]);
+        cr_assert(c, "no check %s", must[i]);
+        cr_assert_eq(c->result, SL_CHECK_PASS, "%s: %s: %s", must[i],
+                     sl_check_result_name(c->result), c->detail);
+    }
+    const sl_check *o = find_check(&res, "slt_heun", "order/newton");
+    cr_assert(strstr(o->detail, "adaptive"), "%s", o->detail);
+    double order = measured_order(o);
+    cr_assert(order > 1.7 && order < 2.3, "Heun measured as order %g: %s", order, o->detail);
+    cr_assert(strstr(find_check(&res, "slt_heun", "repeat/newton")->detail, "adaptive"));
+    sl_check_plugin_result_free(&res);
+
+    check_file(SLT_PHYSICS_DIR "/heun_order4/heun_order4.so", &res);
+    o = find_check(&res, "slt_heun", "order/newton");
+    cr_assert(o, "no order check");
+    cr_assert_eq(o->result, SL_CHECK_FAIL, "a second-order method stated as 4: %s: %s",
+                 sl_check_result_name(o->result), o->detail);
+    order = measured_order(o);
+    cr_assert(order > 1.7 && order < 2.3, "Heun measured as order %g: %s", order, o->detail);
+    sl_check_plugin_result_free(&res);
+}
+
 /* A likelihood on core's API only passes, data from memory included; the
  * same likelihood losing a row of data from memory fails that check. */
 Test(check_plugin, likelihood_whose_memory_data_differ_fails)

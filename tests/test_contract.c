@@ -3,7 +3,8 @@
  * and the scalar loop; force parameters differ per system (from ensemble
  * attributes), validated before any work, with every system getting
  * exactly the result of a run with its value for all; the run-time limits
- * (adaptive stepping, the step in pp[0], packed counts) refused clearly. */
+ * (tables that misstate their kernels, the step in pp[0], packed counts)
+ * refused clearly. */
 #include "sl_test.h"
 
 #include "starling/instantiate.h"
@@ -214,20 +215,30 @@ Test(contract, parameter_given_and_an_attribute)
 
 /* ---- limits only run time can check ----------------------------------------------- */
 
-/* An adaptive integrator used to run silently with a fixed step. */
-Test(contract, adaptive_integrator_refused)
+/* A table that states other values than its kernels were compiled with:
+ * adaptive = 1 on fixed-step kernels (which used to be refused as "not
+ * run yet", and before that ran silently with a fixed step), and a
+ * persist_per_body that is not their PERSIST (the run sized the
+ * per-system buffer from the table and went ahead). Both refused before
+ * any work, naming the plugin and both values. */
+Test(contract, table_that_misstates_its_kernels_refused)
 {
     slt_plugins p;
     slt_load(&p);
-    sl_propagator adaptive = *p.hermite;
-    adaptive.adaptive = 1;
+    sl_propagator copy = *p.hermite;
     sl_run_config c;
     slt_config(&p, &c, 0.01, 1.0);
-    c.prop = &adaptive;
+    c.prop = &copy;
     sl_ensemble *e = slt_plummer_systems(8, 3);
-    const char *has[] = {"integrator 'hermite' declares adaptive stepping, which this version of "
-                         "starling does not run yet", NULL};
-    refused(e, &c, SL_ERR_UNSUPPORTED, has);
+    copy.adaptive = 1;
+    const char *has_a[] = {"integrator 'hermite' declares adaptive = 1", "hermite.so",
+                           "compiled with SL_PROP_hermite_ADAPTIVE 0", NULL};
+    refused(e, &c, SL_ERR_PLUGIN, has_a);
+    copy.adaptive = 0;
+    copy.persist_per_body = 12;
+    const char *has_p[] = {"integrator 'hermite' declares persist_per_body = 12",
+                           "compiled with SL_PROP_hermite_PERSIST 6", NULL};
+    refused(e, &c, SL_ERR_PLUGIN, has_p);
     sl_ensemble_destroy(e);
     slt_unload(&p);
 }

@@ -385,6 +385,42 @@ Test(lua, integrate_t_end_equal_is_fine)
     free_out(&o);
 }
 
+/* An adaptive integrator (tests/plugins/adaptive_plugin.c) from Lua: each
+ * system its own steps, all landing on t_end, rejected steps reported, and
+ * a head-on fall stopped with a named reason, in r:reason, r:detail and
+ * the result CSV. */
+Test(lua, adaptive_integrator)
+{
+    write_text("adaptive.lua",
+               "local starling = require \"starling\"\n"
+               "local star = {m = 1, x = {0, 0, 0}, v = {0, 0, 0}}\n"
+               "local E = starling.ensemble{ systems = {\n"
+               "  { star, {m = 0.1, x = {1, 0, 0}, v = {0, 1.0488, 0}} },\n"
+               "  { star, {m = 0.1, x = {1, 0, 0}, v = {0, 0.4, 0}} },\n"
+               "  { star, {m = 0.1, x = {1, 0, 0}, v = {0, 0, 0}} } } }\n"
+               "local r = starling.integrate{ ensemble = E, integrator = 'slt_heun', dt = 1e-3,\n"
+               "  tol = 1e-8, t_end = 2 }\n"
+               "assert(r:time(1) == 2 and r:time(2) == 2, r:time(1) .. ' ' .. r:time(2))\n"
+               "assert(r:steps(2) > 2 * r:steps(1), r:steps(1) .. ' ' .. r:steps(2))\n"
+               "assert(math.type(r.rejected_steps) == 'integer' and r.rejected_steps > 0)\n"
+               "assert(r:status(3) == 'stopped', r:status(3))\n"
+               "assert(r:reason(3) == 'step_size: underflow', r:reason(3))\n"
+               "assert(r:detail(3) == 'underflow', tostring(r:detail(3)))\n"
+               "r:write_csv('r.csv')\n"
+               "print('adaptive ok', r:steps(1), r:steps(2), r.rejected_steps, r:time(3))\n");
+    char env[512];
+    snprintf(env, sizeof env, "STARLING_PLUGIN_PATH='%s'", SLT_HEUN_DIR);
+    run_out o = run_env(env, "run adaptive.lua", NULL);
+    cr_expect_eq(o.status, 0, "%s", o.err);
+    cr_expect(strstr(o.out, "adaptive ok"), "%s", o.out);
+    char path[400];
+    snprintf(path, sizeof path, "%s/r.csv", work);
+    char *csv = slurp(path);
+    cr_assert(csv && strstr(csv, "3,stopped,step_size: underflow,underflow,"), "%s", csv);
+    free(csv);
+    free_out(&o);
+}
+
 Test(lua, write_csv_into_missing_folder)
 {
     expect_bad("E:write_csv(\"no/such/out.csv\")",

@@ -3,7 +3,8 @@
  * loads the good ones; unknown names list what is available.
  *
  * The broken plugins are built from tests/plugins/test_plugin.c into
- * SLT_BAD_DIR/<case>/ (and all together into SLT_BAD_DIR/mixed/). */
+ * SLT_BAD_DIR/<case>/ (and all together into SLT_BAD_DIR/mixed/); those of
+ * tests/plugins/traits_plugin.c into SLT_BAD_DIR/<case>/ only. */
 #define _GNU_SOURCE
 #include <limits.h>
 
@@ -376,5 +377,92 @@ Test(registry, hermite_kernel_table)
     cr_assert_null(sl_propagator_kernel(p.hermite, "gr", 3));
     cr_assert_eq(p.hermite->order, 4);
     cr_assert_eq(p.hermite->abi, SL_ABI_VERSION);
+    slt_unload(&p);
+}
+
+/* ---- tables whose kernels were compiled with other values ---------------------------- */
+
+/* An integrator whose table states another persist_per_body than its own
+ * kernels keep: the run would size the per-system buffer from the table
+ * and the loops would read it by the kernels' (past its end, the other
+ * way round). Refused when the plugin loads, naming it and both values. */
+Test(registry, own_kernels_with_another_persist_refused)
+{
+    expect_refused("traits_own", "traits_own.so",
+                   "integrator 'drift9' declares persist_per_body = 2, but its kernels for "
+                   "force 'newton'");
+    expect_refused("traits_own", "traits_own.so", "compiled with SL_PROP_drift9_PERSIST 0");
+}
+
+static sl_status drift9_pack(const sl_param_values *pv, double pp[SL_PROP_PARAMS_MAX])
+{
+    (void)pv;
+    for (int i = 0; i < SL_PROP_PARAMS_MAX; i++)
+        pp[i] = 0.0;
+    pp[0] = 0.25;
+    return SL_OK;
+}
+
+/* A kernel set is compared with its integrator's table when a run picks
+ * it (the integrator may load after it): a table stating another
+ * persist_per_body or adaptive than the set was compiled with is refused
+ * by the dry run and the run, before any work, naming the plugin that
+ * carries the kernels and both values. */
+Test(registry, kernel_set_with_other_traits_refused_by_the_run)
+{
+    char path[PATH_MAX];
+    case_path(path, sizeof path, "traits_set", "traits_set.so");
+    slt_plugins p;
+    slt_load(&p);
+    SLT_OK(sl_registry_load_file(p.reg, path));
+    sl_propagator drift9 = {
+        .abi = SL_ABI_VERSION, .kind = SL_KIND_PROPAGATOR, .name = "drift9",
+        .description = "kernels in a kernel set only", .order = 1, .persist_per_body = 0,
+        .pack = drift9_pack, .n_packed = 1,
+    };
+    sl_run_config c;
+    sl_run_config_init(&c);
+    c.prop = &drift9;
+    c.force = p.newton;
+    c.registry = p.reg;
+    SLT_OK(drift9_pack(NULL, c.pp));
+    c.t_end = 1.0;
+    sl_ensemble *e;
+    SLT_OK(sl_ensemble_create(3, 2, &e));
+    for (int64_t s = 0; s < 3; s++)
+        for (int b = 0; b < 2; b++) {
+            double x[3] = {10.0 * b, 0, 0}, v[3] = {1, 0, 0};
+            SLT_OK(sl_ensemble_set_body(e, s, b, 1e-9, x, v));
+        }
+    sl_backend be;
+    SLT_OK(sl_backend_open("cpu", &be));
+    sl_run_result r;
+    /* as compiled: runs, through the set */
+    SLT_OK(sl_integrate(&be, e, &c, &r));
+    cr_assert_str_eq(r.kernel, "drift9/newton/any");
+    sl_run_result_free(&r);
+    const struct {
+        int persist, adaptive;
+        const char *says, *compiled;
+    } cases[] = {
+        {3, 0, "declares persist_per_body = 3", "compiled with SL_PROP_drift9_PERSIST 0"},
+        {0, 1, "declares adaptive = 1", "compiled with SL_PROP_drift9_ADAPTIVE 0"},
+    };
+    for (int k = 0; k < 2; k++) {
+        drift9.persist_per_body = cases[k].persist;
+        drift9.adaptive = cases[k].adaptive;
+        sl_ensemble *before;
+        SLT_OK(sl_ensemble_clone(e, &before));
+        cr_assert_eq(sl_run_check(&be, e, &c), SL_ERR_PLUGIN, "dry run: %s", sl_last_error());
+        cr_assert_eq(sl_integrate(&be, e, &c, &r), SL_ERR_PLUGIN, "run: %s", sl_last_error());
+        const char *msg = sl_last_error();
+        const char *has[] = {"integrator 'drift9'", cases[k].says, path, cases[k].compiled,
+                             "force 'newton'"};
+        for (int i = 0; i < 5; i++)
+            cr_assert(strstr(msg, has[i]), "message lacks \"%s\": %s", has[i], msg);
+        slt_assert_same_ensemble(e, before, "a refused run");
+        sl_ensemble_destroy(before);
+    }
+    sl_ensemble_destroy(e);
     slt_unload(&p);
 }

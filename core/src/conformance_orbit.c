@@ -155,11 +155,93 @@ static int fit_order(const double *err, double *order, int *lo, int *hi, int *co
     return fit_window(err, KEP_ERR_COARSE, order, lo, hi);
 }
 
+/* An adaptive integrator's order, from its error against its work: its
+ * key 'tol' is tightened and the global error of the Kepler orbit falls as
+ * steps^-order (a controller that holds the local error near tol gives
+ * N ~ tol^(-1/order) steps, each contributing ~N^-(order+1)). The errors
+ * must fall with every tightening, and the slope over the finest four in
+ * [KEP_ERR_MIN, KEP_ERR_MAX] must be within ORDER_TOL of the table's. */
+static const double kep_tols[] = {1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8};
+enum { KEP_NTOL = sizeof kep_tols / sizeof kep_tols[0] };
+
+static void check_order_adaptive(sl_check_report *r, const sl_propagator *p, const sl_force *f,
+                                 const char *name)
+{
+    if (!sl_params_find(p->params, p->n_params, "tol")) {
+        sl_check_add(r, SL_CHECK_SKIP, name, "adaptive, no key 'tol': the suite tightens 'tol' "
+                     "to measure the order");
+        return;
+    }
+    sl_backend be;
+    sl_ensemble *e = NULL;
+    double err[KEP_NTOL], steps[KEP_NTOL], P = kep_period();
+    sl_status st = sl_backend_open("cpu", &be);
+    if (!st)
+        st = kep_ensemble(&e);
+    for (int k = 0; k < KEP_NTOL && !st; k++) {
+        sl_run_config c;
+        st = make_config(p, f, P / 1000, KEP_ORBITS * P, &c);
+        sl_param_values pv;
+        if (!st && !(st = sl_check_valid_values(p->params, p->n_params, &pv))) {
+            if (sl_params_find(p->params, p->n_params, "dt"))
+                st = sl_params_set(&pv, "dt", P / 1000);
+            if (!st)
+                st = sl_params_set(&pv, "tol", kep_tols[k]);
+            if (!st)
+                st = p->pack(&pv, c.pp);
+        }
+        sl_ensemble *w = st ? NULL : run_copy(&be, e, &c);
+        if (!w && !st)
+            st = SL_ERR_INTERNAL;
+        if (w) {
+            err[k] = kep_error(e, w);
+            steps[k] = (double)w->steps[0];
+        }
+        sl_ensemble_destroy(w);
+    }
+    sl_ensemble_destroy(e);
+    if (st) {
+        sl_check_add(r, SL_CHECK_FAIL, name, "Kepler run: %s", sl_last_error());
+        return;
+    }
+    for (int k = 1; k < KEP_NTOL; k++)
+        if (!(err[k] < err[k - 1]) && err[k - 1] > KEP_ERR_MIN) {
+            sl_check_add(r, SL_CHECK_FAIL, name, "adaptive, Kepler e = %.1f: the error does not "
+                         "fall as tol tightens: %.3g at tol = %g, %.3g at tol = %g", KEP_E,
+                         err[k - 1], kep_tols[k - 1], err[k], kep_tols[k]);
+            return;
+        }
+    int idx[KEP_NTOL], n = 0;
+    for (int k = KEP_NTOL - 1; k >= 0 && n < 4; k--)
+        if (err[k] >= KEP_ERR_MIN && err[k] <= KEP_ERR_MAX)
+            idx[n++] = k;
+    if (n < 3) {
+        sl_check_add(r, SL_CHECK_FAIL, name, "adaptive: cannot measure: fewer than 3 errors in "
+                     "[%g, %g] (%.2g at tol = %g .. %.2g at tol = %g)", KEP_ERR_MIN,
+                     KEP_ERR_MAX, err[0], kep_tols[0], err[KEP_NTOL - 1],
+                     kep_tols[KEP_NTOL - 1]);
+        return;
+    }
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (int i = 0; i < n; i++) {
+        double x = log(steps[idx[i]]), y = -log(err[idx[i]]);
+        sx += x, sy += y, sxx += x * x, sxy += x * y;
+    }
+    double order = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+    int lo = idx[n - 1], hi = idx[0];
+    int ok = p->order >= 1 && fabs(order - p->order) <= ORDER_TOL;
+    sl_check_add(r, ok ? SL_CHECK_PASS : SL_CHECK_FAIL, name,
+                 "adaptive, Kepler e = %.1f: measured order %.2f vs stated %d (+-%.1f) from "
+                 "error against steps; tol %g..%g: error %.2g -> %.2g, %.0f -> %.0f steps",
+                 KEP_E, order, p->order, ORDER_TOL, kep_tols[lo], kep_tols[hi], err[lo],
+                 err[hi], steps[lo], steps[hi]);
+}
+
 void sl_check_order(sl_check_report *r, const sl_propagator *p, const sl_force *f,
                     const char *name)
 {
     if (p->adaptive) {
-        sl_check_add(r, SL_CHECK_SKIP, name, "adaptive step: a fixed-step order does not apply");
+        check_order_adaptive(r, p, f, name);
         return;
     }
     if (!sl_params_find(p->params, p->n_params, "dt")) {
@@ -262,6 +344,22 @@ static double max_rel_diff(const sl_ensemble *a, const sl_ensemble *b)
     return worst;
 }
 
+static int64_t min_steps(const sl_ensemble *e)
+{
+    int64_t k = INT64_MAX;
+    for (int64_t s = 0; s < e->n_sys; s++)
+        k = e->steps[s] < k ? e->steps[s] : k;
+    return k;
+}
+
+static int64_t max_steps(const sl_ensemble *e)
+{
+    int64_t k = 0;
+    for (int64_t s = 0; s < e->n_sys; s++)
+        k = e->steps[s] > k ? e->steps[s] : k;
+    return k;
+}
+
 static void check_repeat(sl_check_report *r, const sl_propagator *p, const sl_force *f,
                          const sl_ensemble *e, const char *name)
 {
@@ -287,7 +385,12 @@ static void check_repeat(sl_check_report *r, const sl_propagator *p, const sl_fo
             st = SL_ERR_NUMERIC;
         }
     }
-    if (!st)
+    if (!st && p->adaptive)
+        sl_check_add(r, SL_CHECK_PASS, name, "%d 3-body systems to t = %g (adaptive, %lld to "
+                     "%lld steps): bit-identical on repeat and with 1, 7 and default steps per "
+                     "launch", ENS_SYS, ENS_T_END, (long long)min_steps(out[0]),
+                     (long long)max_steps(out[0]));
+    else if (!st)
         sl_check_add(r, SL_CHECK_PASS, name, "%d 3-body systems x %.0f steps: bit-identical on "
                      "repeat and with 1, 7 and default steps per launch", ENS_SYS,
                      ENS_T_END / ENS_DT);
@@ -479,9 +582,15 @@ static void check_kernel_table(sl_check_report *r, const sl_propagator *p)
             }
         n_cuda += k->cuda != NULL;
         n_any += k->n_body == 0;
+        if (sl_kernel_traits_check(p, k, "its kernel table or a loaded kernel set")) {
+            sl_check_add(r, SL_CHECK_FAIL, "kernels", "%s", sl_last_error());
+            return;
+        }
     }
     sl_check_add(r, SL_CHECK_PASS, "kernels", "%zu entries well formed, its own and kernel "
-                 "sets' (%zu runtime-N, %zu with CUDA)", p->n_kernels, n_any, n_cuda);
+                 "sets' (%zu runtime-N, %zu with CUDA), compiled with PERSIST %d and ADAPTIVE "
+                 "%d as the table states", p->n_kernels, n_any, n_cuda, p->persist_per_body,
+                 p->adaptive);
 }
 
 /* Every check that needs a force, for one force of the kernel table. */

@@ -172,6 +172,8 @@ void sl_stop_label(const sl_ensemble *e, int32_t reason, int32_t detail, char *b
     const char *name, *code;
     if (reason == SL_REASON_MONITOR && e && sl_stop_source_of(e, detail, &name, &code))
         snprintf(buf, cap, "monitor %s: %s", name, code);
+    else if (reason == SL_REASON_STEP_SIZE && sl_step_fault_label(detail))
+        snprintf(buf, cap, "step_size: %s", sl_step_fault_label(detail));
     else
         snprintf(buf, cap, "%s", sl_reason_label(reason));
 }
@@ -279,8 +281,19 @@ const char *sl_reason_label(int32_t reason)
     case SL_REASON_STEP_CAP: return "step_cap";
     case SL_REASON_ENERGY: return "energy";
     case SL_REASON_MONITOR: return "monitor";
+    case SL_REASON_STEP_SIZE: return "step_size";
     }
     return "unknown";
+}
+
+const char *sl_step_fault_label(int32_t detail)
+{
+    switch (detail) {
+    case SL_STEP_FAULT_NONFINITE: return "nonfinite";
+    case SL_STEP_FAULT_UNDERFLOW: return "underflow";
+    case SL_STEP_FAULT_REJECTIONS: return "rejections";
+    }
+    return NULL;
 }
 
 sl_status sl_ensemble_test_systems(const sl_test_system_spec *sp, int64_t n_sys,

@@ -11,6 +11,7 @@
 
 #include "starling/ensemble.h"
 #include "starling/force.h"
+#include "starling/launch.h"
 #include "starling/likelihood.h"
 #include "starling/monitor.h"
 #include "starling/nomem.h"
@@ -106,8 +107,53 @@ static sl_status check_head(const char *path, const sl_plugin_table *t)
     return SL_OK;
 }
 
+/* Traits that instantiate.h can have stamped (launch.h's limits). */
+static int traits_stamped(const sl_kernel_traits *t)
+{
+    return t->nstages >= 1 && t->nstages <= SL_STAGES_MAX && t->persist >= 0 &&
+           (t->jerk == 0 || t->jerk == 1) && (t->adaptive == 0 || t->adaptive == 1);
+}
+
+static sl_status fail_unstamped(const char *integrator, const sl_kernel_entry *k,
+                                const char *from)
+{
+    const sl_kernel_traits *t = &k->traits;
+    return sl_fail(SL_ERR_PLUGIN, "integrator '%s': the kernel for force '%s', N = %d, in %s "
+                   "records PERSIST %d, NSTAGES %d, JERK %d, ADAPTIVE %d, which starling's "
+                   "macros cannot have stamped (an entry written by hand?); build its kernels "
+                   "with SL_INTEGRATOR_INSTANTIATE or SL_KERNELS_INSTANTIATE", integrator,
+                   k->force ? k->force : "(none)", k->n_body, from, t->persist, t->nstages,
+                   t->jerk, t->adaptive);
+}
+
+sl_status sl_kernel_traits_check(const sl_propagator *p, const sl_kernel_entry *k,
+                                 const char *from)
+{
+    const sl_kernel_traits *t = &k->traits;
+    const char *force = k->force ? k->force : "(none)";
+    if (!traits_stamped(t))
+        return fail_unstamped(p->name, k, from);
+    if (t->persist != p->persist_per_body)
+        return sl_fail(SL_ERR_PLUGIN, "integrator '%s' declares persist_per_body = %d, but its "
+                       "kernels for force '%s' in %s were compiled with SL_PROP_%s_PERSIST %d: "
+                       "the table and the kernels come from different versions of the "
+                       "integrator; rebuild the plugin that carries the kernels against its "
+                       "header, or correct the table", p->name, p->persist_per_body, force,
+                       from, p->name, t->persist);
+    if (t->adaptive != p->adaptive)
+        return sl_fail(SL_ERR_PLUGIN, "integrator '%s' declares adaptive = %d, but its kernels "
+                       "for force '%s' in %s were compiled with SL_PROP_%s_ADAPTIVE %d: the "
+                       "table and the kernels come from different versions of the integrator; "
+                       "rebuild the plugin that carries the kernels against its header, or "
+                       "correct the table", p->name, p->adaptive, force, from, p->name,
+                       t->adaptive);
+    return SL_OK;
+}
+
 /* A kernel set is named "integrator/force" and holds that force's kernels,
- * each with a CPU entry. */
+ * each with a CPU entry and the traits of a stamped kernel (compared with
+ * its integrator's table when a run picks it: the integrator may load
+ * later). */
 static sl_status check_kernel_set(const char *path, const sl_kernel_set *k)
 {
     size_t ni = k->integrator ? strlen(k->integrator) : 0;
@@ -124,6 +170,11 @@ static sl_status check_kernel_set(const char *path, const sl_kernel_set *k)
             return sl_fail(SL_ERR_PLUGIN, "plugin %s: kernel set '%s': entry %zu has no CPU "
                            "loop, another force or a body count outside 0..%d", path, k->name,
                            i, SL_NBODY_MAX);
+    char from[PATH_MAX + 16];
+    snprintf(from, sizeof from, "plugin %s", path);
+    for (size_t i = 0; i < k->n_kernels; i++)
+        if (!traits_stamped(&k->kernels[i].traits))
+            return fail_unstamped(k->integrator, &k->kernels[i], from);
     return SL_OK;
 }
 
@@ -140,6 +191,13 @@ static sl_status check_limits(const char *path, const sl_plugin_table *t)
         if (p->persist_per_body < 0)
             return sl_fail(SL_ERR_PLUGIN, "plugin %s: integrator '%s' declares persist_per_body "
                            "= %d: expected >= 0", path, t->name, p->persist_per_body);
+        char from[PATH_MAX + 16];
+        snprintf(from, sizeof from, "plugin %s", path);
+        for (size_t i = 0; p->kernels && i < p->n_kernels; i++) {
+            sl_status st = sl_kernel_traits_check(p, &p->kernels[i], from);
+            if (st)
+                return st;
+        }
     } else if (t->kind == SL_KIND_FORCE) {
         const sl_force *f = t->table;
         if (f->n_packed < 0 || f->n_packed > SL_FORCE_PARAMS_MAX)
@@ -394,16 +452,18 @@ const sl_kernel_entry *sl_propagator_kernel(const sl_propagator *p, const char *
 
 typedef struct kernel_pick {
     const sl_kernel_entry *exact, *any;
+    const char *exact_from, *any_from; /* the plugin file carrying each; NULL: prop's table */
 } kernel_pick;
 
-static void pick(kernel_pick *k, const sl_kernel_entry *e, const char *force, int n_body)
+static void pick(kernel_pick *k, const sl_kernel_entry *e, const char *force, int n_body,
+                 const char *from)
 {
     if (strcmp(e->force, force) != 0)
         return;
     if (e->n_body == n_body && !k->exact)
-        k->exact = e;
+        k->exact = e, k->exact_from = from;
     if (e->n_body == 0 && !k->any)
-        k->any = e;
+        k->any = e, k->any_from = from;
 }
 
 static const sl_kernel_set *set_of(const sl_registry_item *it, const char *integrator)
@@ -451,20 +511,50 @@ static void add_force(void *ud, const sl_kernel_entry *k, const char *path)
                                 l->used ? ", " : "", quoted);
 }
 
+/* Where kernel k of prop's own table comes from, for messages: the plugin
+ * the registry loaded prop from, else the file that holds k's code (prop
+ * may be a caller's copy of a plugin's table). */
+static void own_table_from(const sl_registry *r, const sl_propagator *prop,
+                           const sl_kernel_entry *k, char *buf, size_t cap)
+{
+    for (size_t i = 0; r && i < r->n_items; i++)
+        if (r->items[i].table == (const void *)prop) {
+            snprintf(buf, cap, "plugin %s", r->items[i].path);
+            return;
+        }
+    Dl_info info;
+    void *code;
+    memcpy(&code, &k->cpu, sizeof code); /* a function's address, as dladdr takes it */
+    if (dladdr(code, &info) && info.dli_fname)
+        snprintf(buf, cap, "%s", info.dli_fname);
+    else
+        snprintf(buf, cap, "integrator '%s''s own table", prop->name);
+}
+
 sl_status sl_registry_kernel(const sl_registry *r, const sl_propagator *prop, const char *force,
                              int n_body, const sl_kernel_entry **out)
 {
-    kernel_pick k = {NULL, NULL};
+    kernel_pick k = {NULL, NULL, NULL, NULL};
     for (size_t i = 0; i < prop->n_kernels; i++)
-        pick(&k, &prop->kernels[i], force, n_body);
+        pick(&k, &prop->kernels[i], force, n_body, NULL);
     for (size_t i = 0; r && i < r->n_items && !k.exact; i++) {
         const sl_kernel_set *s = set_of(&r->items[i], prop->name);
         for (size_t j = 0; s && j < s->n_kernels; j++)
-            pick(&k, &s->kernels[j], force, n_body);
+            pick(&k, &s->kernels[j], force, n_body, r->items[i].path);
     }
     *out = k.exact ? k.exact : k.any;
-    if (*out)
-        return SL_OK;
+    if (*out) {
+        const char *path = k.exact ? k.exact_from : k.any_from;
+        char from[PATH_MAX + 64];
+        if (path)
+            snprintf(from, sizeof from, "plugin %s", path);
+        else
+            own_table_from(r, prop, *out, from, sizeof from);
+        sl_status st = sl_kernel_traits_check(prop, *out, from);
+        if (st)
+            *out = NULL;
+        return st;
+    }
     force_list l = {"", 0};
     for (size_t i = 0; i < prop->n_kernels; i++)
         add_force(&l, &prop->kernels[i], NULL);

@@ -74,13 +74,14 @@ static sl_status check_tables(const sl_run_config *c)
     if (f->n_packed < 0 || f->n_packed > SL_FORCE_PARAMS_MAX)
         return sl_fail(SL_ERR_PLUGIN, "integrate: force '%s' declares n_packed = %d: expected "
                        "0..%d", f->name, f->n_packed, SL_FORCE_PARAMS_MAX);
-    if (p->adaptive)
-        return sl_fail(SL_ERR_UNSUPPORTED, "integrate: integrator '%s' declares adaptive stepping, "
-                       "which this version of starling does not run yet", p->name);
+    if (p->adaptive != 0 && p->adaptive != 1)
+        return sl_fail(SL_ERR_PLUGIN, "integrate: integrator '%s' declares adaptive = %d: "
+                       "expected 0 or 1 (SL_PROP_%s_ADAPTIVE)", p->name, p->adaptive, p->name);
     if (p->persist_per_body < 0)
         return sl_fail(SL_ERR_PLUGIN, "integrate: integrator '%s' declares persist_per_body = %d: "
                        "expected >= 0", p->name, p->persist_per_body);
-    /* the loops step by pp[0], whatever the key that sets it is called */
+    /* the loops step by pp[0] (an adaptive one starts from it), whatever
+     * the key that sets it is called */
     if (!(c->pp[0] > 0) || !isfinite(c->pp[0]))
         return sl_fail(SL_ERR_ARG, "integrate: integrator '%s': pp[0] = %g: its pack must put the "
                        "step there, a finite number > 0 (is dt set?)", p->name, c->pp[0]);
@@ -187,8 +188,11 @@ static int64_t plan_launch(const sl_ensemble *e, const sl_run_config *c, int64_t
         double per_sys = 1.0; /* a stop record */
         if (c->mon.log_every_steps > 0)
             per_sys += (double)steps / (double)c->mon.log_every_steps + 1.0;
+        /* at most one periodic record per step; an adaptive step may be any size */
         if (c->mon.log_every_dt > 0)
-            per_sys += (double)steps * c->pp[0] / c->mon.log_every_dt + 1.0;
+            per_sys += (c->prop->adaptive ? (double)steps
+                                          : (double)steps * c->pp[0] / c->mon.log_every_dt) +
+                       1.0;
         int logging = c->mon.log_every_steps > 0 || c->mon.log_every_dt > 0 || c->mon.log_on_stop;
         double cap = logging ? per_sys * (double)e->n_sys : 0.0;
         if (cap * rec_bytes <= SL_LOG_BUDGET_BYTES || steps == 1) {
@@ -201,6 +205,7 @@ static int64_t plan_launch(const sl_ensemble *e, const sl_run_config *c, int64_t
 
 typedef struct sl_bufs {
     double *state, *persist, *time, *stop_time, *next_log, *e0, *log, *t_start;
+    double *h_next; /* adaptive integrators: each system's next try; else NULL */
     const double *fp_sys; /* per-system force parameters, or NULL */
     int64_t *steps, *step_start;
     int32_t *status, *reason, *detail;
@@ -224,6 +229,7 @@ static void free_bufs(const sl_backend *be, sl_bufs *b, const sl_ensemble *e)
         sl_dev_free(b->counters);
         sl_dev_free(b->t_start);
         sl_dev_free(b->step_start);
+        sl_dev_free(b->h_next);
         sl_dev_free((void *)b->fp_sys);
     } else {
         /* The CPU backend works in the ensemble's own arrays. */
@@ -235,6 +241,7 @@ static void free_bufs(const sl_backend *be, sl_bufs *b, const sl_ensemble *e)
         free(b->counters);
         free(b->t_start);
         free(b->step_start);
+        free(b->h_next);
     }
     memset(b, 0, sizeof *b);
 }
@@ -253,6 +260,18 @@ static sl_status place_fparams(const sl_backend *be, const sl_ensemble *e, const
     sl_status st = sl_dev_alloc(&d, bytes, "force parameters per system");
     b->fp_sys = d;
     return st ? st : sl_dev_upload(d, fpar->sys, bytes, "uploading force parameters");
+}
+
+/* Each system's step, for adaptive integrators: the loops write it at the
+ * end of every launch and read it at the start of the next (the first
+ * launch asks the integrator), so it needs no initial values. */
+static sl_status alloc_steps(const sl_backend *be, const sl_ensemble *e, sl_bufs *b)
+{
+    size_t bytes = (size_t)e->n_sys * sizeof(double);
+    if (be->kind == SL_BACKEND_CUDA)
+        return sl_dev_alloc((void **)&b->h_next, bytes, "step sizes");
+    b->h_next = malloc(bytes);
+    return b->h_next ? SL_OK : sl_fail_nomem((double)bytes, "integrate: step sizes");
 }
 
 static sl_status alloc_bufs(const sl_backend *be, sl_ensemble *e, int persist_doubles,
@@ -422,6 +441,9 @@ static sl_status fail_cancelled(const sl_backend *be, const sl_ensemble *e, cons
     char t[40], end[40];
     sl_fmt_num(t, sizeof t, reached_time(be, e, b));
     sl_fmt_num(end, sizeof end, c->t_end);
+    if (expect <= 0) /* adaptive: the count is not known in advance */
+        return sl_fail(SL_ERR_CANCELLED, "integrate: cancelled: run abandoned at t = %s of "
+                       "t_end = %s, after %lld launches", t, end, (long long)launches);
     return sl_fail(SL_ERR_CANCELLED, "integrate: cancelled: run abandoned at t = %s of t_end = "
                    "%s, after %lld of about %lld launches", t, end, (long long)launches,
                    (long long)expect);
@@ -451,6 +473,20 @@ static sl_status user_monitors_after_launch(const sl_backend *be, sl_ensemble *e
         (st = sl_dev_upload(b->stop_time, e->stop_time, ns * sizeof(double), "uploading times")))
         return st;
     return SL_OK;
+}
+
+/* How far the run is after launch `launch` (0-based): by launches for a
+ * fixed step, by the earliest active system's time for an adaptive one. */
+static double progress_fraction(const sl_backend *be, const sl_ensemble *e, const sl_bufs *b,
+                                const sl_run_config *c, int64_t launch, int64_t expect,
+                                double t_min, double span)
+{
+    if (!c->prop->adaptive)
+        return expect > 0 ? fmin(1.0, (launch + 1.0) / expect) : 1.0;
+    double t = reached_time(be, e, b);
+    if (!(span > 0) || !isfinite(t))
+        return 1.0;
+    return fmin(1.0, fmax(0.0, (t - t_min) / span));
 }
 
 static sl_status run_launches(const sl_backend *be, sl_ensemble *e, const sl_run_config *c,
@@ -484,14 +520,17 @@ static sl_status run_launches(const sl_backend *be, sl_ensemble *e, const sl_run
     a.fp_sys = b->fp_sys;
     a.n_fp = fpar->n_fp;
     memcpy(a.pp, c->pp, sizeof a.pp);
+    a.h_next = b->h_next;
 
     double t_min = INFINITY;
     for (int64_t s = 0; s < e->n_sys; s++)
         if (e->status[s] == SL_SYS_ACTIVE && e->time[s] < t_min)
             t_min = e->time[s];
     double span = isfinite(t_min) && c->t_end > t_min ? c->t_end - t_min : 0.0;
+    /* Launches a fixed step needs; 0 for an adaptive integrator, whose
+     * every launch still moves each unfinished system on or stops it. */
     double need = (double)sl_steps_needed(0.0, span, c->pp[0]);
-    int64_t expect = (int64_t)ceil(need / (double)launch_steps);
+    int64_t expect = c->prop->adaptive ? 0 : (int64_t)ceil(need / (double)launch_steps);
     int rec_len = SL_LOG_HEAD + 6 * e->n_body;
     double *host_log = NULL;
     if (be->kind == SL_BACKEND_CUDA && log_cap > 0) {
@@ -552,12 +591,13 @@ static sl_status run_launches(const sl_backend *be, sl_ensemble *e, const sl_run
                 break;
         }
         res->log_records += nrec;
+        res->rejected_steps += (int64_t)cnt[SL_CNT_REJECTED];
         int64_t ended = 0;
         if ((st = user_monitors_after_launch(be, e, c, b, &ended)))
             break;
         int64_t left = (int64_t)cnt[SL_CNT_UNFINISHED] - ended;
         if (c->progress &&
-            c->progress(c->progress_ud, expect > 0 ? fmin(1.0, (launch + 1.0) / expect) : 1.0,
+            c->progress(c->progress_ud, progress_fraction(be, e, b, c, launch, expect, t_min, span),
                         launch + 1, now_s() - t0)) {
             st = sl_fail(SL_ERR_CANCELLED, "integrate: cancelled by the progress function after "
                          "%lld launches", (long long)launch + 1);
@@ -565,7 +605,7 @@ static sl_status run_launches(const sl_backend *be, sl_ensemble *e, const sl_run
         }
         if (left == 0)
             break;
-        if (launch > expect + 2) {
+        if (expect > 0 && launch > expect + 2) {
             st = sl_fail(SL_ERR_INTERNAL,
                          "integrate: %lld systems still short of t_end after %lld launches",
                          (long long)left, (long long)launch + 1);
@@ -614,6 +654,8 @@ sl_status sl_integrate(const sl_backend *be, sl_ensemble *e, const sl_run_config
     int64_t launch_steps = plan_launch(e, c, &log_cap);
     sl_bufs b;
     st = alloc_bufs(be, e, c->prop->persist_per_body * e->n_body, log_cap, &b);
+    if (!st && c->prop->adaptive)
+        st = alloc_steps(be, e, &b);
     if (!st)
         st = place_fparams(be, e, &fpar, &b);
     if (!st) {

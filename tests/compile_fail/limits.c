@@ -9,6 +9,7 @@
 #define SL_PROP_slt_lim_SCRATCH 3
 #define SL_PROP_slt_lim_PERSIST 3
 #define SL_PROP_slt_lim_JERK 0
+#define SL_PROP_slt_lim_ADAPTIVE 0
 #define SLT_LIM_N 3
 
 #if defined(SLT_NSTAGES_0)
@@ -24,6 +25,15 @@
 #undef SL_PROP_slt_lim_JERK
 #define SL_PROP_slt_lim_JERK 2
 #define SL_FORCE_EVAL_2 SL_FORCE_EVAL_0 /* so that only the assert can refuse it */
+#elif defined(SLT_ADAPTIVE)
+#undef SL_PROP_slt_lim_ADAPTIVE
+#define SL_PROP_slt_lim_ADAPTIVE 2
+#define SL_PROP_CONTROL_2 SL_PROP_CONTROL_0 /* so that only the assert can refuse it */
+#elif defined(SLT_ADAPTIVE_MISSING)
+#undef SL_PROP_slt_lim_ADAPTIVE /* every integrator must say */
+#elif defined(SLT_CONTROL_MISSING)
+#undef SL_PROP_slt_lim_ADAPTIVE
+#define SL_PROP_slt_lim_ADAPTIVE 1 /* and defines no sl_prop_slt_lim_control */
 #elif defined(SLT_NBODY)
 #undef SLT_LIM_N
 #define SLT_LIM_N 65

@@ -33,8 +33,17 @@ typedef enum sl_stop_reason {
     SL_REASON_NONFINITE,
     SL_REASON_STEP_CAP,
     SL_REASON_ENERGY,
-    SL_REASON_MONITOR  /* a user monitor (monitor.h): detail = slot * 256 + code */
+    SL_REASON_MONITOR, /* a user monitor (monitor.h): detail = slot * 256 + code */
+    SL_REASON_STEP_SIZE /* an adaptive step failed: detail = SL_STEP_FAULT_* */
 } sl_stop_reason;
+
+/* The detail of a system stopped with SL_REASON_STEP_SIZE (launch.h says
+ * when each happens). */
+enum {
+    SL_STEP_FAULT_NONFINITE = 1, /* the controller returned NaN, inf or a size <= 0 */
+    SL_STEP_FAULT_UNDERFLOW = 2, /* a size too small to advance the time */
+    SL_STEP_FAULT_REJECTIONS = 3 /* SL_REJECT_MAX rejections in a row */
+};
 
 /* A user monitor that has stopped systems of an ensemble: its name and its
  * code names, copied, so that a stop stays readable after the plugin is
@@ -97,6 +106,8 @@ void sl_ensemble_to_barycentric(sl_ensemble *e);
 
 const char *sl_status_label(int32_t status);
 const char *sl_reason_label(int32_t reason);
+/* "nonfinite", "underflow" or "rejections" for an SL_STEP_FAULT_*; NULL otherwise. */
+const char *sl_step_fault_label(int32_t detail);
 
 /* The slot of user monitor `name` with these codes (NULL-terminated) among
  * e's stop sources, added when absent. */
@@ -104,7 +115,8 @@ sl_status sl_ensemble_stop_source(sl_ensemble *e, const char *name, const char *
                                   int *slot);
 
 /* A stop (reason, detail) for people: sl_reason_label(reason), or
- * "monitor NAME: CODE" for a user monitor's, with e's stop sources. */
+ * "monitor NAME: CODE" for a user monitor's, with e's stop sources, or
+ * "step_size: FAULT" (sl_step_fault_label) for an adaptive step's. */
 void sl_stop_label(const sl_ensemble *e, int32_t reason, int32_t detail, char *buf, size_t cap);
 
 /* The user monitor and code of a detail (reason SL_REASON_MONITOR); 0 when

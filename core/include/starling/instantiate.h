@@ -78,9 +78,15 @@ SL_EXTERN_C_END
     sl_status sl_run_##P##_##F##_##N##_cpu(const sl_run_args *a);                          \
     SL__CUDA_DECL(P, F, N)
 #define SL__DECL_FORCE(P, NBODIES, F) NBODIES(SL__DECL_N, P, F) SL__CUDA_DECL(P, F, any)
-#define SL__ENTRY_N(P, F, N) {#F, N, sl_run_##P##_##F##_##N##_cpu, SL__CUDA_REF(P, F, N)},
+/* What the loops of P were compiled with, for the registry to check
+ * against P's table (sl_kernel_traits). */
+#define SL__TRAITS(P)                                                                      \
+    {SL_PROP_##P##_PERSIST, SL_PROP_##P##_NSTAGES, SL_PROP_##P##_JERK, SL_PROP_##P##_ADAPTIVE}
+#define SL__ENTRY_N(P, F, N)                                                               \
+    {#F, N, sl_run_##P##_##F##_##N##_cpu, SL__CUDA_REF(P, F, N), SL__TRAITS(P)},
 #define SL__ENTRY_FORCE(P, NBODIES, F)                                                     \
-    NBODIES(SL__ENTRY_N, P, F){#F, 0, sl_run_##P##_##F##_any_cpu, SL__CUDA_REF(P, F, any)},
+    NBODIES(SL__ENTRY_N, P, F)                                                             \
+    {#F, 0, sl_run_##P##_##F##_any_cpu, SL__CUDA_REF(P, F, any), SL__TRAITS(P)},
 
 /* The CPU loops for the body counts in NBODIES (one group per translation
  * unit if the integrator wants parallel compilation). */

@@ -11,13 +11,16 @@
  * neighbouring doubles and the loop over systems vectorises. pp, the
  * integrator's parameters, is the same for every system and not strided.
  *
- * An integrator P provides, in a header of SL_HD code, four macros
+ * An integrator P provides, in a header of SL_HD code, five macros
  *   SL_PROP_<P>_NSTAGES  force evaluations per step, 1..SL_STAGES_MAX
  *   SL_PROP_<P>_SCRATCH  doubles per body of working state ps, >= 0
  *   SL_PROP_<P>_PERSIST  leading doubles per body of ps kept between
  *                        launches, 0..SCRATCH; the table's persist_per_body
  *   SL_PROP_<P>_JERK     1: the stages need jerks (the loop calls the
  *                        force's acc_jerk); 0: accelerations (acc)
+ *   SL_PROP_<P>_ADAPTIVE 1: each system chooses its own steps (control,
+ *                        below); 0: a fixed step pp[0]. The table's adaptive
+ * (each a literal 0 or 1 where a flag: the loops paste them into names)
  * and three functions, which the loop calls as
  *   sl_prop_<P>_begin(n, S, x, v, m, ps, a, j, pp)
  *       once per run, before the first step, after a force call at (x, v);
@@ -40,7 +43,37 @@
  * does, between point and apply, so every integrator works with every force
  * without function pointers in the kernel. A system that does not step (it
  * stopped, or reached t_end while others in its chunk go on) is given
- * h = 0, which must leave a finite state bit-for-bit unchanged.
+ * h = 0, which must leave a finite state bit-for-bit unchanged. A step may
+ * depend only on x, v, m, pp, h and the PERSIST leading doubles of ps: the
+ * rest of ps is not kept between launches, and results must not depend on
+ * where launches begin.
+ *
+ * Adaptive integrators (ADAPTIVE 1) also provide
+ *   double sl_prop_<P>_control(int n, int S, double h, const double *x,
+ *                              const double *v, const double *m, double *ps,
+ *                              const double *pp, int *accept);
+ * called after the last stage of a step of size h, with the state that step
+ * produced: it sets *accept (1: keep the step; 0: reject it) and returns the
+ * size of the next try. On a rejection the loop puts x, v and the PERSIST
+ * doubles of ps back as they were before the step (writes to them by the
+ * stages or by control vanish) and tries again from the same time with the
+ * returned size. Once per run, after begin, the loop calls control with
+ * h = 0 for the first step (pp[0] is the user's first step, to use or
+ * ignore); *accept is not read then. Control may also be called with h = 0
+ * for a lane of the CPU loop that does not step: its result is discarded.
+ * Each system keeps its own step from launch to launch; a step that would
+ * end within SL_STEP_STRETCH of itself before t_end (or beyond it) is cut or
+ * stretched to land on t_end exactly, and control sees the h actually
+ * taken. Times are running sums of the steps taken; steps counts accepted
+ * steps, monitors and logs act after accepted steps only, at their true
+ * times, and rejected steps are counted (SL_CNT_REJECTED, then
+ * sl_run_result.rejected_steps). A system stops with reason
+ * SL_REASON_STEP_SIZE (the others go on) when control returns a size that is
+ * not a finite number > 0 (detail SL_STEP_FAULT_NONFINITE), one below
+ * SL_STEP_TINY (|t| + |t_end - t_start|) (SL_STEP_FAULT_UNDERFLOW: the time
+ * would no longer advance), or rejects SL_REJECT_MAX steps in a row
+ * (SL_STEP_FAULT_REJECTIONS). Fixed-step integrators define no control and
+ * the loops compile none of this.
  *
  * A force F provides SL_HD functions
  *   void sl_force_<F>_acc(int n, int S, const double *x, const double *v,
@@ -56,20 +89,24 @@
  * them (drag, post-Newtonian terms).
  *
  * Parameters. pp holds SL_PROP_PARAMS_MAX doubles from the integrator
- * table's pack; pp[0] is the step the loop uses (sl_integrate refuses a
- * pp[0] that is not a finite number > 0, naming the integrator). fp holds
- * a system's SL_FORCE_PARAMS_MAX doubles from the force table's pack, per
- * system: a force parameter named like an attribute of the ensemble takes
- * that attribute's value in each system (run.h), so each system may have
- * its own values, and the loop hands each system (each lane) its own.
+ * table's pack; pp[0] is the step the loop uses, or an adaptive
+ * integrator's first step (sl_integrate refuses a pp[0] that is not a
+ * finite number > 0, naming the integrator). fp holds a system's
+ * SL_FORCE_PARAMS_MAX doubles from the force table's pack, per system: a
+ * force parameter named like an attribute of the ensemble takes that
+ * attribute's value in each system (run.h), so each system may have its
+ * own values, and the loop hands each system (each lane) its own.
  *
  * Limits, checked at compile time when a loop is stamped (instantiate.h):
- * NSTAGES in 1..SL_STAGES_MAX, 0 <= PERSIST <= SCRATCH, JERK 0 or 1, an
- * unrolled body count N in 1..SL_NBODY_MAX. Checked when a plugin is
- * loaded and by sl_integrate, naming the plugin: the tables' n_packed
- * (1..SL_PROP_PARAMS_MAX for an integrator, 0..SL_FORCE_PARAMS_MAX for a
- * force). Refused by sl_integrate: an integrator whose table says
- * adaptive = 1 (not run yet), a pp[0] that is not a step. */
+ * NSTAGES in 1..SL_STAGES_MAX, 0 <= PERSIST <= SCRATCH, JERK and ADAPTIVE
+ * 0 or 1, an unrolled body count N in 1..SL_NBODY_MAX. Every kernel entry
+ * records the PERSIST, NSTAGES, JERK and ADAPTIVE it was compiled with
+ * (sl_kernel_traits). Checked when a plugin is loaded and by sl_integrate,
+ * naming the plugin: the tables' n_packed (1..SL_PROP_PARAMS_MAX for an
+ * integrator, 0..SL_FORCE_PARAMS_MAX for a force), and that an integrator
+ * table's persist_per_body and adaptive are those its kernels were
+ * compiled with (its own kernels when it loads, a kernel set's when a run
+ * picks it). Refused by sl_integrate: a pp[0] that is not a step. */
 #ifndef STARLING_LAUNCH_H
 #define STARLING_LAUNCH_H
 
@@ -89,7 +126,24 @@ SL_EXTERN_C_BEGIN
 
 enum { SL_LOG_HEAD = 4 };  /* sys, time, step, event; then 6 doubles per body */
 enum { SL_LOG_PERIODIC = 0, SL_LOG_STOP = 1, SL_LOG_INITIAL = 2, SL_LOG_FINAL = 3 };
-enum { SL_CNT_LOG = 0, SL_CNT_UNFINISHED = 1, SL_CNT_LOST = 2, SL_NCOUNTERS = 4 };
+enum {
+    SL_CNT_LOG = 0,
+    SL_CNT_UNFINISHED = 1,
+    SL_CNT_LOST = 2,
+    SL_CNT_REJECTED = 3, /* steps an adaptive integrator rejected */
+    SL_NCOUNTERS = 4
+};
+
+/* Adaptive stepping's guard rails (see above). A proposed step below
+ * SL_STEP_TINY of the run's time scale no longer moves t reliably (double
+ * has ~16 digits); SL_REJECT_MAX rejections in a row mean a controller that
+ * does not shrink its step. A step that would leave less than
+ * SL_STEP_STRETCH of itself before t_end is stretched onto t_end rather
+ * than followed by a sliver (as Hairer's DOPRI5 does, by 1%). */
+#define SL_STEP_TINY 1e-14
+#define SL_REJECT_MAX 100
+#define SL_STEP_STRETCH 0.01
+
 
 /* Everything a launch needs; passed by value to CUDA kernels. All pointers
  * are in the memory space of the backend that runs the launch. */
@@ -121,6 +175,10 @@ typedef struct sl_run_args {
     const double *fp_sys;
     int n_fp;
     double pp[SL_PROP_PARAMS_MAX];
+    /* Per system, for adaptive integrators: the size of its next try,
+     * carried from launch to launch like time and steps; NULL for
+     * fixed-step ones. */
+    double *h_next;
 } sl_run_args;
 
 SL_HD SL_INLINE size_t sl_persist_index(int64_t s, int n_body, int per_body, int k)

@@ -12,7 +12,7 @@
 SL_EXTERN_C_BEGIN
 
 /* Bumped whenever any interface table or sl_run_args changes layout. */
-#define SL_ABI_VERSION 5u /* 2: sl_run_args start time/steps; sl_likelihood chi2 and model
+#define SL_ABI_VERSION 6u /* 2: sl_run_args start time/steps; sl_likelihood chi2 and model
                               * entries. 3: sl_likelihood last_kernel_s. 4: kernel sets
                               * (SL_KIND_KERNELS), the periodogram table read_with, lombscargle
                               * fast_accuracy. 5: every table starts with sl_table_head
@@ -21,7 +21,10 @@ SL_EXTERN_C_BEGIN
                               * contract (launch.h): masses to point/apply, velocities to acc,
                               * fp strided and per system (sl_run_args fp_sys, n_fp), sl_force
                               * acc with v, n_packed in sl_propagator and sl_force; sl_monitor
-                              * prepare/check/release/codes (user monitors) */
+                              * prepare/check/release/codes (user monitors). 6: adaptive
+                              * stepping (SL_PROP_<P>_ADAPTIVE, sl_prop_<P>_control,
+                              * sl_run_args h_next), sl_kernel_entry traits (what a kernel was
+                              * compiled with) */
 #define SL_PLUGIN_ENTRY_SYMBOL "sl_plugin_entry"
 
 typedef enum sl_kind {

@@ -20,11 +20,26 @@ SL_EXTERN_C_BEGIN
 struct sl_run_args;
 typedef sl_status (*sl_run_fn)(const struct sl_run_args *a);
 
+/* What a kernel was compiled with: its integrator's SL_PROP_<P>_PERSIST,
+ * _NSTAGES, _JERK and _ADAPTIVE (launch.h), stamped by instantiate.h. The
+ * integrator's table states persist_per_body and adaptive separately, and
+ * a kernel set may have been stamped from another version of the
+ * integrator's header: the registry and sl_integrate refuse a table whose
+ * values differ from its kernels' (the loops would read past the
+ * per-system buffers, or step the wrong way). */
+typedef struct sl_kernel_traits {
+    int persist;  /* doubles per body kept between launches */
+    int nstages;  /* force evaluations per step; 0 in an entry not stamped by instantiate.h */
+    int jerk;     /* 1: acc_jerk */
+    int adaptive; /* 1: per-system steps (control) */
+} sl_kernel_traits;
+
 typedef struct sl_kernel_entry {
     const char *force;
     int n_body;      /* 0: any N up to SL_NBODY_MAX */
     sl_run_fn cpu;
     sl_run_fn cuda;  /* NULL when built without CUDA */
+    sl_kernel_traits traits;
 } sl_kernel_entry;
 
 enum { SL_PROP_PARAMS_MAX = 8 };
@@ -32,11 +47,12 @@ enum { SL_PROP_PARAMS_MAX = 8 };
 typedef struct sl_propagator {
     SL_TABLE_HEAD;           /* kind SL_KIND_PROPAGATOR; params: e.g. dt */
     int order;               /* global error ~ dt^order: check-plugin measures it */
-    int adaptive;            /* 0: fixed step; 1 is refused by sl_integrate (not run yet) */
+    int adaptive;            /* SL_PROP_<P>_ADAPTIVE: 0 fixed step pp[0]; 1 per-system steps */
     int persist_per_body;    /* doubles per body kept between launches: SL_PROP_<P>_PERSIST */
     /* Packs validated values into the vector kernels receive. pp[0] is the
-     * step the loop uses, whatever the parameter that sets it is called:
-     * sl_integrate refuses a pp[0] that is not a finite number > 0. */
+     * step the loop uses (an adaptive integrator's first step), whatever the
+     * parameter that sets it is called: sl_integrate refuses a pp[0] that is
+     * not a finite number > 0. */
     sl_status (*pack)(const sl_param_values *pv, double pp[SL_PROP_PARAMS_MAX]);
     const sl_kernel_entry *kernels;
     size_t n_kernels;
@@ -58,9 +74,17 @@ typedef struct sl_kernel_set {
 
 /* In the integrator's own table: the specialisation for (force, n_body),
  * else the force's runtime-N fallback; NULL if it has none for that force.
- * sl_registry_kernel (registry.h) also looks in every plugin's kernel sets. */
+ * sl_registry_kernel (registry.h) also looks in every plugin's kernel sets,
+ * and checks the traits. */
 const sl_kernel_entry *sl_propagator_kernel(const sl_propagator *p, const char *force,
                                             int n_body);
+
+/* Whether entry k's traits are those of a stamped kernel and agree with
+ * table p (persist_per_body, adaptive); if not, SL_ERR_PLUGIN with a
+ * message naming the integrator, the force, where the kernels come from
+ * (`from`, e.g. a plugin file) and both values. */
+sl_status sl_kernel_traits_check(const sl_propagator *p, const sl_kernel_entry *k,
+                                 const char *from);
 
 SL_EXTERN_C_END
 

@@ -54,7 +54,10 @@ sl_status sl_registry_get(const sl_registry *r, sl_kind kind, const char *name,
 /* The kernel for (integrator, force, n_body) from any loaded plugin: the
  * integrator's own table or any kernel set, an N-specialised kernel before
  * a runtime-N fallback. An absence is an error that says which forces the
- * integrator has kernels for and how to get the missing ones. */
+ * integrator has kernels for and how to get the missing ones; a kernel
+ * compiled with another PERSIST or ADAPTIVE than the table states is an
+ * error naming the plugin that carries it and both values
+ * (sl_kernel_traits_check). r may be NULL: prop's own kernels only. */
 sl_status sl_registry_kernel(const sl_registry *r, const sl_propagator *prop,
                              const char *force, int n_body, const sl_kernel_entry **out);
 

@@ -52,6 +52,7 @@ typedef struct sl_run_result {
     double kernel_s;      /* inside launches (synchronised) */
     int64_t launches;
     double system_steps;  /* steps taken, summed over systems */
+    int64_t rejected_steps; /* steps an adaptive integrator tried and rejected, summed */
     int64_t n_active, n_stopped, n_failed;
     int64_t log_records;
     double *energy_error; /* per system |E/E0 - 1| over this call */

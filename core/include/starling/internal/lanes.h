@@ -5,6 +5,7 @@
 #ifndef STARLING_INTERNAL_LANES_H
 #define STARLING_INTERNAL_LANES_H
 
+#include <string.h>
 #include "starling/internal/loop.h"
 
 #if !defined(__CUDACC__)
@@ -23,6 +24,14 @@ typedef struct sl_lanes {
     int64_t step[SL_CHUNK], k0[SL_CHUNK], n_need[SL_CHUNK];
     int live[SL_CHUNK], was_live[SL_CHUNK];
     int lanes;
+    /* Adaptive integrators only: the size of each lane's next try, what
+     * control returned, whether it kept the step, steps kept in this launch,
+     * rejections in a row, a step-size fault after a kept step, and the
+     * chunk's rejections in this launch. */
+    double hs[SL_CHUNK], hn[SL_CHUNK];
+    int ok[SL_CHUNK], rej[SL_CHUNK], fault[SL_CHUNK];
+    int64_t done[SL_CHUNK];
+    unsigned long long rejected;
 } sl_lanes;
 
 static inline void sl_lanes_load(const sl_run_args *a, int64_t chunk, int n, int per_body,
@@ -57,6 +66,13 @@ static inline void sl_lanes_load(const sl_run_args *a, int64_t chunk, int n, int
         L->n_need[l] = sl_steps_needed(L->t0[l], a->t_end, a->pp[0]);
         L->next_log[l] = in && a->mon.log_every_dt > 0.0 ? a->next_log[s0 + l] : 0.0;
     }
+    if (a->h_next)
+        for (int l = 0; l < W; l++) {
+            L->hs[l] = l < L->lanes && !a->first_launch ? a->h_next[s0 + l] : 0.0;
+            L->rej[l] = L->fault[l] = 0;
+            L->done[l] = 0;
+        }
+    L->rejected = 0;
 }
 
 /* The chunk's force parameters, fp[W*k + l]: its systems' own values, or
@@ -94,7 +110,11 @@ static inline void sl_lanes_store(const sl_run_args *a, int64_t chunk, int n, in
             a->next_log[s0 + l] = L->next_log[l];
         if (L->live[l] && L->t[l] < a->t_end)
             SL_ATOMIC_INC(&a->counters[SL_CNT_UNFINISHED]);
+        if (a->h_next)
+            a->h_next[s0 + l] = L->hs[l];
     }
+    if (L->rejected)
+        SL_ATOMIC_ADD(&a->counters[SL_CNT_REJECTED], L->rejected);
 }
 
 /* Sets the step of every lane; returns how many lanes step. */
@@ -122,6 +142,101 @@ static inline void sl_lanes_stop(const sl_run_args *a, int64_t s, sl_lanes *L, i
     a->stop_time[s] = L->t[l];
     if (a->mon.log_on_stop)
         sl_log_record(a, s, n, SL_CHUNK, L->t[l], L->step[l], SL_LOG_STOP, x + l, v + l);
+}
+
+/* ---- adaptive integrators (the same arithmetic as SL__LOOP_ADAPTIVE) ---- */
+
+/* Sets every lane's try; returns how many lanes step. A lane steps until
+ * t_end or launch_steps kept steps, so lanes that are done idle at h = 0
+ * while the others go on, rejections included. */
+static inline int sl_lanes_plan_adaptive(const sl_run_args *a, sl_lanes *L)
+{
+    int any = 0;
+    for (int l = 0; l < SL_CHUNK; l++) {
+        int go = L->live[l] && L->t[l] < a->t_end && L->done[l] < a->launch_steps;
+        L->h[l] = go ? sl_adaptive_try(L->t[l], a->t_end, L->hs[l], &L->t_next[l]) : 0.0;
+        any += go;
+    }
+    return any;
+}
+
+/* The first try of every live lane, from control's answer at h = 0: a lane
+ * whose answer cannot be taken stops at once. */
+static inline void sl_lanes_first_try(const sl_run_args *a, int64_t s0, sl_lanes *L, int n,
+                                      const double *x, const double *v)
+{
+    for (int l = 0; l < SL_CHUNK; l++) {
+        int f = L->live[l] && L->t[l] < a->t_end ? sl_step_fault(L->hs[l], L->t[l], L->t0[l],
+                                                                 a->t_end)
+                                                 : 0;
+        if (f)
+            sl_lanes_stop(a, s0 + l, L, l, SL_REASON_STEP_SIZE, f, n, x, v);
+    }
+}
+
+/* Puts back x, v and the persistent scratch of every lane whose try is not
+ * kept (rejected, or a lane that did not step: control may have written
+ * its ps). len doubles per lane in each of the three copies. */
+static inline void sl_lanes_undo(int len_xv, int len_ps, const int *keep, double *x, double *v,
+                                 double *ps, const double *xk, const double *vk, const double *pk)
+{
+    const int W = SL_CHUNK;
+    for (int q = 0; q < len_xv; q++) {
+#pragma omp simd
+        for (int l = 0; l < W; l++) {
+            x[W * q + l] = keep[l] ? x[W * q + l] : xk[W * q + l];
+            v[W * q + l] = keep[l] ? v[W * q + l] : vk[W * q + l];
+        }
+    }
+    for (int q = 0; q < len_ps; q++) {
+#pragma omp simd
+        for (int l = 0; l < W; l++)
+            ps[W * q + l] = keep[l] ? ps[W * q + l] : pk[W * q + l];
+    }
+}
+
+/* After control: the lanes whose step is kept go on (their h stays > 0);
+ * a rejected lane gets h = 0 (it did not step), counts the rejection and
+ * retries at control's size, or stops when that size cannot be taken or
+ * it has rejected SL_REJECT_MAX steps in a row. Its state is already put
+ * back (sl_lanes_undo), so a stop record shows the state it stops in. */
+static inline void sl_lanes_settle(const sl_run_args *a, int64_t s0, sl_lanes *L, int n,
+                                   const double *x, const double *v)
+{
+    for (int l = 0; l < SL_CHUNK; l++) {
+        if (!(L->h[l] > 0.0))
+            continue;
+        if (L->ok[l]) {
+            L->done[l]++;
+            L->rej[l] = 0;
+            L->hs[l] = L->hn[l];
+            continue;
+        }
+        L->h[l] = 0.0;
+        L->rejected++;
+        int f = sl_step_fault(L->hn[l], L->t[l], L->t0[l], a->t_end);
+        if (!f && ++L->rej[l] >= SL_REJECT_MAX)
+            f = SL_STEP_FAULT_REJECTIONS;
+        if (f)
+            sl_lanes_stop(a, s0 + l, L, l, SL_REASON_STEP_SIZE, f, n, x, v);
+        else
+            L->hs[l] = L->hn[l];
+    }
+}
+
+/* After the kept steps moved their lanes' times: a lane short of t_end
+ * whose next size cannot be taken must stop (decided with the other
+ * monitors, in the same order as the per-system loop); returns whether any. */
+static inline int sl_lanes_next_fault(const sl_run_args *a, sl_lanes *L)
+{
+    int any = 0;
+    for (int l = 0; l < SL_CHUNK; l++) {
+        L->fault[l] = L->h[l] > 0.0 && L->t[l] < a->t_end
+                          ? sl_step_fault(L->hs[l], L->t[l], L->t0[l], a->t_end)
+                          : 0;
+        any |= L->fault[l] != 0;
+    }
+    return any;
 }
 
 /* Per-lane work that is cheap to decide in scalar code: energy checks,
@@ -231,6 +346,10 @@ SL_STATIC_ASSERT(SL_STAGES_MAX == 16, "SL_LANES_DEFINE stamps 16 stages: stamp S
         _Alignas(64) double ae[3 * (N) * W], je[3 * (N) * W];                              \
         _Alignas(64) double ps[SL_SCRATCH_LEN(P) * (N) * W];                               \
         _Alignas(64) double fp[SL_FORCE_PARAMS_MAX * W];                                   \
+        /* adaptive only: the state a rejected try puts back */                            \
+        _Alignas(64) double xk[SL_PROP_##P##_ADAPTIVE ? 3 * (N) * W : 1];                  \
+        _Alignas(64) double vk[SL_PROP_##P##_ADAPTIVE ? 3 * (N) * W : 1];                  \
+        _Alignas(64) double pk[SL_PROP_##P##_ADAPTIVE ? SL_PERSIST_LEN(P) * (N) * W : 1];  \
         sl_lanes L;                                                                        \
         const int64_t s0 = chunk * W;                                                      \
         sl_lanes_load(a, chunk, N, SL_PROP_##P##_PERSIST, x, v, m, ps, &L);                \
@@ -243,13 +362,29 @@ SL_STATIC_ASSERT(SL_STAGES_MAX == 16, "SL_LANES_DEFINE stamps 16 stages: stamp S
                 sl_prop_##P##_begin(N, W, x + l, v + l, m + l, ps + l, ae + l, je + l,     \
                                     a->pp);                                                \
             }                                                                              \
+            if (SL_PROP_##P##_ADAPTIVE) {                                                  \
+                _Pragma("omp simd")                                                        \
+                for (int l = 0; l < W; l++)                                                \
+                    L.hs[l] = SL_PROP_CONTROL(P, SL_PROP_##P##_ADAPTIVE, N, W, 0.0, x + l,  \
+                                              v + l, m + l, ps + l, a->pp, &L.ok[l]);      \
+                sl_lanes_first_try(a, s0, &L, N, x, v);                                    \
+            }                                                                              \
         }                                                                                  \
         const int scalar = sl_lanes_need_scalar(a), screened = sl_lanes_screened(&a->mon);  \
         _Alignas(64) double hf[(SL_PAIRS(N) > 0 ? SL_PAIRS(N) : 1) * W];                   \
         int flag[W];                                                                       \
         if (screened && a->mon.close_hill > 0.0)                                           \
             sl_lanes_hill(N, m, hf);                                                       \
-        for (int64_t k = 0; k < a->launch_steps && sl_lanes_plan(a, &L); k++) {            \
+        /* adaptive: k counts tries, rejected ones too; the plan stops each lane */        \
+        for (int64_t k = 0;                                                                \
+             (SL_PROP_##P##_ADAPTIVE || k < a->launch_steps) &&                            \
+             (SL_PROP_##P##_ADAPTIVE ? sl_lanes_plan_adaptive(a, &L) : sl_lanes_plan(a, &L)); \
+             k++) {                                                                        \
+            if (SL_PROP_##P##_ADAPTIVE) {                                                  \
+                memcpy(xk, x, sizeof xk);                                                  \
+                memcpy(vk, v, sizeof vk);                                                  \
+                memcpy(pk, ps, sizeof pk);                                                 \
+            }                                                                              \
             SL__LANES_STAGE(P, F, N, 0)                                                    \
             SL__LANES_STAGE(P, F, N, 1)                                                    \
             SL__LANES_STAGE(P, F, N, 2)                                                    \
@@ -266,6 +401,16 @@ SL_STATIC_ASSERT(SL_STAGES_MAX == 16, "SL_LANES_DEFINE stamps 16 stages: stamp S
             SL__LANES_STAGE(P, F, N, 13)                                                   \
             SL__LANES_STAGE(P, F, N, 14)                                                   \
             SL__LANES_STAGE(P, F, N, 15)                                                   \
+            if (SL_PROP_##P##_ADAPTIVE) {                                                  \
+                _Pragma("omp simd")                                                        \
+                for (int l = 0; l < W; l++)                                                \
+                    L.hn[l] = SL_PROP_CONTROL(P, SL_PROP_##P##_ADAPTIVE, N, W, L.h[l], x + l, \
+                                              v + l, m + l, ps + l, a->pp, &L.ok[l]);      \
+                for (int l = 0; l < W; l++)                                                \
+                    L.ok[l] = L.ok[l] && L.h[l] > 0.0;                                     \
+                sl_lanes_undo(3 * (N), SL_PROP_##P##_PERSIST * (N), L.ok, x, v, ps, xk, vk, pk); \
+                sl_lanes_settle(a, s0, &L, N, x, v);                                       \
+            }                                                                              \
             int bad = 0;                                                                   \
             const int nf = a->mon.check_nonfinite;                                         \
             _Pragma("omp simd reduction(|:bad)")                                           \
@@ -282,6 +427,8 @@ SL_STATIC_ASSERT(SL_STAGES_MAX == 16, "SL_LANES_DEFINE stamps 16 stages: stamp S
                     L.t[l] = L.t_next[l];                                                  \
                     L.step[l]++;                                                           \
                 }                                                                          \
+            if (SL_PROP_##P##_ADAPTIVE)                                                    \
+                bad |= sl_lanes_next_fault(a, &L);                                         \
             if (screened)                                                                  \
                 bad |= sl_lanes_screen(&a->mon, N, x, hf, flag);                           \
             if (!scalar && !bad)                                                           \
@@ -302,6 +449,10 @@ SL_STATIC_ASSERT(SL_STAGES_MAX == 16, "SL_LANES_DEFINE stamps 16 stages: stamp S
                 if (!why && a->max_steps > 0 && L.step[l] - L.k0[l] >= a->max_steps &&     \
                     L.t[l] < a->t_end)                                                     \
                     why = SL_REASON_STEP_CAP;                                              \
+                if (!why && SL_PROP_##P##_ADAPTIVE && L.fault[l]) {                        \
+                    why = SL_REASON_STEP_SIZE;                                             \
+                    detail = L.fault[l];                                                   \
+                }                                                                          \
                 if (why)                                                                   \
                     sl_lanes_stop(a, s0 + l, &L, l, why, detail, N, x, v);                 \
                 else                                                                       \

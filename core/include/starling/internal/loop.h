@@ -15,8 +15,10 @@ SL_EXTERN_C_BEGIN
 
 #if defined(__CUDA_ARCH__)
 #define SL_ATOMIC_INC(p) atomicAdd((p), 1ull)
+#define SL_ATOMIC_ADD(p, k) atomicAdd((p), (unsigned long long)(k))
 #else
 #define SL_ATOMIC_INC(p) __atomic_fetch_add((p), 1ull, __ATOMIC_RELAXED)
+#define SL_ATOMIC_ADD(p, k) __atomic_fetch_add((p), (unsigned long long)(k), __ATOMIC_RELAXED)
 #endif
 
 SL_HD SL_INLINE void sl_load_system(const sl_run_args *a, int64_t s, int n, double *x,
@@ -203,6 +205,50 @@ SL_HD SL_INLINE void sl_finish_system(const sl_run_args *a, int64_t s, int n, do
     }
 }
 
+/* Adaptive stepping (launch.h). The size of a try of h from t: cut or
+ * stretched to land on t_end when it would end within SL_STEP_STRETCH of
+ * itself before it, so the last step is never a sliver; *t_next is the
+ * time after it, t_end exactly for the last one. */
+SL_HD SL_INLINE double sl_adaptive_try(double t, double t_end, double h, double *t_next)
+{
+    if (t + h * (1.0 + SL_STEP_STRETCH) >= t_end) {
+        *t_next = t_end;
+        return t_end - t;
+    }
+    *t_next = t + h;
+    return h;
+}
+
+/* 0 when h, a controller's size for the next try at time t of a run from
+ * t0 to t_end, can be taken; else why not (SL_STEP_FAULT_*). */
+SL_HD SL_INLINE int sl_step_fault(double h, double t, double t0, double t_end)
+{
+    if (!(h > 0.0) || !(h < INFINITY))
+        return SL_STEP_FAULT_NONFINITE;
+    if (h < SL_STEP_TINY * (fabs(t) + fabs(t_end - t0)))
+        return SL_STEP_FAULT_UNDERFLOW;
+    return 0;
+}
+
+/* For x, v and the PERSIST leading doubles of ps: what a rejected step
+ * must put back (S = 1). */
+SL_HD SL_INLINE void sl_keep_copy(int len, const double *src, double *dst)
+{
+    SL_UNROLL
+    for (int k = 0; k < len; k++)
+        dst[k] = src[k];
+}
+
+/* The control call of integrator P, pasted on its ADAPTIVE flag (like
+ * SL_FORCE_EVAL on JERK), so that a fixed-step integrator needs no control
+ * function: for it every step is accepted and the step stays h. The sizeof
+ * makes a missing control a compile error: C would take the undeclared
+ * call for an implicit declaration, a warning, and the plugin would only
+ * fail when it loads. */
+#define SL_PROP_CONTROL_1(P, n, S, h, x, v, m, ps, pp, acc)                                 \
+    ((void)sizeof(&sl_prop_##P##_control), sl_prop_##P##_control(n, S, h, x, v, m, ps, pp, acc))
+#define SL_PROP_CONTROL_0(P, n, S, h, x, v, m, ps, pp, acc) (*(acc) = 1, (h))
+#define SL_PROP_CONTROL(P, ADAPTIVE, ...) SL_CAT(SL_PROP_CONTROL_, ADAPTIVE)(P, __VA_ARGS__)
 
 /* System s's force parameters, fp[k] (S = 1). With N and k literals the
  * copy lives in registers, and a force that reads no parameter (newton)
@@ -217,6 +263,7 @@ SL_HD SL_INLINE void sl_load_fp(const sl_run_args *a, int64_t s, double *fp)
 /* Doubles per body of an integrator's working array: SCRATCH may be 0, and
  * a zero-length array is not C (nvcc refuses it). */
 #define SL_SCRATCH_LEN(P) (SL_PROP_##P##_SCRATCH > 0 ? SL_PROP_##P##_SCRATCH : 1)
+#define SL_PERSIST_LEN(P) (SL_PROP_##P##_PERSIST > 0 ? SL_PROP_##P##_PERSIST : 1)
 
 #define SL_FORCE_EVAL_1(F, n, S, x, v, m, fp, acc, jerk)                                   \
     sl_force_##F##_acc_jerk(n, S, x, v, m, fp, acc, jerk)
@@ -237,15 +284,113 @@ SL_HD SL_INLINE void sl_load_fp(const sl_run_args *a, int64_t s, double *fp)
                      "integrator " #P ": SL_PROP_" #P "_PERSIST must be 0..SL_PROP_" #P    \
                      "_SCRATCH (the persistent doubles are the leading part of scratch)");  \
     SL_STATIC_ASSERT(SL_PROP_##P##_JERK == 0 || SL_PROP_##P##_JERK == 1,                   \
-                     "integrator " #P ": SL_PROP_" #P "_JERK must be 0 or 1");
+                     "integrator " #P ": SL_PROP_" #P "_JERK must be 0 or 1");               \
+    SL_STATIC_ASSERT(SL_PROP_##P##_ADAPTIVE == 0 || SL_PROP_##P##_ADAPTIVE == 1,           \
+                     "integrator " #P ": SL_PROP_" #P "_ADAPTIVE must be 0 or 1");
 /* ... and on an unrolled body count N. */
 #define SL_CHECK_NBODY(P, F, N)                                                            \
     SL_STATIC_ASSERT((N) >= 1 && (N) <= SL_NBODY_MAX,                                      \
                      "integrator " #P ", force " #F ": unrolled body count " #N            \
                      " is outside 1..SL_NBODY_MAX");
 
+/* One step of size h through every stage of P, the force between point
+ * and apply (S = 1). */
+#define SL__LOOP_STAGES(P, F, h)                                                           \
+    SL_UNROLL                                                                              \
+    for (int st = 0; st < SL_PROP_##P##_NSTAGES; st++) {                                   \
+        sl_prop_##P##_point(st, n, 1, h, x, v, m, ps, xe, ve, a->pp);                      \
+        SL_FORCE_EVAL(F, SL_PROP_##P##_JERK, n, 1, xe, ve, m, fp, ae, je);                 \
+        sl_prop_##P##_apply(st, n, 1, h, x, v, m, ps, ae, je, a->pp);                      \
+    }
+
+/* The built-in monitors after a step that reached (t, step): sets why. */
+#define SL__LOOP_MONITORS(F)                                                               \
+    why = sl_monitor_stop(&a->mon, n, 1, x, v, m, &detail);                                \
+    if (!why && a->mon.energy_max > 0.0 && step % a->mon.check_every == 0) {               \
+        double e = sl_kinetic(n, 1, v, m) + sl_force_##F##_potential(n, 1, x, m, fp);      \
+        if (!(fabs(e / a->e0[s] - 1.0) <= a->mon.energy_max))                              \
+            why = SL_REASON_ENERGY;                                                        \
+    }                                                                                      \
+    if (!why && a->max_steps > 0 && step - k0 >= a->max_steps && t < a->t_end)             \
+        why = SL_REASON_STEP_CAP;
+
+/* Fixed step pp[0]: times t0 + j dt (launch.h, sl_step_time). */
+#define SL__LOOP_FIXED(P, F)                                                               \
+    const double dt = a->pp[0];                                                            \
+    const int64_t n_need = sl_steps_needed(t0, a->t_end, dt);                              \
+    for (int64_t k = 0; k < a->launch_steps && step - k0 < n_need; k++) {                  \
+        const int64_t j = step - k0 + 1;                                                   \
+        const double t_next = sl_step_time(t0, a->t_end, dt, j, n_need);                   \
+        const double h = j < n_need ? dt : t_next - t;                                     \
+        SL__LOOP_STAGES(P, F, h)                                                           \
+        t = t_next;                                                                        \
+        step++;                                                                            \
+        SL__LOOP_MONITORS(F)                                                               \
+        if (why)                                                                           \
+            break;                                                                         \
+        sl_monitor_log(a, s, n, 1, t, step, &next_log, x, v);                              \
+    }
+
+/* Adaptive: each try is kept or, when control rejects it, undone and
+ * retried at the size control gives, up to SL_REJECT_MAX times in a row;
+ * launch_steps counts kept steps, so a run of rejections never spans two
+ * launches. The lane loop (lanes.h) does the same arithmetic in lockstep. */
+#define SL__LOOP_ADAPTIVE(P, F, NDECL)                                                     \
+    double xk[3 * (NDECL)], vk[3 * (NDECL)], pk[SL_PERSIST_LEN(P) * (NDECL)];              \
+    const int np = SL_PROP_##P##_PERSIST * n;                                              \
+    int ok = 1, fault = 0;                                                                 \
+    int64_t rejected = 0;                                                                  \
+    double hs = a->first_launch ? 0.0 : a->h_next[s];                                      \
+    if (a->first_launch) {                                                                 \
+        hs = SL_PROP_CONTROL(P, SL_PROP_##P##_ADAPTIVE, n, 1, 0.0, x, v, m, ps, a->pp, &ok); \
+        fault = t < a->t_end ? sl_step_fault(hs, t, t0, a->t_end) : 0;                     \
+    }                                                                                      \
+    for (int64_t k = 0; !fault && k < a->launch_steps && t < a->t_end; k++) {              \
+        double t_next, h, h_new;                                                           \
+        for (int rejects = 0;;) {                                                          \
+            h = sl_adaptive_try(t, a->t_end, hs, &t_next);                                 \
+            sl_keep_copy(3 * n, x, xk);                                                    \
+            sl_keep_copy(3 * n, v, vk);                                                    \
+            sl_keep_copy(np, ps, pk);                                                      \
+            SL__LOOP_STAGES(P, F, h)                                                       \
+            h_new = SL_PROP_CONTROL(P, SL_PROP_##P##_ADAPTIVE, n, 1, h, x, v, m, ps, a->pp, \
+                                    &ok);                                                  \
+            if (ok)                                                                        \
+                break;                                                                     \
+            sl_keep_copy(3 * n, xk, x);                                                    \
+            sl_keep_copy(3 * n, vk, v);                                                    \
+            sl_keep_copy(np, pk, ps);                                                      \
+            rejected++;                                                                    \
+            fault = sl_step_fault(h_new, t, t0, a->t_end);                                 \
+            if (!fault && ++rejects >= SL_REJECT_MAX)                                      \
+                fault = SL_STEP_FAULT_REJECTIONS;                                          \
+            if (fault)                                                                     \
+                break;                                                                     \
+            hs = h_new;                                                                    \
+        }                                                                                  \
+        if (fault)                                                                         \
+            break;                                                                         \
+        t = t_next;                                                                        \
+        step++;                                                                            \
+        hs = h_new;                                                                        \
+        SL__LOOP_MONITORS(F)                                                               \
+        if (!why && t < a->t_end)                                                          \
+            fault = sl_step_fault(hs, t, t0, a->t_end);                                    \
+        if (why || fault)                                                                  \
+            break;                                                                         \
+        sl_monitor_log(a, s, n, 1, t, step, &next_log, x, v);                              \
+    }                                                                                      \
+    if (fault && !why) {                                                                   \
+        why = SL_REASON_STEP_SIZE;                                                         \
+        detail = fault;                                                                    \
+    }                                                                                      \
+    a->h_next[s] = hs;                                                                     \
+    if (rejected)                                                                          \
+        SL_ATOMIC_ADD(&a->counters[SL_CNT_REJECTED], rejected);
+
 /* The loop for one system. NDECL sizes the local arrays (a literal N, or
- * SL_NBODY_MAX for the runtime-N fallback); NVAL is the body count. */
+ * SL_NBODY_MAX for the runtime-N fallback); NVAL is the body count. Which
+ * stepping runs is a constant of P: the other compiles to nothing. */
 #define SL_LOOP_DEFINE(P, F, SUFFIX, NDECL, NVAL)                                          \
     SL_HD SL_INLINE void sl_loop_##P##_##F##_##SUFFIX(const sl_run_args *a, int64_t s)     \
     {                                                                                      \
@@ -268,33 +413,12 @@ SL_HD SL_INLINE void sl_load_fp(const sl_run_args *a, int64_t s, double *fp)
         int64_t step = a->steps[s];                                                        \
         const double t0 = a->t_start[s];                                                   \
         const int64_t k0 = a->step_start[s];                                               \
-        const double dt = a->pp[0];                                                        \
-        const int64_t n_need = sl_steps_needed(t0, a->t_end, dt);                          \
         double next_log = a->mon.log_every_dt > 0.0 ? a->next_log[s] : 0.0;                \
         int why = SL_REASON_NONE, detail = -1;                                             \
-        for (int64_t k = 0; k < a->launch_steps && step - k0 < n_need; k++) {              \
-            const int64_t j = step - k0 + 1;                                               \
-            const double t_next = sl_step_time(t0, a->t_end, dt, j, n_need);               \
-            const double h = j < n_need ? dt : t_next - t;                                 \
-            SL_UNROLL                                                                      \
-            for (int st = 0; st < SL_PROP_##P##_NSTAGES; st++) {                           \
-                sl_prop_##P##_point(st, n, 1, h, x, v, m, ps, xe, ve, a->pp);              \
-                SL_FORCE_EVAL(F, SL_PROP_##P##_JERK, n, 1, xe, ve, m, fp, ae, je);         \
-                sl_prop_##P##_apply(st, n, 1, h, x, v, m, ps, ae, je, a->pp);              \
-            }                                                                              \
-            t = t_next;                                                                    \
-            step++;                                                                        \
-            why = sl_monitor_stop(&a->mon, n, 1, x, v, m, &detail);                        \
-            if (!why && a->mon.energy_max > 0.0 && step % a->mon.check_every == 0) {       \
-                double e = sl_kinetic(n, 1, v, m) + sl_force_##F##_potential(n, 1, x, m, fp); \
-                if (!(fabs(e / a->e0[s] - 1.0) <= a->mon.energy_max))                      \
-                    why = SL_REASON_ENERGY;                                                \
-            }                                                                              \
-            if (!why && a->max_steps > 0 && step - k0 >= a->max_steps && t < a->t_end)     \
-                why = SL_REASON_STEP_CAP;                                                  \
-            if (why)                                                                       \
-                break;                                                                     \
-            sl_monitor_log(a, s, n, 1, t, step, &next_log, x, v);                          \
+        if (SL_PROP_##P##_ADAPTIVE) {                                                      \
+            SL__LOOP_ADAPTIVE(P, F, NDECL)                                                 \
+        } else {                                                                           \
+            SL__LOOP_FIXED(P, F)                                                           \
         }                                                                                  \
         if (a->mon.log_every_dt > 0.0)                                                     \
             a->next_log[s] = next_log;                                                     \
