@@ -74,7 +74,7 @@ if [ "${KEEP:-0}" = 1 ]; then echo "sdk-check: keeping $work"; else trap 'rm -rf
 fail() { echo "sdk-check: FAIL: $*" >&2; exit 1; }
 say() { echo "sdk-check: $*"; }
 # run LOG CMD...: runs CMD with its output in LOG, shown when it fails.
-run() { local log=$1; shift; "$@" >"$log" 2>&1 || { cat "$log" >&2; fail "$* (exit $?)"; }; }
+run() { local log=$1 rc=0; shift; "$@" >"$log" 2>&1 || rc=$?; [ "$rc" = 0 ] || { cat "$log" >&2; fail "$* (exit $rc)"; }; }
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 

@@ -97,6 +97,24 @@ Test(check_plugin, newton_passes)
            MUST("newton:pack", "newton:gradient", "newton:repeat", "newton:order/hermite"));
 }
 
+/* A force built with starling_add_force carries hermite's kernels for it:
+ * the kernel set gets an integrator's with-force checks, the only place a
+ * force's CUDA code can be compared with the CPU (cuda/plummer: a SKIP
+ * here without CUDA, run by test_gpu_check_plugin on the GPU). */
+Test(check_plugin, plummer_kernel_set_passes)
+{
+    passes("plummer.so", 2,
+           MUST("plummer:gradient", "plummer:order/hermite", "hermite/plummer:kernels",
+                "hermite/plummer:order/plummer", "hermite/plummer:repeat/plummer",
+                "hermite/plummer:unrolled_vs_runtime_n/plummer"));
+    char path[512];
+    snprintf(path, sizeof path, "%s/plummer.so", SLT_PLUGIN_DIR);
+    sl_check_plugin_result res;
+    check_file(path, &res);
+    cr_assert(find_check(&res, "hermite/plummer", "cuda/plummer"), "no CPU-vs-CUDA check");
+    sl_check_plugin_result_free(&res);
+}
+
 Test(check_plugin, monitors_pass)
 {
     passes("monitors.so", 5,

@@ -1,7 +1,7 @@
 /* GPU suite: the conformance suite's CPU-against-CUDA checks on the
- * in-tree plugins that have CUDA code (hermite with newton, kepler_rv in
- * double and mixed precision, lombscargle), with a GPU required: each must
- * run and pass, not skip. Skips when no CUDA device is usable, fails then
+ * in-tree plugins that have CUDA code (hermite with newton, plummer's
+ * kernel set for hermite, kepler_rv in double and mixed precision,
+ * lombscargle), with a GPU required: each must run and pass, not skip. Skips when no CUDA device is usable, fails then
  * if SL_REQUIRE_GPU=1. */
 #include "sl_test.h"
 
@@ -38,6 +38,13 @@ Test(gpu_check_plugin, hermite, .timeout = 120)
 {
     static const char *const n[] = {"cuda/newton"};
     cuda_checks_pass("hermite.so", n, 1);
+}
+
+/* A force's CUDA code is reached through its kernel sets. */
+Test(gpu_check_plugin, plummer, .timeout = 120)
+{
+    static const char *const n[] = {"cuda/plummer"};
+    cuda_checks_pass("plummer.so", n, 1);
 }
 
 Test(gpu_check_plugin, kepler_rv, .timeout = 120)

@@ -840,8 +840,11 @@ sl_status sl_check_force(const sl_force *f, const sl_check_options *o, sl_check_
 
 /* ---- kernel sets ---------------------------------------------------------------------- */
 
-/* A kernel set is checked by what it is for: its integrator reaches its
- * stated order with its force, through these kernels. */
+/* A kernel set is checked by what it is for: its integrator with its
+ * force, through these kernels, passes what an integrator passes with a
+ * force (order, repeat, unrolled vs runtime-N, CPU vs CUDA). A force
+ * plugin's CUDA code lives only here, so this is where check-plugin on a
+ * force file compares it with the CPU. */
 sl_status sl_check_kernel_set(const sl_kernel_set *k, const sl_check_options *o,
                               sl_check_report *r)
 {
@@ -860,9 +863,7 @@ sl_status sl_check_kernel_set(const sl_kernel_set *k, const sl_check_options *o,
     sl_propagator *p = sl_check_pooled(p0, o);
     if (!p)
         return sl_fail(SL_ERR_NOMEM, "check kernel set: kernels");
-    char name[SL_CHECK_NAME_MAX];
-    snprintf(name, sizeof name, "order/%s", k->name);
-    sl_check_order(r, p, f, name);
+    check_with_force(r, p, k->force, o);
     sl_check_pooled_free(p);
     return SL_OK;
 }
