@@ -89,8 +89,16 @@ sl_add_test(test_stages SOURCES test_stages.c TIMEOUT 60)
 add_dependencies(test_stages ${SL_TEST_PLUGINS})
 
 # kernels composed by the registry from several plugins (issue 9)
+# A force with accelerations only, built as one from outside the tree: its
+# kernel sets for hermite (needs jerks) and mvs (needs acc_perturb) are
+# empty, and runs with them are refused, naming the missing part.
+starling_add_force(slt_nojerk HEADER ${CMAKE_CURRENT_SOURCE_DIR}/forces/nojerk.h
+                   SOURCES forces/nojerk_plugin.c NBODIES 3
+                   OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/forces/nojerk)
 sl_add_test(test_composition SOURCES test_composition.c TIMEOUT 120)
-add_dependencies(test_composition ${SL_TEST_PLUGINS} plummer)
+add_dependencies(test_composition ${SL_TEST_PLUGINS} plummer mvs slt_nojerk)
+target_compile_definitions(test_composition PRIVATE
+  SLT_NOJERK="$<TARGET_FILE:slt_nojerk>")
 
 # The limits of launch.h as compile-time checks (issue 9): each case of
 # compile_fail/limits.c must fail to compile with its message, with the C
@@ -102,6 +110,9 @@ set(SLT_LIMIT_CASES
   "NSTAGES_17\;SL_PROP_slt_lim_NSTAGES must be 1..16"
   "PERSIST\;SL_PROP_slt_lim_PERSIST must be 0..SL_PROP_slt_lim_SCRATCH"
   "JERK\;SL_PROP_slt_lim_JERK must be 0 or 1"
+  "PERTURB_JERK\;SL_PROP_slt_lim_PERTURB must be 0 or 1, and not 1 with JERK 1"
+  "PERTURB_MISSING\;SL_PROP_slt_lim_PERTURB"
+  "FORCE_FLAG\;SL_FORCE_newton_PERTURB must be 0 or 1"
   "ADAPTIVE\;SL_PROP_slt_lim_ADAPTIVE must be 0 or 1"
   "ADAPTIVE_MISSING\;SL_PROP_slt_lim_ADAPTIVE"
   "CONTROL_MISSING\;sl_prop_slt_lim_control"

@@ -100,3 +100,46 @@ Test(composition, a_missing_pair_says_what_exists)
     cr_assert(strstr(m, "'newton'") && strstr(m, "'plummer'"), "%s", m);
     slt_unload(&p);
 }
+
+/* The refusal a user meets with a pair whose integrator needs a part of
+ * the force that the force says it lacks: before any work, naming both
+ * and the part. */
+static void refused(const slt_plugins *p, const char *integrator, const char *force,
+                    const char *part)
+{
+    const void *prop, *f;
+    SLT_OK(sl_registry_get(p->reg, SL_KIND_PROPAGATOR, integrator, &prop));
+    SLT_OK(sl_registry_get(p->reg, SL_KIND_FORCE, force, &f));
+    sl_ensemble *e = planets(3), *before;
+    SLT_OK(sl_ensemble_clone(e, &before));
+    sl_run_config c;
+    slt_config(p, &c, 0.01, 1.0);
+    c.prop = prop;
+    c.force = f;
+    c.registry = p->reg;
+    c.pp[1] = 10.0; /* mvs's min_mass_ratio */
+    sl_backend be;
+    SLT_OK(sl_backend_open("cpu", &be));
+    sl_run_result r;
+    cr_assert_eq(sl_integrate(&be, e, &c, &r), SL_ERR_UNSUPPORTED, "%s with %s ran", integrator,
+                 force);
+    const char *m = sl_last_error();
+    char want[160];
+    snprintf(want, sizeof want, "integrator '%s' needs the force's %s", integrator, part);
+    cr_assert(strstr(m, want), "%s", m);
+    snprintf(want, sizeof want, "force '%s' provides none", force);
+    cr_assert(strstr(m, want), "%s", m);
+    slt_assert_same_ensemble(before, e, "a refused run");
+    sl_ensemble_destroy(e), sl_ensemble_destroy(before);
+}
+
+Test(composition, a_pair_that_cannot_run_names_the_missing_part)
+{
+    slt_plugins p;
+    slt_load(&p);
+    SLT_OK(sl_registry_load_file(p.reg, SLT_NOJERK));
+    refused(&p, "hermite", "slt_nojerk", "jerks");
+    refused(&p, "mvs", "slt_nojerk", "perturbation part");
+    refused(&p, "mvs", "plummer", "perturbation part");
+    slt_unload(&p);
+}

@@ -851,6 +851,12 @@ sl_status sl_check_kernel_set(const sl_kernel_set *k, const sl_check_options *o,
     sl_check_begin(r, SL_KIND_KERNELS, k ? k->name : NULL);
     if (!k)
         return sl_fail(SL_ERR_ARG, "check kernel set: no table");
+    if (k->n_kernels == 0) {
+        sl_check_add(r, SL_CHECK_SKIP, "kernels", "no kernels: integrator '%s' needs a part "
+                     "of force '%s' that its flags say it lacks (a run with the pair is "
+                     "refused, naming it)", k->integrator, k->force);
+        return SL_OK;
+    }
     const sl_propagator *p0 = o && o->reg ? sl_registry_find(o->reg, SL_KIND_PROPAGATOR,
                                                              k->integrator) : NULL;
     const sl_force *f = o && o->reg ? sl_registry_find(o->reg, SL_KIND_FORCE, k->force) : NULL;

@@ -111,7 +111,8 @@ static sl_status check_head(const char *path, const sl_plugin_table *t)
 static int traits_stamped(const sl_kernel_traits *t)
 {
     return t->nstages >= 1 && t->nstages <= SL_STAGES_MAX && t->persist >= 0 &&
-           (t->jerk == 0 || t->jerk == 1) && (t->adaptive == 0 || t->adaptive == 1);
+           (t->jerk == 0 || t->jerk == 1) && (t->adaptive == 0 || t->adaptive == 1) &&
+           (t->perturb == 0 || t->perturb == 1) && t->jerk + t->perturb <= 1;
 }
 
 static sl_status fail_unstamped(const char *integrator, const sl_kernel_entry *k,
@@ -119,11 +120,11 @@ static sl_status fail_unstamped(const char *integrator, const sl_kernel_entry *k
 {
     const sl_kernel_traits *t = &k->traits;
     return sl_fail(SL_ERR_PLUGIN, "integrator '%s': the kernel for force '%s', N = %d, in %s "
-                   "records PERSIST %d, NSTAGES %d, JERK %d, ADAPTIVE %d, which starling's "
-                   "macros cannot have stamped (an entry written by hand?); build its kernels "
-                   "with SL_INTEGRATOR_INSTANTIATE or SL_KERNELS_INSTANTIATE", integrator,
-                   k->force ? k->force : "(none)", k->n_body, from, t->persist, t->nstages,
-                   t->jerk, t->adaptive);
+                   "records PERSIST %d, NSTAGES %d, JERK %d, ADAPTIVE %d, PERTURB %d, which "
+                   "starling's macros cannot have stamped (an entry written by hand?); build "
+                   "its kernels with SL_INTEGRATOR_INSTANTIATE or SL_KERNELS_INSTANTIATE",
+                   integrator, k->force ? k->force : "(none)", k->n_body, from, t->persist,
+                   t->nstages, t->jerk, t->adaptive, t->perturb);
 }
 
 sl_status sl_kernel_traits_check(const sl_propagator *p, const sl_kernel_entry *k,
@@ -162,6 +163,11 @@ static sl_status check_kernel_set(const char *path, const sl_kernel_set *k)
     if (!named)
         return sl_fail(SL_ERR_PLUGIN, "plugin %s: kernel set '%s' must be named "
                        "\"integrator/force\" after its integrator and force", path, k->name);
+    /* no kernels at all: instantiate.h's mark of a pair that cannot run
+     * (the stages need a part the force lacks); kept so that a run asking
+     * for the pair is told why */
+    if (!k->kernels && k->n_kernels == 0)
+        return SL_OK;
     if (!k->kernels || k->n_kernels == 0)
         return sl_fail(SL_ERR_PLUGIN, "plugin %s: kernel set '%s' has no kernels", path, k->name);
     for (size_t i = 0; i < k->n_kernels; i++)
@@ -531,6 +537,43 @@ static void own_table_from(const sl_registry *r, const sl_propagator *prop,
         snprintf(buf, cap, "integrator '%s''s own table", prop->name);
 }
 
+/* What the stages of integrator prop need from a force, read off any of
+ * its kernels' traits: SL_FORCE_CAP_* bits; 0 when it has no kernels. */
+static void need_of(void *ud, const sl_kernel_entry *k, const char *path)
+{
+    (void)path;
+    unsigned *need = ud;
+    *need |= (k->traits.jerk ? SL_FORCE_CAP_JERK : 0u) |
+             (k->traits.perturb ? SL_FORCE_CAP_PERTURB : 0u);
+}
+
+/* An error naming the part of force `force` that prop's stages need and
+ * the force declares it lacks; SL_OK when that is not why. */
+static sl_status missing_part(const sl_registry *r, const sl_propagator *prop, const char *force)
+{
+    const sl_force *f = r ? sl_registry_find(r, SL_KIND_FORCE, force) : NULL;
+    unsigned need = 0;
+    for (size_t i = 0; i < prop->n_kernels; i++)
+        need_of(&need, &prop->kernels[i], NULL);
+    if (r)
+        sl_registry_each_kernel(r, prop->name, need_of, &need);
+    if (!f)
+        return SL_OK;
+    unsigned lack = need & ~f->caps;
+    if (lack & SL_FORCE_CAP_JERK)
+        return sl_fail(SL_ERR_UNSUPPORTED, "integrator '%s' needs the force's jerks (acc_jerk), "
+                       "and force '%s' provides none (SL_FORCE_%s_JERK 0): use an integrator "
+                       "that needs accelerations only, or give the force an acc_jerk",
+                       prop->name, force, force);
+    if (lack & SL_FORCE_CAP_PERTURB)
+        return sl_fail(SL_ERR_UNSUPPORTED, "integrator '%s' needs the force's perturbation "
+                       "part (acc_perturb: everything but the central body's Newtonian pull), "
+                       "and force '%s' provides none (SL_FORCE_%s_PERTURB 0): use an "
+                       "integrator that takes the whole force, or give the force an "
+                       "acc_perturb", prop->name, force, force);
+    return SL_OK;
+}
+
 sl_status sl_registry_kernel(const sl_registry *r, const sl_propagator *prop, const char *force,
                              int n_body, const sl_kernel_entry **out)
 {
@@ -555,6 +598,9 @@ sl_status sl_registry_kernel(const sl_registry *r, const sl_propagator *prop, co
             *out = NULL;
         return st;
     }
+    sl_status why = missing_part(r, prop, force);
+    if (why)
+        return why;
     force_list l = {"", 0};
     for (size_t i = 0; i < prop->n_kernels; i++)
         add_force(&l, &prop->kernels[i], NULL);

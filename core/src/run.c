@@ -122,6 +122,11 @@ static sl_status check_config(const sl_backend *be, const sl_ensemble *e, const 
                        "to ask for this; give t_end >= %s, or integrate a fresh ensemble", te, t,
                        (long long)ahead + 1, t);
     }
+    if (c->prop->check_systems) {
+        sl_status sc = c->prop->check_systems(e, c->pp);
+        if (sc)
+            return sl_fail_context(sc, "integrate: integrator '%s'", c->prop->name);
+    }
     sl_status st = sl_registry_kernel(c->registry, c->prop, c->force->name, e->n_body, kernel);
     if (st)
         return st;

@@ -12,6 +12,9 @@
 #include <math.h>
 #include "starling/hd.h"
 
+#define SL_FORCE_newton_JERK 1    /* acc_jerk: for Hermite */
+#define SL_FORCE_newton_PERTURB 1 /* acc_perturb: for mvs */
+
 SL_HD SL_INLINE void sl_force_newton_acc(int n, int S, const double *x, const double *v,
                                          const double *m, const double *fp, double *a)
 {
@@ -79,6 +82,38 @@ SL_HD SL_INLINE void sl_force_newton_acc_jerk(int n, int S, const double *x, con
             j[S * (3 * k)] -= mi * jx;
             j[S * (3 * k + 1)] -= mi * jy;
             j[S * (3 * k + 2)] -= mi * jz;
+        }
+    }
+}
+
+/* The perturbation part, for integrators that move each body about body 0
+ * on its own (mvs): the pulls between bodies 1..n-1 only. Body 0's row is
+ * zero: what body 0 feels is the stages' business (its pull on the others
+ * is their Kepler drift). Only differences of x are used, so any frame
+ * will do. */
+SL_HD SL_INLINE void sl_force_newton_acc_perturb(int n, int S, const double *x, const double *v,
+                                                 const double *m, const double *fp, double *a)
+{
+    (void)v, (void)fp;
+    SL_UNROLL
+    for (int k = 0; k < 3 * n; k++)
+        a[S * k] = 0.0;
+    SL_UNROLL
+    for (int i = 1; i < n; i++) {
+        SL_UNROLL
+        for (int k = i + 1; k < n; k++) {
+            double dx = x[S * (3 * k)] - x[S * (3 * i)];
+            double dy = x[S * (3 * k + 1)] - x[S * (3 * i + 1)];
+            double dz = x[S * (3 * k + 2)] - x[S * (3 * i + 2)];
+            double rinv = SL_RSQRT(dx * dx + dy * dy + dz * dz);
+            double rinv3 = rinv * rinv * rinv;
+            double fi = m[S * k] * rinv3, fk = m[S * i] * rinv3;
+            a[S * (3 * i)] += fi * dx;
+            a[S * (3 * i + 1)] += fi * dy;
+            a[S * (3 * i + 2)] += fi * dz;
+            a[S * (3 * k)] -= fk * dx;
+            a[S * (3 * k + 1)] -= fk * dy;
+            a[S * (3 * k + 2)] -= fk * dz;
         }
     }
 }

@@ -33,6 +33,7 @@ static const sl_force newton = {
     .acc = newton_acc,
     .potential = newton_potential,
     .n_packed = 0,
+    .caps = SL_FORCE_CAPS(newton),
 };
 
 static const sl_plugin_table tables[] = {{SL_KIND_FORCE, "newton", &newton}};

@@ -9,6 +9,11 @@
 #include <math.h>
 #include "starling/hd.h"
 
+/* acc_jerk for Hermite; no perturbation part: softening bends body 0's
+ * pull away from a Kepler orbit, so mvs-like integrators cannot use it. */
+#define SL_FORCE_plummer_JERK 1
+#define SL_FORCE_plummer_PERTURB 0
+
 SL_HD SL_INLINE void sl_force_plummer_acc(int n, int S, const double *x, const double *v,
                                           const double *m, const double *fp, double *a)
 {

@@ -46,6 +46,7 @@ static const sl_force plummer = {
     .acc = plummer_acc,
     .potential = plummer_potential,
     .n_packed = 1, /* eps^2 */
+    .caps = SL_FORCE_CAPS(plummer),
 };
 
 static const sl_plugin_table tables[] = {

@@ -9,6 +9,7 @@
 #define SL_PROP_slt_lim_SCRATCH 3
 #define SL_PROP_slt_lim_PERSIST 3
 #define SL_PROP_slt_lim_JERK 0
+#define SL_PROP_slt_lim_PERTURB 0
 #define SL_PROP_slt_lim_ADAPTIVE 0
 #define SLT_LIM_N 3
 
@@ -24,7 +25,19 @@
 #elif defined(SLT_JERK)
 #undef SL_PROP_slt_lim_JERK
 #define SL_PROP_slt_lim_JERK 2
-#define SL_FORCE_EVAL_2 SL_FORCE_EVAL_0 /* so that only the assert can refuse it */
+#define SL_FORCE_EVAL_20 SL_FORCE_EVAL_00 /* so that only the assert can refuse it */
+#elif defined(SLT_PERTURB_JERK)
+#undef SL_PROP_slt_lim_JERK
+#define SL_PROP_slt_lim_JERK 1
+#undef SL_PROP_slt_lim_PERTURB
+#define SL_PROP_slt_lim_PERTURB 1
+#define SL_FORCE_EVAL_11 SL_FORCE_EVAL_10 /* so that only the assert can refuse it */
+#elif defined(SLT_PERTURB_MISSING)
+#undef SL_PROP_slt_lim_PERTURB /* every integrator must say */
+#elif defined(SLT_FORCE_FLAG)
+#undef SL_FORCE_newton_PERTURB
+#define SL_FORCE_newton_PERTURB 2
+#define SL__CAN_0002 1 /* so that only the assert can refuse it */
 #elif defined(SLT_ADAPTIVE)
 #undef SL_PROP_slt_lim_ADAPTIVE
 #define SL_PROP_slt_lim_ADAPTIVE 2

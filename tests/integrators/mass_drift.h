@@ -17,6 +17,7 @@
 #define SL_PROP_slt_mdrift_SCRATCH 0
 #define SL_PROP_slt_mdrift_PERSIST 0
 #define SL_PROP_slt_mdrift_JERK 0
+#define SL_PROP_slt_mdrift_PERTURB 0
 #define SL_PROP_slt_mdrift_ADAPTIVE 0
 
 SL_HD SL_INLINE void sl_prop_slt_mdrift_begin(int n, int S, const double *x, const double *v,
@@ -52,6 +53,10 @@ SL_HD SL_INLINE void sl_prop_slt_mdrift_apply(int st, int n, int S, double h, do
             x[S * k] += h * m[S * (k / 3)];
     }
 }
+
+/* Velocity drag: accelerations only. */
+#define SL_FORCE_slt_drag_JERK 0
+#define SL_FORCE_slt_drag_PERTURB 0
 
 SL_HD SL_INLINE void sl_force_slt_drag_acc(int n, int S, const double *x, const double *v,
                                            const double *m, const double *fp, double *a)

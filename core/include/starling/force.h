@@ -4,6 +4,11 @@
  *   sl_force_NAME_acc(n, S, x, v, m, fp, a)          accelerations
  *   sl_force_NAME_acc_jerk(n, S, x, v, m, fp, a, j)  accelerations and jerks
  *   sl_force_NAME_potential(n, S, x, m, fp)          potential energy
+ *   sl_force_NAME_acc_perturb(n, S, x, v, m, fp, a)  accelerations without
+ *       body 0's Newtonian pull on the others (for mvs-like integrators)
+ *
+ * and two flags, literal 0 or 1: SL_FORCE_NAME_JERK (acc_jerk is
+ * provided) and SL_FORCE_NAME_PERTURB (acc_perturb is provided).
  *
  * (launch.h has the whole contract). Integrators are instantiated against
  * it at build time; the runtime table below names it, declares its
@@ -34,7 +39,17 @@ typedef struct sl_force {
      * rest it sets to 0): what may differ between systems. The registry
      * and sl_integrate refuse a table outside that range. */
     int n_packed;
+    /* What the force's header provides besides acc and potential:
+     * SL_FORCE_CAPS(F) from its SL_FORCE_<F>_JERK and _PERTURB flags. An
+     * integrator whose stages need what a force lacks has no kernels for
+     * it (instantiate.h stamps none); the registry names the missing part. */
+    unsigned caps;
 } sl_force;
+
+enum { SL_FORCE_CAP_JERK = 1u, SL_FORCE_CAP_PERTURB = 2u };
+#define SL_FORCE_CAPS(F)                                                                   \
+    ((SL_FORCE_##F##_JERK ? SL_FORCE_CAP_JERK : 0u) |                                      \
+     (SL_FORCE_##F##_PERTURB ? SL_FORCE_CAP_PERTURB : 0u))
 
 SL_EXTERN_C_END
 

@@ -50,22 +50,34 @@ SL_EXTERN_C_END
                                       #P "/" #F "/" #SUFFIX, a);                           \
     }
 #define SL__INST_N(P, F, N) SL_CHECK_NBODY(P, F, N) SL__INST_KERNEL(P, F, N, N, N)
-#define SL__INST_FORCE(P, NBODIES, F)                                                      \
-    SL_CHECK_PROP(P)                                                                       \
+#define SL__INST_FORCE_ON(P, NBODIES, F)                                                   \
     NBODIES(SL__INST_N, P, F)                                                              \
     SL__INST_KERNEL(P, F, any, SL_NBODY_MAX, a->n_body)
+#define SL__INST_FORCE(P, NBODIES, F)                                                      \
+    SL_CHECK_PROP(P)                                                                       \
+    SL_CHECK_FORCE(F)                                                                      \
+    SL_WHEN(SL_CAN_RUN(P, F), SL__INST_FORCE_ON, P, NBODIES, F)
 #define SL_INTEGRATOR_INSTANTIATE(P, FORCES, NBODIES) FORCES(SL__INST_FORCE, P, NBODIES)
 #define SL_KERNELS_INSTANTIATE(P, F, NBODIES) SL__INST_FORCE(P, NBODIES, F)
 
 #else /* C: CPU loops and the kernel table */
 
 /* Specialised N: the vectorised lane loop; runtime N: the scalar loop. */
+/* A pair that cannot run (SL_CAN_RUN: the stages need a jerk or a
+ * perturbation part the force lacks) gets no loops and no entries. */
 #define SL__INST_N(P, F, N) SL_LANES_DEFINE(P, F, N)
-#define SL__INST_FORCE(P, NBODIES, F) NBODIES(SL__INST_N, P, F)
-#define SL__INST_ANY(P, F)                                                                 \
+#define SL__INST_FORCE(P, NBODIES, F)                                                      \
     SL_CHECK_PROP(P)                                                                       \
+    SL_CHECK_FORCE(F)                                                                      \
+    SL_WHEN(SL_CAN_RUN(P, F), SL__INST_FORCE_ON, P, NBODIES, F)
+#define SL__INST_FORCE_ON(P, NBODIES, F) NBODIES(SL__INST_N, P, F)
+#define SL__INST_ANY_ON(P, F)                                                              \
     SL_LOOP_DEFINE(P, F, any, SL_NBODY_MAX, a->n_body)                                     \
     SL_CPU_DEFINE(P, F, any)
+#define SL__INST_ANY(P, F)                                                                 \
+    SL_CHECK_PROP(P)                                                                       \
+    SL_CHECK_FORCE(F)                                                                      \
+    SL_WHEN(SL_CAN_RUN(P, F), SL__INST_ANY_ON, P, F)
 
 #if SL_HAVE_CUDA
 #define SL__CUDA_DECL(P, F, SUFFIX) sl_status sl_run_##P##_##F##_##SUFFIX##_cuda(const sl_run_args *a);
@@ -77,16 +89,21 @@ SL_EXTERN_C_END
 #define SL__DECL_N(P, F, N)                                                                \
     sl_status sl_run_##P##_##F##_##N##_cpu(const sl_run_args *a);                          \
     SL__CUDA_DECL(P, F, N)
-#define SL__DECL_FORCE(P, NBODIES, F) NBODIES(SL__DECL_N, P, F) SL__CUDA_DECL(P, F, any)
+#define SL__DECL_FORCE_ON(P, NBODIES, F) NBODIES(SL__DECL_N, P, F) SL__CUDA_DECL(P, F, any)
+#define SL__DECL_FORCE(P, NBODIES, F)                                                      \
+    SL_WHEN(SL_CAN_RUN(P, F), SL__DECL_FORCE_ON, P, NBODIES, F)
 /* What the loops of P were compiled with, for the registry to check
  * against P's table (sl_kernel_traits). */
 #define SL__TRAITS(P)                                                                      \
-    {SL_PROP_##P##_PERSIST, SL_PROP_##P##_NSTAGES, SL_PROP_##P##_JERK, SL_PROP_##P##_ADAPTIVE}
+    {SL_PROP_##P##_PERSIST, SL_PROP_##P##_NSTAGES, SL_PROP_##P##_JERK, SL_PROP_##P##_ADAPTIVE, \
+     SL_PROP_##P##_PERTURB}
 #define SL__ENTRY_N(P, F, N)                                                               \
     {#F, N, sl_run_##P##_##F##_##N##_cpu, SL__CUDA_REF(P, F, N), SL__TRAITS(P)},
-#define SL__ENTRY_FORCE(P, NBODIES, F)                                                     \
+#define SL__ENTRY_FORCE_ON(P, NBODIES, F)                                                  \
     NBODIES(SL__ENTRY_N, P, F)                                                             \
     {#F, 0, sl_run_##P##_##F##_any_cpu, SL__CUDA_REF(P, F, any), SL__TRAITS(P)},
+#define SL__ENTRY_FORCE(P, NBODIES, F)                                                     \
+    SL_WHEN(SL_CAN_RUN(P, F), SL__ENTRY_FORCE_ON, P, NBODIES, F)
 
 /* The CPU loops for the body counts in NBODIES (one group per translation
  * unit if the integrator wants parallel compilation). */
@@ -109,16 +126,28 @@ SL_EXTERN_C_END
  * the runtime-N fallback and the kernel set sl_kset_<P>_<F>, which the
  * plugin lists in its tables as {SL_KIND_KERNELS, "P/F", &sl_kset_<P>_<F>}.
  * The same macro in a CUDA translation unit makes the kernels. */
-#define SL_KERNELS_INSTANTIATE(P, F, NBODIES)                                              \
-    SL__INST_FORCE(P, NBODIES, F)                                                          \
-    SL__INST_ANY(P, F)                                                                     \
-    SL__DECL_FORCE(P, NBODIES, F)                                                          \
-    static const sl_kernel_entry sl_kernels_##P##_##F[] = {SL__ENTRY_FORCE(P, NBODIES, F)}; \
+#define SL__KSET_1(P, F, NBODIES)                                                          \
+    SL__INST_FORCE_ON(P, NBODIES, F)                                                       \
+    SL__INST_ANY_ON(P, F)                                                                  \
+    SL__DECL_FORCE_ON(P, NBODIES, F)                                                       \
+    static const sl_kernel_entry sl_kernels_##P##_##F[] = {SL__ENTRY_FORCE_ON(P, NBODIES, F)}; \
     const sl_kernel_set sl_kset_##P##_##F = {                                              \
         .abi = SL_ABI_VERSION, .kind = SL_KIND_KERNELS, .name = #P "/" #F,                 \
         .description = "kernels of integrator " #P " for force " #F, .integrator = #P,     \
         .force = #F, .kernels = sl_kernels_##P##_##F,                                      \
         .n_kernels = sizeof sl_kernels_##P##_##F / sizeof sl_kernels_##P##_##F[0]};
+/* A pair that cannot run: an empty set, so that the plugin's table list
+ * (generated without knowing the flags) still links, and the registry can
+ * say why the pair has no kernels. */
+#define SL__KSET_0(P, F, NBODIES)                                                          \
+    const sl_kernel_set sl_kset_##P##_##F = {                                              \
+        .abi = SL_ABI_VERSION, .kind = SL_KIND_KERNELS, .name = #P "/" #F,                 \
+        .description = "none: integrator " #P " needs what force " #F " does not provide", \
+        .integrator = #P, .force = #F, .kernels = NULL, .n_kernels = 0};
+#define SL_KERNELS_INSTANTIATE(P, F, NBODIES)                                              \
+    SL_CHECK_PROP(P)                                                                       \
+    SL_CHECK_FORCE(F)                                                                      \
+    SL_CAT(SL__KSET_, SL_CAN_RUN(P, F))(P, F, NBODIES)
 
 #endif
 

@@ -20,13 +20,19 @@
  *                        force's acc_jerk); 0: accelerations (acc)
  *   SL_PROP_<P>_ADAPTIVE 1: each system chooses its own steps (control,
  *                        below); 0: a fixed step pp[0]. The table's adaptive
+ *   SL_PROP_<P>_PERTURB  1: the stages take the force's perturbation part
+ *                        (acc_perturb: all but body 0's Newtonian pull on
+ *                        the others, which the stages move exactly, as mvs
+ *                        does); 0: the whole force. Not 1 with JERK 1
  * (each a literal 0 or 1 where a flag: the loops paste them into names)
  * and three functions, which the loop calls as
  *   sl_prop_<P>_begin(n, S, x, v, m, ps, a, j, pp)
  *       once per run, before the first step, after a force call at (x, v);
  *   then per step of size h, for k = 0 .. NSTAGES-1:
  *   sl_prop_<P>_point(k, n, S, h, x, v, m, ps, xe, ve, pp)
- *       writes (xe, ve), where stage k evaluates the force;
+ *       writes (xe, ve), where stage k evaluates the force (and may keep
+ *       in ps what it computed on the way, for apply: ps may be declared
+ *       double * there);
  *   <the force at (xe, ve) with masses m: a, and j when JERK is 1>
  *   sl_prop_<P>_apply(k, n, S, h, x, v, m, ps, a, j, pp)
  *       uses stage k's forces: updates x, v and ps.
@@ -83,9 +89,19 @@
  *                              double *j);
  *   double sl_force_<F>_potential(int n, int S, const double *x, const double *m,
  *                                 const double *fp);
- * acc for JERK 0 integrators, acc_jerk for JERK 1 ones (only those of the
- * integrators it is instantiated with are needed), potential for the energy
- * monitor (always). Velocities reach acc too, for forces that depend on
+ *   void sl_force_<F>_acc_perturb(int n, int S, const double *x, const double *v,
+ *                                 const double *m, const double *fp, double *a);
+ * and two flags, each a literal 0 or 1:
+ *   SL_FORCE_<F>_JERK     acc_jerk is provided
+ *   SL_FORCE_<F>_PERTURB  acc_perturb is provided
+ * acc for integrators with JERK 0 and PERTURB 0, acc_jerk for JERK 1 ones,
+ * acc_perturb for PERTURB 1 ones, potential for the energy monitor
+ * (always). acc_perturb gives bodies 1..n-1 the force less body 0's
+ * Newtonian pull m_0 (x_0 - x_i)/|x_0 - x_i|^3, and body 0 zeros; it must
+ * depend on differences of positions only (the stages may call it in body
+ * 0's frame). A pair (P, F) where P needs a part that F's flags say it
+ * lacks is not stamped (instantiate.h): the run is refused, naming the
+ * part (registry.c). Velocities reach acc too, for forces that depend on
  * them (drag, post-Newtonian terms).
  *
  * Parameters. pp holds SL_PROP_PARAMS_MAX doubles from the integrator

@@ -12,6 +12,7 @@
 #define STARLING_PROPAGATOR_H
 
 #include <stdint.h>
+#include "starling/ensemble.h"
 #include "starling/params.h"
 #include "starling/plugin.h"
 
@@ -21,7 +22,7 @@ struct sl_run_args;
 typedef sl_status (*sl_run_fn)(const struct sl_run_args *a);
 
 /* What a kernel was compiled with: its integrator's SL_PROP_<P>_PERSIST,
- * _NSTAGES, _JERK and _ADAPTIVE (launch.h), stamped by instantiate.h. The
+ * _NSTAGES, _JERK, _ADAPTIVE and _PERTURB (launch.h), stamped by instantiate.h. The
  * integrator's table states persist_per_body and adaptive separately, and
  * a kernel set may have been stamped from another version of the
  * integrator's header: the registry and sl_integrate refuse a table whose
@@ -32,6 +33,7 @@ typedef struct sl_kernel_traits {
     int nstages;  /* force evaluations per step; 0 in an entry not stamped by instantiate.h */
     int jerk;     /* 1: acc_jerk */
     int adaptive; /* 1: per-system steps (control) */
+    int perturb;  /* 1: acc_perturb (a central body's Kepler term left to the stages) */
 } sl_kernel_traits;
 
 typedef struct sl_kernel_entry {
@@ -60,6 +62,10 @@ typedef struct sl_propagator {
      * rest it sets to 0); refused outside that range by the registry and
      * sl_integrate. */
     int n_packed;
+    /* Optional: refuses, before any work, systems the integrator cannot
+     * take (mvs: a central body too light), naming the system, the value
+     * and what was expected. pp as pack filled it. NULL: any system. */
+    sl_status (*check_systems)(const sl_ensemble *e, const double pp[SL_PROP_PARAMS_MAX]);
 } sl_propagator;
 
 /* Kernels of one (integrator, force) pair that a plugin carries, exported

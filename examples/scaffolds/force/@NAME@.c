@@ -44,6 +44,7 @@ static const sl_force @NAME@ = {
     .acc = acc,
     .potential = potential,
     .n_packed = 1, /* fp[0] = eps^2 */
+    .caps = SL_FORCE_CAPS(@NAME@),
 };
 
 static const sl_plugin_table tables[] = {

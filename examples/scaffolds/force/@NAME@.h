@@ -14,6 +14,12 @@
 #include <math.h>
 #include <starling/hd.h>
 
+/* What this force provides besides acc and potential, each 0 or 1: an
+ * integrator whose stages need a part the force lacks gets no kernels for
+ * it, and a run asking for the pair is refused, naming the part. */
+#define SL_FORCE_@NAME@_JERK 1    /* acc_jerk, for Hermite-like integrators */
+#define SL_FORCE_@NAME@_PERTURB 0 /* no acc_perturb: softening bends body 0's Kepler pull */
+
 /* Adds the pair (i, k)'s accelerations (and jerks when j is not NULL). */
 SL_HD SL_INLINE void sl_@NAME@_pair(int S, int i, int k, const double *x, const double *v,
                                      const double *m, double eps2, double *a, double *j)

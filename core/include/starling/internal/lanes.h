@@ -326,8 +326,7 @@ SL_STATIC_ASSERT(SL_STAGES_MAX == 16, "SL_LANES_DEFINE stamps 16 stages: stamp S
         for (int l = 0; l < W; l++) {                                                      \
             sl_prop_##P##_point(ST, N, W, L.h[l], x + l, v + l, m + l, ps + l, xe + l,     \
                                 ve + l, a->pp);                                            \
-            SL_FORCE_EVAL(F, SL_PROP_##P##_JERK, N, W, xe + l, ve + l, m + l, fp + l, ae + l, \
-                          je + l);                                                         \
+            SL_FORCE_EVAL(F, P, N, W, xe + l, ve + l, m + l, fp + l, ae + l, je + l);       \
             sl_prop_##P##_apply(ST, N, W, L.h[l], x + l, v + l, m + l, ps + l, ae + l,     \
                                 je + l, a->pp);                                            \
         }                                                                                  \
@@ -357,8 +356,7 @@ SL_STATIC_ASSERT(SL_STAGES_MAX == 16, "SL_LANES_DEFINE stamps 16 stages: stamp S
         if (a->first_launch) {                                                             \
             _Pragma("omp simd")                                                            \
             for (int l = 0; l < W; l++) {                                                  \
-                SL_FORCE_EVAL(F, SL_PROP_##P##_JERK, N, W, x + l, v + l, m + l, fp + l,    \
-                              ae + l, je + l);                                             \
+                SL_FORCE_EVAL(F, P, N, W, x + l, v + l, m + l, fp + l, ae + l, je + l);    \
                 sl_prop_##P##_begin(N, W, x + l, v + l, m + l, ps + l, ae + l, je + l,     \
                                     a->pp);                                                \
             }                                                                              \

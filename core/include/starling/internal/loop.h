@@ -240,8 +240,8 @@ SL_HD SL_INLINE void sl_keep_copy(int len, const double *src, double *dst)
 }
 
 /* The control call of integrator P, pasted on its ADAPTIVE flag (like
- * SL_FORCE_EVAL on JERK), so that a fixed-step integrator needs no control
- * function: for it every step is accepted and the step stays h. The sizeof
+ * SL_FORCE_EVAL on JERK and PERTURB), so that a fixed-step integrator
+ * needs no control function: for it every step is accepted and the step stays h. The sizeof
  * makes a missing control a compile error: C would take the undeclared
  * call for an implicit declaration, a warning, and the plugin would only
  * fail when it loads. */
@@ -265,11 +265,45 @@ SL_HD SL_INLINE void sl_load_fp(const sl_run_args *a, int64_t s, double *fp)
 #define SL_SCRATCH_LEN(P) (SL_PROP_##P##_SCRATCH > 0 ? SL_PROP_##P##_SCRATCH : 1)
 #define SL_PERSIST_LEN(P) (SL_PROP_##P##_PERSIST > 0 ? SL_PROP_##P##_PERSIST : 1)
 
-#define SL_FORCE_EVAL_1(F, n, S, x, v, m, fp, acc, jerk)                                   \
+/* The force call integrator P's stages need, pasted on its JERK and
+ * PERTURB flags: acc (00), acc_jerk (10) or acc_perturb (01). */
+#define SL_FORCE_EVAL_10(F, n, S, x, v, m, fp, acc, jerk)                                  \
     sl_force_##F##_acc_jerk(n, S, x, v, m, fp, acc, jerk)
-#define SL_FORCE_EVAL_0(F, n, S, x, v, m, fp, acc, jerk)                                   \
+#define SL_FORCE_EVAL_00(F, n, S, x, v, m, fp, acc, jerk)                                  \
     sl_force_##F##_acc(n, S, x, v, m, fp, acc)
-#define SL_FORCE_EVAL(F, JERK, ...) SL_CAT(SL_FORCE_EVAL_, JERK)(F, __VA_ARGS__)
+#define SL_FORCE_EVAL_01(F, n, S, x, v, m, fp, acc, jerk)                                  \
+    sl_force_##F##_acc_perturb(n, S, x, v, m, fp, acc)
+#define SL_FORCE_EVAL(F, P, ...)                                                           \
+    SL_CAT(SL_FORCE_EVAL_, SL_CAT(SL_PROP_##P##_JERK, SL_PROP_##P##_PERTURB))(F, __VA_ARGS__)
+
+/* Whether integrator P can run with force F: what P's stages need (JERK,
+ * PERTURB) F must provide (SL_FORCE_<F>_JERK, _PERTURB). Expands to a
+ * literal 0 or 1, for SL_WHEN. */
+#define SL__CAN_0000 1
+#define SL__CAN_0001 1
+#define SL__CAN_0100 1
+#define SL__CAN_0101 1
+#define SL__CAN_1100 1
+#define SL__CAN_1101 1
+#define SL__CAN_0011 1
+#define SL__CAN_0111 1
+#define SL__CAN_1111 1
+#define SL__CAN_1000 0
+#define SL__CAN_1001 0
+#define SL__CAN_0010 0
+#define SL__CAN_0110 0
+#define SL__CAN_1010 0
+#define SL__CAN_1011 0
+#define SL__CAN_1110 0
+#define SL__CAN_4(pj, fj, pp, fp) SL__CAN_##pj##fj##pp##fp
+#define SL__CAN_X(pj, fj, pp, fp) SL__CAN_4(pj, fj, pp, fp)
+#define SL_CAN_RUN(P, F)                                                                   \
+    SL__CAN_X(SL_PROP_##P##_JERK, SL_FORCE_##F##_JERK, SL_PROP_##P##_PERTURB,              \
+              SL_FORCE_##F##_PERTURB)
+/* SL_WHEN(COND, M, args...): M(args...) when COND expands to 1, else nothing. */
+#define SL__WHEN_1(M, ...) M(__VA_ARGS__)
+#define SL__WHEN_0(M, ...)
+#define SL_WHEN(COND, M, ...) SL_CAT(SL__WHEN_, COND)(M, __VA_ARGS__)
 
 /* The limits of launch.h on integrator P, at file scope where a loop for
  * it is stamped (C and CUDA alike). */
@@ -286,7 +320,17 @@ SL_HD SL_INLINE void sl_load_fp(const sl_run_args *a, int64_t s, double *fp)
     SL_STATIC_ASSERT(SL_PROP_##P##_JERK == 0 || SL_PROP_##P##_JERK == 1,                   \
                      "integrator " #P ": SL_PROP_" #P "_JERK must be 0 or 1");               \
     SL_STATIC_ASSERT(SL_PROP_##P##_ADAPTIVE == 0 || SL_PROP_##P##_ADAPTIVE == 1,           \
-                     "integrator " #P ": SL_PROP_" #P "_ADAPTIVE must be 0 or 1");
+                     "integrator " #P ": SL_PROP_" #P "_ADAPTIVE must be 0 or 1");           \
+    SL_STATIC_ASSERT((SL_PROP_##P##_PERTURB == 0 || SL_PROP_##P##_PERTURB == 1) &&         \
+                         SL_PROP_##P##_JERK + SL_PROP_##P##_PERTURB <= 1,                  \
+                     "integrator " #P ": SL_PROP_" #P "_PERTURB must be 0 or 1, and not 1 " \
+                     "with JERK 1 (acc_perturb gives no jerks)");
+/* ... and on a force F's flags. */
+#define SL_CHECK_FORCE(F)                                                                  \
+    SL_STATIC_ASSERT(SL_FORCE_##F##_JERK == 0 || SL_FORCE_##F##_JERK == 1,                 \
+                     "force " #F ": SL_FORCE_" #F "_JERK must be 0 or 1");                 \
+    SL_STATIC_ASSERT(SL_FORCE_##F##_PERTURB == 0 || SL_FORCE_##F##_PERTURB == 1,           \
+                     "force " #F ": SL_FORCE_" #F "_PERTURB must be 0 or 1");
 /* ... and on an unrolled body count N. */
 #define SL_CHECK_NBODY(P, F, N)                                                            \
     SL_STATIC_ASSERT((N) >= 1 && (N) <= SL_NBODY_MAX,                                      \
@@ -299,7 +343,7 @@ SL_HD SL_INLINE void sl_load_fp(const sl_run_args *a, int64_t s, double *fp)
     SL_UNROLL                                                                              \
     for (int st = 0; st < SL_PROP_##P##_NSTAGES; st++) {                                   \
         sl_prop_##P##_point(st, n, 1, h, x, v, m, ps, xe, ve, a->pp);                      \
-        SL_FORCE_EVAL(F, SL_PROP_##P##_JERK, n, 1, xe, ve, m, fp, ae, je);                 \
+        SL_FORCE_EVAL(F, P, n, 1, xe, ve, m, fp, ae, je);                                 \
         sl_prop_##P##_apply(st, n, 1, h, x, v, m, ps, ae, je, a->pp);                      \
     }
 
@@ -404,7 +448,7 @@ SL_HD SL_INLINE void sl_load_fp(const sl_run_args *a, int64_t s, double *fp)
         sl_load_system(a, s, n, x, v, m);                                                  \
         sl_load_fp(a, s, fp);                                                              \
         if (a->first_launch) {                                                             \
-            SL_FORCE_EVAL(F, SL_PROP_##P##_JERK, n, 1, x, v, m, fp, ae, je);               \
+            SL_FORCE_EVAL(F, P, n, 1, x, v, m, fp, ae, je);                               \
             sl_prop_##P##_begin(n, 1, x, v, m, ps, ae, je, a->pp);                         \
         } else {                                                                           \
             sl_load_persist(a, s, n, SL_PROP_##P##_PERSIST, ps);                           \
