@@ -95,6 +95,10 @@ add_dependencies(test_stages ${SL_TEST_PLUGINS})
 starling_add_force(slt_nojerk HEADER ${CMAKE_CURRENT_SOURCE_DIR}/forces/nojerk.h
                    SOURCES forces/nojerk_plugin.c NBODIES 3
                    OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/forces/nojerk)
+# mvs against REBOUND's WHFast and IAS15 (tests/data/outer_ss*.csv, made by
+# tests/reference/make_mvs_reference.py), its order, energy and refusals
+sl_add_test(test_mvs SOURCES test_mvs.c TIMEOUT 300)
+add_dependencies(test_mvs ${SL_TEST_PLUGINS} mvs)
 sl_add_test(test_composition SOURCES test_composition.c TIMEOUT 120)
 add_dependencies(test_composition ${SL_TEST_PLUGINS} plummer mvs slt_nojerk)
 target_compile_definitions(test_composition PRIVATE

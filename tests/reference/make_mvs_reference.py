@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Reference data for tests/test_mvs.c, made with REBOUND.
+
+The outer Solar System (Sun, Jupiter, Saturn, Uranus, Neptune) from J2000
+mean orbital elements (JPL's "approximate positions of the planets",
+Standish: a, e, I, mean longitude L, longitude of perihelion, longitude of
+the node, heliocentric ecliptic), with G = 1, lengths in AU, masses in solar
+masses, so one year is 2 pi time units. Writes
+
+  tests/data/outer_ss.csv            the initial barycentric state
+  tests/data/outer_ss_whfast.csv     REBOUND WHFast, democratic heliocentric
+                                     coordinates, dt = 0.1 yr, 1e4 yr
+  tests/data/outer_ss_ias15.csv      REBOUND IAS15 (epsilon 1e-9) to 1e4 yr
+
+Each file: a header line `body,m,x,y,z,vx,vy,vz` and one row per body; the
+first comment lines say how it was made.
+
+Run:  python3 -m venv /tmp/rebenv && /tmp/rebenv/bin/pip install numpy rebound
+      /tmp/rebenv/bin/python tests/reference/make_mvs_reference.py
+"""
+import math
+import os
+import sys
+
+import rebound
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "..", "data")
+YEAR = 2.0 * math.pi
+T_END = 1.0e4 * YEAR
+DT = 0.1 * YEAR
+VERSIONS = "rebound %s, python %s" % (rebound.__version__, sys.version.split()[0])
+
+# name, 1/mass (solar masses), a, e, I, L, varpi, Omega (degrees)
+PLANETS = [
+    ("jupiter", 1047.3486, 5.20288700, 0.04838624, 1.30439695, 34.39644051, 14.72847983,
+     100.47390909),
+    ("saturn", 3497.898, 9.53667594, 0.05386179, 2.48599187, 49.95424423, 92.59887831,
+     113.66242448),
+    ("uranus", 22902.98, 19.18916464, 0.04725744, 0.77263783, 313.23810451, 170.95427630,
+     74.01692503),
+    ("neptune", 19412.24, 30.06992276, 0.00859048, 1.77004347, -55.12002969, 44.96476227,
+     131.78422574),
+]
+
+
+def initial():
+    sim = rebound.Simulation()
+    sim.G = 1.0
+    sim.add(m=1.0)
+    for name, inv_m, a, e, inc, lon, varpi, node in PLANETS:
+        d = math.radians
+        sim.add(m=1.0 / inv_m, a=a, e=e, inc=d(inc), Omega=d(node), omega=d(varpi - node),
+                M=d(lon - varpi), primary=sim.particles[0])
+    sim.move_to_com()
+    return sim
+
+
+def write(sim, name, how):
+    path = os.path.join(DATA, name)
+    with open(path, "w") as f:
+        f.write("# %s\n# made by tests/reference/make_mvs_reference.py with %s\n" %
+                (how, VERSIONS))
+        f.write("body,m,x,y,z,vx,vy,vz\n")
+        names = ["sun"] + [p[0] for p in PLANETS]
+        for n, p in zip(names, sim.particles):
+            f.write("%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n" %
+                    (n, p.m, p.x, p.y, p.z, p.vx, p.vy, p.vz))
+    print("wrote", path)
+
+
+def main():
+    sim = initial()
+    write(sim, "outer_ss.csv", "outer Solar System, J2000 mean elements, barycentric, G = 1, "
+          "AU, Msun, year = 2 pi")
+    sim.integrator = "whfast"
+    sim.integrator.coordinates = "democraticheliocentric"
+    sim.integrator.safe_mode = 1
+    sim.dt = DT
+    n = int(round(T_END / DT))
+    sim.steps(n) if hasattr(sim, "steps") else sim.integrate(n * DT, exact_finish_time=0)
+    write(sim, "outer_ss_whfast.csv", "REBOUND WHFast, democratic heliocentric, safe mode, "
+          "dt = %.17g, %d steps (t = %.17g)" % (DT, n, sim.t))
+    sim = initial()
+    sim.integrator = "ias15"
+    sim.integrator.epsilon = 1e-9
+    sim.integrate(T_END, exact_finish_time=1)
+    write(sim, "outer_ss_ias15.csv", "REBOUND IAS15, epsilon 1e-9, t = %.17g" % sim.t)
+
+
+if __name__ == "__main__":
+    main()
