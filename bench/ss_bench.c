@@ -1,0 +1,202 @@
+/* ss-bench: the question a REBOUND user asks, "how long for my ensemble at
+ * a given accuracy?". Copies of the outer Solar System (tests/data/
+ * outer_ss.csv: Sun and the four giants, J2000 elements, G = 1, AU, Msun,
+ * one year = 2 pi), each copy's planets nudged by 1e-9 of their position
+ * so that the copies differ, integrated for a span with each integrator
+ * and step asked for, on the CPU and CUDA backends in one run: wall time,
+ * the largest |dE/E| at the end over the systems, and the time ratio.
+ * bench/rebound_ss.py times REBOUND on the same ensemble. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "starling/starling.h"
+
+enum { NB = 5 };
+static const double YEAR = 2.0 * 3.14159265358979323846;
+
+typedef struct ss_opts {
+    int64_t systems, cpu_systems;
+    double years;
+    const char *runs; /* "mvs:0.1,hermite:0.05": integrator:dt in years */
+    const char *data;
+    const char *backends;
+} ss_opts;
+
+static void usage(void)
+{
+    puts("usage: ss-bench [--systems N] [--cpu-systems N] [--years Y]\n"
+         "                [--runs mvs:0.1,mvs:0.05,hermite:0.1] [--data outer_ss.csv]\n"
+         "                [--backend both|cpu|cuda]\n"
+         "  Copies of the outer Solar System for Y years with each integrator:dt (years);\n"
+         "  prints wall seconds per backend, their ratio and the worst |dE/E|.");
+}
+
+static int parse(int argc, char **argv, ss_opts *o)
+{
+    *o = (ss_opts){.systems = 16384, .cpu_systems = 0, .years = 1000.0,
+                   .runs = "mvs:0.2,mvs:0.1,mvs:0.05,hermite:0.1,hermite:0.05",
+                   .data = SS_DATA, .backends = "both"};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help") || !v) {
+            usage();
+            return -1;
+        }
+        i++;
+        if (!strcmp(a, "--systems"))
+            o->systems = atoll(v);
+        else if (!strcmp(a, "--cpu-systems"))
+            o->cpu_systems = atoll(v);
+        else if (!strcmp(a, "--years"))
+            o->years = atof(v);
+        else if (!strcmp(a, "--runs"))
+            o->runs = v;
+        else if (!strcmp(a, "--data"))
+            o->data = v;
+        else if (!strcmp(a, "--backend"))
+            o->backends = v;
+        else {
+            usage();
+            return -1;
+        }
+    }
+    if (o->cpu_systems <= 0)
+        o->cpu_systems = o->systems;
+    return o->systems > 0 && o->years > 0 ? 0 : -1;
+}
+
+static int read_state(const char *path, double m[NB], double x[NB][3], double v[NB][3])
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "ss-bench: cannot open %s\n", path);
+        return -1;
+    }
+    char line[512];
+    int b = 0, header = 0;
+    while (fgets(line, sizeof line, f) && b < NB) {
+        if (line[0] == '#')
+            continue;
+        if (!header++)
+            continue;
+        char *p = strchr(line, ',');
+        if (!p || sscanf(p + 1, "%lf,%lf,%lf,%lf,%lf,%lf,%lf", &m[b], &x[b][0], &x[b][1],
+                         &x[b][2], &v[b][0], &v[b][1], &v[b][2]) != 7)
+            break;
+        b++;
+    }
+    fclose(f);
+    if (b != NB)
+        fprintf(stderr, "ss-bench: %s: expected %d bodies, read %d\n", path, NB, b);
+    return b == NB ? 0 : -1;
+}
+
+static int make(const ss_opts *o, int64_t n, sl_ensemble **out)
+{
+    double m[NB], x[NB][3], v[NB][3];
+    if (read_state(o->data, m, x, v) || sl_ensemble_create(n, NB, out))
+        return -1;
+    for (int64_t s = 0; s < n; s++)
+        for (int b = 0; b < NB; b++) {
+            double y[3];
+            for (int k = 0; k < 3; k++)
+                y[k] = x[b][k] * (1.0 + (b ? 1e-9 * (double)(s % 1000) : 0.0));
+            if (sl_ensemble_set_body(*out, s, b, m[b], y, v[b]))
+                return -1;
+        }
+    return 0;
+}
+
+/* One timed run (after a short warm-up run); seconds of wall time and the
+ * largest |dE/E| over the systems. */
+static int timed(const sl_backend *be, const ss_opts *o, int64_t n, const sl_propagator *p,
+                 const sl_force *f, const sl_registry *reg, double dt, double *wall,
+                 double *de)
+{
+    for (int warm = 1; warm >= 0; warm--) {
+        sl_ensemble *e;
+        if (make(o, n, &e))
+            return -1;
+        sl_run_config c;
+        sl_run_config_init(&c);
+        c.prop = p;
+        c.force = f;
+        c.registry = reg;
+        sl_param_values pv;
+        if (sl_params_init(&pv, p->params, p->n_params) || sl_params_set(&pv, "dt", dt) ||
+            sl_params_complete(&pv) || p->pack(&pv, c.pp))
+            return -1;
+        c.t_end = warm ? 10 * dt : o->years * YEAR;
+        c.steps_per_launch = 1000;
+        sl_run_result r;
+        if (sl_integrate(be, e, &c, &r)) {
+            fprintf(stderr, "ss-bench: %s %s: %s\n", p->name, be->description, sl_last_error());
+            sl_ensemble_destroy(e);
+            return -1;
+        }
+        *wall = r.wall_s;
+        *de = 0.0;
+        for (int64_t s = 0; s < e->n_sys; s++)
+            *de = fmax(*de, r.energy_error[s]);
+        sl_run_result_free(&r);
+        sl_ensemble_destroy(e);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    ss_opts o;
+    if (parse(argc, argv, &o))
+        return 2;
+    sl_registry *reg;
+    const void *newton;
+    if (sl_registry_create(&reg) || sl_registry_load_default(reg) ||
+        sl_registry_get(reg, SL_KIND_FORCE, "newton", &newton)) {
+        fprintf(stderr, "ss-bench: %s\n", sl_last_error());
+        return 1;
+    }
+    int want_cpu = strcmp(o.backends, "cuda") != 0, want_gpu = strcmp(o.backends, "cpu") != 0;
+    sl_backend cpu, gpu;
+    sl_backend_open("cpu", &cpu);
+    if (want_gpu && sl_backend_open("cuda", &gpu)) {
+        fprintf(stderr, "ss-bench: no GPU (%s); CPU only\n", sl_last_error());
+        want_gpu = 0;
+    }
+    printf("ss-bench %s: outer Solar System (%s), %lld copies on the GPU, %lld on the CPU, "
+           "%g yr\nCPU: %s\n", SL_VERSION, o.data, (long long)o.systems,
+           (long long)o.cpu_systems, o.years, cpu.description);
+    if (want_gpu)
+        printf("GPU: %s\n", gpu.description);
+    printf("\n| integrator | dt (yr) | GPU s | GPU max dE/E | CPU s | CPU max dE/E | CPU/GPU "
+           "(per system) |\n|---|---|---|---|---|---|---|\n");
+    char runs[256];
+    snprintf(runs, sizeof runs, "%s", o.runs);
+    int fail = 0;
+    for (char *tok = strtok(runs, ","); tok; tok = strtok(NULL, ",")) {
+        char *colon = strchr(tok, ':');
+        if (!colon) {
+            fprintf(stderr, "ss-bench: run '%s': expected integrator:dt\n", tok);
+            return 2;
+        }
+        *colon = '\0';
+        const void *p;
+        if (sl_registry_get(reg, SL_KIND_PROPAGATOR, tok, &p)) {
+            fprintf(stderr, "ss-bench: %s\n", sl_last_error());
+            return 1;
+        }
+        double dt = atof(colon + 1) * YEAR, gw = NAN, ge = NAN, cw = NAN, ce = NAN;
+        if (want_gpu && timed(&gpu, &o, o.systems, p, newton, reg, dt, &gw, &ge))
+            fail = 1;
+        if (want_cpu && timed(&cpu, &o, o.cpu_systems, p, newton, reg, dt, &cw, &ce))
+            fail = 1;
+        double ratio = (cw / (double)o.cpu_systems) / (gw / (double)o.systems);
+        printf("| %s | %s | %.3g | %.2g | %.3g | %.2g | %.3g |\n", tok, colon + 1, gw, ge, cw,
+               ce, ratio);
+        fflush(stdout);
+    }
+    sl_registry_destroy(reg);
+    return fail;
+}
