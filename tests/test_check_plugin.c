@@ -91,6 +91,13 @@ Test(check_plugin, hermite_passes)
                 "hermite:unrolled_vs_runtime_n/newton"));
 }
 
+Test(check_plugin, mvs_passes)
+{
+    passes("mvs.so", 1,
+           MUST("mvs:params/schema", "mvs:params/dt", "mvs:pack", "mvs:kernels",
+                "mvs:order/newton", "mvs:repeat/newton", "mvs:unrolled_vs_runtime_n/newton"));
+}
+
 Test(check_plugin, newton_passes)
 {
     passes("newton.so", 1,

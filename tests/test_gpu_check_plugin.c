@@ -1,5 +1,5 @@
 /* GPU suite: the conformance suite's CPU-against-CUDA checks on the
- * in-tree plugins that have CUDA code (hermite with newton, plummer's
+ * in-tree plugins that have CUDA code (hermite and mvs with newton, plummer's
  * kernel set for hermite, kepler_rv in double and mixed precision,
  * lombscargle), with a GPU required: each must run and pass, not skip. Skips when no CUDA device is usable, fails then
  * if SL_REQUIRE_GPU=1. */
@@ -38,6 +38,13 @@ Test(gpu_check_plugin, hermite, .timeout = 120)
 {
     static const char *const n[] = {"cuda/newton"};
     cuda_checks_pass("hermite.so", n, 1);
+}
+
+/* mvs: Kepler drifts and the perturbation part on the GPU. */
+Test(gpu_check_plugin, mvs, .timeout = 120)
+{
+    static const char *const n[] = {"cuda/newton"};
+    cuda_checks_pass("mvs.so", n, 1);
 }
 
 /* A force's CUDA code is reached through its kernel sets. */
