@@ -172,7 +172,7 @@ build_plugin() {
     STARLING_PLUGIN_PATH=$b/plugins run "$work/plugins-$name-$label.log" "$pfx/bin/starling" plugins
     grep -q "$name" "$work/plugins-$name-$label.log" ||
         { cat "$work/plugins-$name-$label.log" >&2; fail "$name ($label): 'starling plugins' does not list it"; }
-    if grep -qi 'warning\|refused' "$work/plugins-$name-$label.log"; then
+    if grep -q '^starling: warning: ' "$work/plugins-$name-$label.log"; then
         cat "$work/plugins-$name-$label.log" >&2; fail "$name ($label): 'starling plugins' refused a plugin"
     fi
     run "$work/ctest-$name-$label.log" ctest --test-dir "$b" --output-on-failure
