@@ -452,6 +452,32 @@ static void print_caps(const sl_likelihood *l)
     printf("\n");
 }
 
+/* "    steps: adaptive (per system); order 4; takes from the force: jerks". */
+static void print_stepping(const sl_registry *r, const sl_propagator *p)
+{
+    const sl_kernel_entry *k = p->n_kernels ? &p->kernels[0] : NULL;
+    if (!k)
+        for (size_t i = 0; i < sl_registry_count(r) && !k; i++) {
+            const sl_registry_item *it = sl_registry_at(r, i);
+            const sl_kernel_set *ks = it->table;
+            if (it->kind == SL_KIND_KERNELS && ks->n_kernels && !strcmp(ks->integrator, p->name))
+                k = &ks->kernels[0];
+        }
+    const char *takes = !k ? "unknown (no kernels)"
+                        : k->traits.jerk ? "accelerations and jerks (acc_jerk)"
+                        : k->traits.perturb ? "its perturbation part (acc_perturb)"
+                                            : "accelerations (acc)";
+    printf("    steps: %s; order %d; takes from the force: %s\n",
+           p->adaptive ? "adaptive (each system its own)" : "fixed (dt)", p->order, takes);
+}
+
+/* "    provides: acc, acc_jerk, acc_perturb". */
+static void print_provides(const sl_force *f)
+{
+    printf("    provides: acc%s%s\n", f->caps & SL_FORCE_CAP_JERK ? ", acc_jerk" : "",
+           f->caps & SL_FORCE_CAP_PERTURB ? ", acc_perturb" : "");
+}
+
 static void print_kind(const sl_registry *r, sl_kind kind, const char *title)
 {
     int any = 0;
@@ -473,8 +499,12 @@ static void print_kind(const sl_registry *r, sl_kind kind, const char *title)
             printf("    parameters:\n");
         for (size_t k = 0; k < np; k++)
             print_param(&params[k]);
-        if (kind == SL_KIND_PROPAGATOR)
+        if (kind == SL_KIND_PROPAGATOR) {
+            print_stepping(r, it->table);
             print_kernels(r, it->name);
+        }
+        if (kind == SL_KIND_FORCE)
+            print_provides(it->table);
         const sl_monitor *m = it->table;
         if (kind == SL_KIND_MONITOR && m->check) {
             printf("    stops (checked between launches) with:");

@@ -615,7 +615,12 @@ Test(lua, plugins)
     expect_all(o.out,
                NEEDLES("integrators:\n", "  hermite: ", "forces:\n", "  newton: ", "monitors:\n",
                        "  log: ", "  eject: ", "  close_encounter: ", "hermite.so",
-                       "dt", "required", "[1e-300, 1e+300]", "every", "default 0"),
+                       "dt", "required", "[1e-300, 1e+300]", "every", "default 0",
+                       "steps: fixed (dt); order 4; takes from the force: accelerations and "
+                       "jerks (acc_jerk)\n",
+                       "steps: fixed (dt); order 2; takes from the force: its perturbation "
+                       "part (acc_perturb)\n",
+                       "provides: acc, acc_jerk, acc_perturb\n", "provides: acc, acc_jerk\n"),
                "stdout");
     free_out(&o);
 }

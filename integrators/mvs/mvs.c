@@ -14,8 +14,8 @@ static const sl_param mvs_params[] = {
      "time step (G = 1 units; one year = 2 pi); a twentieth of the shortest orbital period "
      "or less", NULL, NULL},
     {"min_mass_ratio", SL_PARAM_NUMBER, 10.0, 1.0, 1e300, 0,
-     "body 0's mass over the other bodies' total below which a system is refused: the "
-     "method's error grows with that share", NULL, NULL},
+     "the central body's (body 1's) mass over the other bodies' total below which a system "
+     "is refused: the method's error grows with that share", NULL, NULL},
 };
 
 static sl_status mvs_pack(const sl_param_values *pv, double pp[SL_PROP_PARAMS_MAX])
