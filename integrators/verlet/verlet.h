@@ -34,13 +34,13 @@
 
 #include "starling/hd.h"
 
-/* The contract's five constants. The loops paste JERK and ADAPTIVE into
+/* The contract's six constants. The loops paste JERK, PERTURB and ADAPTIVE into
  * macro names, so they must be the literals 0 or 1. */
 #define SL_PROP_verlet_NSTAGES 1  /* force evaluations per step */
 #define SL_PROP_verlet_SCRATCH 3  /* doubles per body of ps: a0 */
 #define SL_PROP_verlet_PERSIST 3  /* ... all of which is carried between launches */
 #define SL_PROP_verlet_JERK 0     /* accelerations only: the loop calls the force's acc */
-#define SL_PROP_verlet_PERTURB 0
+#define SL_PROP_verlet_PERTURB 0  /* the whole force, not the part beyond the central body's pull */
 #define SL_PROP_verlet_ADAPTIVE 0 /* fixed step pp[0]: no control function */
 
 /* Called after the loop evaluated the force at the initial state: keep it
