@@ -15,6 +15,7 @@
 #include "starling/launch.h"
 #include "starling/plugin.h"
 #include "starling/version.h"
+#include "starling/cuda_nbodies.h"
 
 /* Body counts with fully unrolled specialisations, in three groups of
  * similar compile cost so that one integrator's CPU code can be spread over
@@ -28,7 +29,7 @@
 #define SL_NBODIES(X, ...)                                                                 \
     SL_NBODIES_A(X, __VA_ARGS__) SL_NBODIES_B(X, __VA_ARGS__) SL_NBODIES_C(X, __VA_ARGS__)
 
-/* SL_CUDA_HAS_N(N): 1 when N is in the build's SL_CUDA_NBODIES (version.h,
+/* SL_CUDA_HAS_N(N): 1 when N is in the build's SL_CUDA_NBODIES (cuda_nbodies.h,
  * from CMake), the body counts that get unrolled CUDA kernels. The others
  * run on CUDA through the runtime-N kernel: the same code, slower, and a
  * build that stamps fewer kernels compiles in a fraction of the time. The
