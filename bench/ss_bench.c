@@ -27,9 +27,11 @@ typedef struct ss_opts {
 static void usage(void)
 {
     puts("usage: ss-bench [--systems N] [--cpu-systems N] [--years Y]\n"
-         "                [--runs mvs:0.1,mvs:0.05,hermite:0.1] [--data outer_ss.csv]\n"
+         "                [--runs mvs:0.1,hermite:0.05,rkck_adaptive:tol=1e-10]\n"
+         "                [--data outer_ss.csv]\n"
          "                [--backend both|cpu|cuda]\n"
-         "  Copies of the outer Solar System for Y years with each integrator:dt (years);\n"
+         "  Copies of the outer Solar System for Y years with each integrator:dt (years)\n"
+         "  or integrator:key=value;\n"
          "  prints wall seconds per backend, their ratio and the worst |dE/E|.");
 }
 
@@ -112,8 +114,8 @@ static int make(const ss_opts *o, int64_t n, sl_ensemble **out)
 /* One timed run (after a short warm-up run); seconds of wall time and the
  * largest |dE/E| over the systems. */
 static int timed(const sl_backend *be, const ss_opts *o, int64_t n, const sl_propagator *p,
-                 const sl_force *f, const sl_registry *reg, double dt, double *wall,
-                 double *de)
+                 const sl_force *f, const sl_registry *reg, const char *key, double val,
+                 double *wall, double *de)
 {
     for (int warm = 1; warm >= 0; warm--) {
         sl_ensemble *e;
@@ -125,10 +127,10 @@ static int timed(const sl_backend *be, const ss_opts *o, int64_t n, const sl_pro
         c.force = f;
         c.registry = reg;
         sl_param_values pv;
-        if (sl_params_init(&pv, p->params, p->n_params) || sl_params_set(&pv, "dt", dt) ||
+        if (sl_params_init(&pv, p->params, p->n_params) || sl_params_set(&pv, key, val) ||
             sl_params_complete(&pv) || p->pack(&pv, c.pp))
             return -1;
-        c.t_end = warm ? 10 * dt : o->years * YEAR;
+        c.t_end = warm ? 10 * YEAR : o->years * YEAR;
         c.steps_per_launch = 1000;
         sl_run_result r;
         if (sl_integrate(be, e, &c, &r)) {
@@ -170,7 +172,7 @@ int main(int argc, char **argv)
            (long long)o.cpu_systems, o.years, cpu.description);
     if (want_gpu)
         printf("GPU: %s\n", gpu.description);
-    printf("\n| integrator | dt (yr) | GPU s | GPU max dE/E | CPU s | CPU max dE/E | CPU/GPU "
+    printf("\n| integrator | dt (yr) or key=value | GPU s | GPU max dE/E | CPU s | CPU max dE/E | CPU/GPU "
            "(per system) |\n|---|---|---|---|---|---|---|\n");
     char runs[256];
     snprintf(runs, sizeof runs, "%s", o.runs);
@@ -187,10 +189,15 @@ int main(int argc, char **argv)
             fprintf(stderr, "ss-bench: %s\n", sl_last_error());
             return 1;
         }
-        double dt = atof(colon + 1) * YEAR, gw = NAN, ge = NAN, cw = NAN, ce = NAN;
-        if (want_gpu && timed(&gpu, &o, o.systems, p, newton, reg, dt, &gw, &ge))
+        /* integrator:dt (years), or integrator:key=value (dt in years) */
+        const char *set = colon + 1, *eq = strchr(set, '=');
+        char key[32];
+        snprintf(key, sizeof key, "%.*s", eq ? (int)(eq - set) : 2, eq ? set : "dt");
+        double val = atof(eq ? eq + 1 : set) * (strcmp(key, "dt") ? 1.0 : YEAR);
+        double gw = NAN, ge = NAN, cw = NAN, ce = NAN;
+        if (want_gpu && timed(&gpu, &o, o.systems, p, newton, reg, key, val, &gw, &ge))
             fail = 1;
-        if (want_cpu && timed(&cpu, &o, o.cpu_systems, p, newton, reg, dt, &cw, &ce))
+        if (want_cpu && timed(&cpu, &o, o.cpu_systems, p, newton, reg, key, val, &cw, &ce))
             fail = 1;
         double ratio = (cw / (double)o.cpu_systems) / (gw / (double)o.systems);
         printf("| %s | %s | %.3g | %.2g | %.3g | %.2g | %.3g |\n", tok, colon + 1, gw, ge, cw,

@@ -179,3 +179,6 @@ add_test(NAME check_plugin_refuses_undeclared_code
 set_tests_properties(check_plugin_user_monitor check_plugin_refuses_undeclared_code PROPERTIES
   TIMEOUT 120)
 set_tests_properties(check_plugin_refuses_undeclared_code PROPERTIES WILL_FAIL TRUE)
+
+sl_add_test(test_family SOURCES test_family.c TIMEOUT 600)
+add_dependencies(test_family ${SL_TEST_PLUGINS} verlet rkck rkck_adaptive hermite_adaptive)

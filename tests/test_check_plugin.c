@@ -98,6 +98,37 @@ Test(check_plugin, mvs_passes)
                 "mvs:order/newton", "mvs:repeat/newton", "mvs:unrolled_vs_runtime_n/newton"));
 }
 
+/* The rest of the family: each states its order, and the suite measures
+ * it (an adaptive one by tightening tol, or eta for hermite_adaptive). */
+Test(check_plugin, verlet_passes)
+{
+    passes("verlet.so", 1,
+           MUST("verlet:params/dt", "verlet:kernels", "verlet:order/newton",
+                "verlet:repeat/newton", "verlet:unrolled_vs_runtime_n/newton"));
+}
+
+Test(check_plugin, rkck_passes)
+{
+    passes("rkck.so", 1,
+           MUST("rkck:params/dt", "rkck:kernels", "rkck:order/newton", "rkck:repeat/newton",
+                "rkck:unrolled_vs_runtime_n/newton"));
+}
+
+Test(check_plugin, rkck_adaptive_passes)
+{
+    passes("rkck_adaptive.so", 1,
+           MUST("rkck_adaptive:kernels", "rkck_adaptive:order/newton",
+                "rkck_adaptive:repeat/newton", "rkck_adaptive:unrolled_vs_runtime_n/newton"));
+}
+
+Test(check_plugin, hermite_adaptive_passes)
+{
+    passes("hermite_adaptive.so", 1,
+           MUST("hermite_adaptive:kernels", "hermite_adaptive:order/newton",
+                "hermite_adaptive:repeat/newton",
+                "hermite_adaptive:unrolled_vs_runtime_n/newton"));
+}
+
 Test(check_plugin, newton_passes)
 {
     passes("newton.so", 1,
@@ -110,7 +141,8 @@ Test(check_plugin, newton_passes)
  * here without CUDA, run by test_gpu_check_plugin on the GPU). */
 Test(check_plugin, plummer_kernel_set_passes)
 {
-    passes("plummer.so", 3, /* plummer, hermite/plummer, mvs/plummer (empty: no acc_perturb) */
+    passes("plummer.so", 7, /* plummer and a kernel set per in-tree integrator (mvs/plummer
+                               empty: no acc_perturb) */
            MUST("plummer:gradient", "plummer:order/hermite", "hermite/plummer:kernels",
                 "hermite/plummer:order/plummer", "hermite/plummer:repeat/plummer",
                 "hermite/plummer:unrolled_vs_runtime_n/plummer"));

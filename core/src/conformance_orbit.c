@@ -156,22 +156,43 @@ static int fit_order(const double *err, double *order, int *lo, int *hi, int *co
 }
 
 /* An adaptive integrator's order, from its error against its work: its
- * key 'tol' is tightened and the global error of the Kepler orbit falls as
- * steps^-order (a controller that holds the local error near tol gives
- * N ~ tol^(-1/order) steps, each contributing ~N^-(order+1)). The errors
- * must fall with every tightening, and the slope over the finest four in
- * [KEP_ERR_MIN, KEP_ERR_MAX] must be within ORDER_TOL of the table's. */
-static const double kep_tols[] = {1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8};
-enum { KEP_NTOL = sizeof kep_tols / sizeof kep_tols[0] };
+ * accuracy key is tightened and the global error of the Kepler orbit falls
+ * as steps^-order. The key is 'tol', a tolerance on the error per step (a
+ * controller that holds the local error near tol gives N ~ tol^(-1/order)
+ * steps, each contributing ~N^-(order+1)), tightened by decades; or, for an
+ * integrator without one, 'eta', a factor on a step criterion (Aarseth's
+ * eta |a|/|j|: N ~ 1/eta), halved. The errors must fall with every
+ * tightening, and the slope over the finest four in [KEP_ERR_MIN,
+ * KEP_ERR_MAX] must be within ORDER_TOL of the table's. */
+enum { KEP_NTOL = 6 };
+typedef struct kep_sweep {
+    const char *key, *what;
+    double v[KEP_NTOL];
+} kep_sweep;
+static const kep_sweep kep_sweeps[] = {
+    {"tol", "a tolerance", {1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8}},
+    {"eta", "a step factor", {0.16, 0.08, 0.04, 0.02, 0.01, 0.005}},
+};
+
+static const kep_sweep *accuracy_key(const sl_propagator *p)
+{
+    for (size_t i = 0; i < sizeof kep_sweeps / sizeof kep_sweeps[0]; i++)
+        if (sl_params_find(p->params, p->n_params, kep_sweeps[i].key))
+            return &kep_sweeps[i];
+    return NULL;
+}
 
 static void check_order_adaptive(sl_check_report *r, const sl_propagator *p, const sl_force *f,
                                  const char *name)
 {
-    if (!sl_params_find(p->params, p->n_params, "tol")) {
-        sl_check_add(r, SL_CHECK_SKIP, name, "adaptive, no key 'tol': the suite tightens 'tol' "
-                     "to measure the order");
+    const kep_sweep *sw = accuracy_key(p);
+    if (!sw) {
+        sl_check_add(r, SL_CHECK_SKIP, name, "adaptive, no key 'tol' or 'eta': the suite "
+                     "tightens one of them to measure the order");
         return;
     }
+    const char *key = sw->key;
+    const double *vals = sw->v;
     sl_backend be;
     sl_ensemble *e = NULL;
     double err[KEP_NTOL], steps[KEP_NTOL], P = kep_period();
@@ -186,7 +207,7 @@ static void check_order_adaptive(sl_check_report *r, const sl_propagator *p, con
             if (sl_params_find(p->params, p->n_params, "dt"))
                 st = sl_params_set(&pv, "dt", P / 1000);
             if (!st)
-                st = sl_params_set(&pv, "tol", kep_tols[k]);
+                st = sl_params_set(&pv, key, vals[k]);
             if (!st)
                 st = p->pack(&pv, c.pp);
         }
@@ -207,8 +228,8 @@ static void check_order_adaptive(sl_check_report *r, const sl_propagator *p, con
     for (int k = 1; k < KEP_NTOL; k++)
         if (!(err[k] < err[k - 1]) && err[k - 1] > KEP_ERR_MIN) {
             sl_check_add(r, SL_CHECK_FAIL, name, "adaptive, Kepler e = %.1f: the error does not "
-                         "fall as tol tightens: %.3g at tol = %g, %.3g at tol = %g", KEP_E,
-                         err[k - 1], kep_tols[k - 1], err[k], kep_tols[k]);
+                         "fall as %s tightens: %.3g at %s = %g, %.3g at %s = %g", KEP_E, key,
+                         err[k - 1], key, vals[k - 1], err[k], key, vals[k]);
             return;
         }
     int idx[KEP_NTOL], n = 0;
@@ -217,9 +238,9 @@ static void check_order_adaptive(sl_check_report *r, const sl_propagator *p, con
             idx[n++] = k;
     if (n < 3) {
         sl_check_add(r, SL_CHECK_FAIL, name, "adaptive: cannot measure: fewer than 3 errors in "
-                     "[%g, %g] (%.2g at tol = %g .. %.2g at tol = %g)", KEP_ERR_MIN,
-                     KEP_ERR_MAX, err[0], kep_tols[0], err[KEP_NTOL - 1],
-                     kep_tols[KEP_NTOL - 1]);
+                     "[%g, %g] (%.2g at %s = %g .. %.2g at %s = %g)", KEP_ERR_MIN,
+                     KEP_ERR_MAX, err[0], key, vals[0], err[KEP_NTOL - 1], key,
+                     vals[KEP_NTOL - 1]);
         return;
     }
     double sx = 0, sy = 0, sxx = 0, sxy = 0;
@@ -232,8 +253,8 @@ static void check_order_adaptive(sl_check_report *r, const sl_propagator *p, con
     int ok = p->order >= 1 && fabs(order - p->order) <= ORDER_TOL;
     sl_check_add(r, ok ? SL_CHECK_PASS : SL_CHECK_FAIL, name,
                  "adaptive, Kepler e = %.1f: measured order %.2f vs stated %d (+-%.1f) from "
-                 "error against steps; tol %g..%g: error %.2g -> %.2g, %.0f -> %.0f steps",
-                 KEP_E, order, p->order, ORDER_TOL, kep_tols[lo], kep_tols[hi], err[lo],
+                 "error against steps; %s %g..%g: error %.2g -> %.2g, %.0f -> %.0f steps",
+                 KEP_E, order, p->order, ORDER_TOL, key, vals[lo], vals[hi], err[lo],
                  err[hi], steps[lo], steps[hi]);
 }
 

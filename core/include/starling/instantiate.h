@@ -15,6 +15,7 @@
 #include "starling/launch.h"
 #include "starling/plugin.h"
 #include "starling/version.h"
+#include "starling/cuda_nbodies.h"
 
 /* Body counts with fully unrolled specialisations, in three groups of
  * similar compile cost so that one integrator's CPU code can be spread over
@@ -27,6 +28,20 @@
 #define SL_NBODIES_C(X, ...) X(__VA_ARGS__, 14) X(__VA_ARGS__, 15) X(__VA_ARGS__, 16)
 #define SL_NBODIES(X, ...)                                                                 \
     SL_NBODIES_A(X, __VA_ARGS__) SL_NBODIES_B(X, __VA_ARGS__) SL_NBODIES_C(X, __VA_ARGS__)
+
+/* SL_CUDA_HAS_N(N): 1 when N is in the build's SL_CUDA_NBODIES (cuda_nbodies.h,
+ * from CMake), the body counts that get unrolled CUDA kernels. The others
+ * run on CUDA through the runtime-N kernel: the same code, slower, and a
+ * build that stamps fewer kernels compiles in a fraction of the time. The
+ * CPU loops are unrolled for every N of NBODIES whatever the list. */
+#define SL_CUDA_HAS_N(N) SL__NCAT(SL_CUDA_N_, N)
+/* Own copies of SL_CAT and SL_WHEN: the N lists expand inside SL_WHEN's
+ * expansion, where the preprocessor would not expand SL_WHEN again. */
+#define SL__NCAT_(a, b) a##b
+#define SL__NCAT(a, b) SL__NCAT_(a, b)
+#define SL__NWHEN_1(M, ...) M(__VA_ARGS__)
+#define SL__NWHEN_0(M, ...)
+#define SL__NWHEN(COND, M, ...) SL__NCAT(SL__NWHEN_, COND)(M, __VA_ARGS__)
 
 #if defined(__CUDACC__)
 
@@ -49,7 +64,9 @@ SL_EXTERN_C_END
         return sl_cuda_launch_systems((const void *)sl_kernel_##P##_##F##_##SUFFIX,        \
                                       #P "/" #F "/" #SUFFIX, a);                           \
     }
-#define SL__INST_N(P, F, N) SL_CHECK_NBODY(P, F, N) SL__INST_KERNEL(P, F, N, N, N)
+#define SL__INST_N_ON(P, F, N) SL__INST_KERNEL(P, F, N, N, N)
+#define SL__INST_N(P, F, N)                                                                \
+    SL_CHECK_NBODY(P, F, N) SL__NWHEN(SL_CUDA_HAS_N(N), SL__INST_N_ON, P, F, N)
 #define SL__INST_FORCE_ON(P, NBODIES, F)                                                   \
     NBODIES(SL__INST_N, P, F)                                                              \
     SL__INST_KERNEL(P, F, any, SL_NBODY_MAX, a->n_body)
@@ -86,9 +103,14 @@ SL_EXTERN_C_END
 #define SL__CUDA_DECL(P, F, SUFFIX)
 #define SL__CUDA_REF(P, F, SUFFIX) NULL
 #endif
+/* N's CUDA launcher: its unrolled kernel, or the runtime-N one when N is
+ * not in SL_CUDA_NBODIES. */
+#define SL__CUDA_REF_N_1(P, F, N) SL__CUDA_REF(P, F, N)
+#define SL__CUDA_REF_N_0(P, F, N) SL__CUDA_REF(P, F, any)
+#define SL__CUDA_REF_N(P, F, N) SL__NCAT(SL__CUDA_REF_N_, SL_CUDA_HAS_N(N))(P, F, N)
 #define SL__DECL_N(P, F, N)                                                                \
     sl_status sl_run_##P##_##F##_##N##_cpu(const sl_run_args *a);                          \
-    SL__CUDA_DECL(P, F, N)
+    SL__NWHEN(SL_CUDA_HAS_N(N), SL__CUDA_DECL, P, F, N)
 #define SL__DECL_FORCE_ON(P, NBODIES, F) NBODIES(SL__DECL_N, P, F) SL__CUDA_DECL(P, F, any)
 #define SL__DECL_FORCE(P, NBODIES, F)                                                      \
     SL_WHEN(SL_CAN_RUN(P, F), SL__DECL_FORCE_ON, P, NBODIES, F)
@@ -98,7 +120,7 @@ SL_EXTERN_C_END
     {SL_PROP_##P##_PERSIST, SL_PROP_##P##_NSTAGES, SL_PROP_##P##_JERK, SL_PROP_##P##_ADAPTIVE, \
      SL_PROP_##P##_PERTURB}
 #define SL__ENTRY_N(P, F, N)                                                               \
-    {#F, N, sl_run_##P##_##F##_##N##_cpu, SL__CUDA_REF(P, F, N), SL__TRAITS(P)},
+    {#F, N, sl_run_##P##_##F##_##N##_cpu, SL__CUDA_REF_N(P, F, N), SL__TRAITS(P)},
 #define SL__ENTRY_FORCE_ON(P, NBODIES, F)                                                  \
     NBODIES(SL__ENTRY_N, P, F)                                                             \
     {#F, 0, sl_run_##P##_##F##_any_cpu, SL__CUDA_REF(P, F, any), SL__TRAITS(P)},

@@ -1,0 +1,52 @@
+/* rkck plugin: the table and the runtime-N loops; the unrolled CPU loops
+ * are in rkck_cpu_{a,b,c}.c (compiled in parallel), the CUDA kernels in
+ * rkck_cuda.cu: the same macros over rkck.h. */
+#include "starling/instantiate.h"
+#include "starling/plugin.h"
+#include "forces.h"
+#include "rkck.h"
+
+SL_INTEGRATOR_TABLE(rkck, SL_FORCES, SL_NBODIES)
+
+static const sl_param rkck_params[] = {
+    {.name = "dt", .type = SL_PARAM_NUMBER, .min = 1e-300, .max = 1e300, .required = 1,
+     .doc = "time step (G = 1 units; one year = 2 pi)"},
+};
+
+static sl_status rkck_pack(const sl_param_values *pv, double pp[SL_PROP_PARAMS_MAX])
+{
+    for (int i = 0; i < SL_PROP_PARAMS_MAX; i++)
+        pp[i] = 0.0;
+    pp[0] = sl_params_get(pv, "dt");
+    return SL_OK;
+}
+
+static const sl_propagator rkck = {
+    .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_PROPAGATOR,
+    .name = "rkck",
+    .description = "Runge-Kutta Cash-Karp, 5th-order solution, fixed step, 6 force "
+                   "evaluations per step",
+    .params = rkck_params,
+    .n_params = sizeof rkck_params / sizeof rkck_params[0],
+    .order = 5,
+    .adaptive = SL_PROP_rkck_ADAPTIVE,
+    .persist_per_body = SL_PROP_rkck_PERSIST,
+    .pack = rkck_pack,
+    .kernels = sl_kernels_rkck,
+    .n_kernels = sizeof sl_kernels_rkck / sizeof sl_kernels_rkck[0],
+    .n_packed = 1,
+};
+
+static const sl_plugin_table tables[] = {{SL_KIND_PROPAGATOR, "rkck", &rkck}};
+
+static const sl_plugin plugin = {
+    .abi = SL_ABI_VERSION,
+    .name = "rkck",
+    .version = "1.0",
+    .description = "Runge-Kutta Cash-Karp integrator, fixed step (Cash & Karp 1990)",
+    .tables = tables,
+    .n_tables = 1,
+};
+
+SL_PLUGIN_EXPORT const sl_plugin *sl_plugin_entry(void) { return &plugin; }
