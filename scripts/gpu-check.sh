@@ -23,6 +23,6 @@ fi
 SL_REQUIRE_GPU=1 ctest --test-dir "$build" -L gpu --output-on-failure 2>&1 | tee "$out/gpu-tests.log"
 tests_rc=${PIPESTATUS[0]}
 "$build/bench/starling-bench" --all --bodies 3,6 2>&1 | tee "$out/bench.log"
-"$build/bench/starling-bench" --systems 131072 --bodies 2,4,8,12,16 --repeats 3 2>&1 | tee "$out/bench-n.log"
+"$build/bench/starling-bench" --systems 131072 --bodies 3,5,9,16 --repeats 3 2>&1 | tee "$out/bench-n.log"
 "$build/bench/starling-bench" --systems 131072 --bodies 3,6 --monitors 2>&1 | tee "$out/bench-monitors.log"
 exit "$tests_rc"
