@@ -13,9 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "outer_ss.h"
 #include "starling/starling.h"
 
-enum { NB = 5, MAX_SAMPLES = 64 };
+enum { MAX_SAMPLES = 64 };
 
 typedef struct en_opts {
     int64_t systems;
@@ -70,48 +71,6 @@ static int parse(int argc, char **argv, en_opts *o)
     return 0;
 }
 
-static int read_state(const char *path, double m[NB], double x[NB][3], double v[NB][3])
-{
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "energy-bench: cannot open %s\n", path);
-        return -1;
-    }
-    char line[512];
-    int b = 0, header = 0;
-    while (fgets(line, sizeof line, f) && b < NB) {
-        if (line[0] == '#')
-            continue;
-        if (!header++)
-            continue;
-        char *p = strchr(line, ',');
-        if (!p || sscanf(p + 1, "%lf,%lf,%lf,%lf,%lf,%lf,%lf", &m[b], &x[b][0], &x[b][1],
-                         &x[b][2], &v[b][0], &v[b][1], &v[b][2]) != 7)
-            break;
-        b++;
-    }
-    fclose(f);
-    if (b != NB)
-        fprintf(stderr, "energy-bench: %s: expected %d bodies, read %d\n", path, NB, b);
-    return b == NB ? 0 : -1;
-}
-
-static int make(const en_opts *o, sl_ensemble **out)
-{
-    double m[NB], x[NB][3], v[NB][3];
-    if (read_state(o->data, m, x, v) || sl_ensemble_create(o->systems, NB, out))
-        return -1;
-    for (int64_t s = 0; s < o->systems; s++)
-        for (int b = 0; b < NB; b++) {
-            double y[3];
-            for (int k = 0; k < 3; k++)
-                y[k] = x[b][k] * (1.0 + (b ? 1e-9 * (double)(s % 1000) : 0.0));
-            if (sl_ensemble_set_body(*out, s, b, m[b], y, v[b]))
-                return -1;
-        }
-    return 0;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -144,7 +103,7 @@ static int run_one(const en_opts *o, const sl_backend *be, const sl_registry *re
         return -1;
     const sl_propagator *p = t;
     sl_ensemble *e;
-    if (make(o, &e))
+    if (ss_make("energy-bench", o->data, o->systems, &e))
         return -1;
     double *e0 = malloc(sizeof *e0 * (size_t)o->systems),
            *work = malloc(sizeof *work * (size_t)o->systems);

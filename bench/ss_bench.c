@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "outer_ss.h"
 #include "starling/starling.h"
 
-enum { NB = 5 };
 static const double YEAR = 2.0 * 3.14159265358979323846;
 
 typedef struct ss_opts {
@@ -69,48 +69,6 @@ static int parse(int argc, char **argv, ss_opts *o)
     return o->systems > 0 && o->years > 0 ? 0 : -1;
 }
 
-static int read_state(const char *path, double m[NB], double x[NB][3], double v[NB][3])
-{
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "ss-bench: cannot open %s\n", path);
-        return -1;
-    }
-    char line[512];
-    int b = 0, header = 0;
-    while (fgets(line, sizeof line, f) && b < NB) {
-        if (line[0] == '#')
-            continue;
-        if (!header++)
-            continue;
-        char *p = strchr(line, ',');
-        if (!p || sscanf(p + 1, "%lf,%lf,%lf,%lf,%lf,%lf,%lf", &m[b], &x[b][0], &x[b][1],
-                         &x[b][2], &v[b][0], &v[b][1], &v[b][2]) != 7)
-            break;
-        b++;
-    }
-    fclose(f);
-    if (b != NB)
-        fprintf(stderr, "ss-bench: %s: expected %d bodies, read %d\n", path, NB, b);
-    return b == NB ? 0 : -1;
-}
-
-static int make(const ss_opts *o, int64_t n, sl_ensemble **out)
-{
-    double m[NB], x[NB][3], v[NB][3];
-    if (read_state(o->data, m, x, v) || sl_ensemble_create(n, NB, out))
-        return -1;
-    for (int64_t s = 0; s < n; s++)
-        for (int b = 0; b < NB; b++) {
-            double y[3];
-            for (int k = 0; k < 3; k++)
-                y[k] = x[b][k] * (1.0 + (b ? 1e-9 * (double)(s % 1000) : 0.0));
-            if (sl_ensemble_set_body(*out, s, b, m[b], y, v[b]))
-                return -1;
-        }
-    return 0;
-}
-
 /* One timed run (after a short warm-up run); seconds of wall time and the
  * largest |dE/E| over the systems. */
 static int timed(const sl_backend *be, const ss_opts *o, int64_t n, const sl_propagator *p,
@@ -119,7 +77,7 @@ static int timed(const sl_backend *be, const ss_opts *o, int64_t n, const sl_pro
 {
     for (int warm = 1; warm >= 0; warm--) {
         sl_ensemble *e;
-        if (make(o, n, &e))
+        if (ss_make("ss-bench", o->data, n, &e))
             return -1;
         sl_run_config c;
         sl_run_config_init(&c);

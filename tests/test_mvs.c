@@ -2,49 +2,7 @@
  * the outer Solar System from J2000 mean elements, G = 1, AU, Msun, one
  * year = 2 pi): WHFast in the same coordinates at the same step, IAS15 as
  * the truth; its order, its bounded energy, and what it refuses. */
-#include "sl_test.h"
-
-static const double YEAR = 2.0 * 3.14159265358979323846;
-enum { NB = 5 };
-
-/* The state of file tests/data/NAME (body,m,x,y,z,vx,vy,vz after '#'
- * comment lines and a header) into m, x, v. */
-static void read_state(const char *name, double m[NB], double x[NB][3], double v[NB][3])
-{
-    char path[512], line[512];
-    snprintf(path, sizeof path, "%s/%s", SL_TEST_DATA_DIR, name);
-    FILE *f = fopen(path, "r");
-    cr_assert_not_null(f, "cannot open %s", path);
-    int b = 0, header = 0;
-    while (fgets(line, sizeof line, f)) {
-        if (line[0] == '#')
-            continue;
-        if (!header) {
-            header = 1;
-            continue;
-        }
-        cr_assert(b < NB, "%s: more than %d bodies", path, NB);
-        char *p = strchr(line, ',');
-        cr_assert_not_null(p, "%s: no comma in '%s'", path, line);
-        cr_assert_eq(sscanf(p + 1, "%lf,%lf,%lf,%lf,%lf,%lf,%lf", &m[b], &x[b][0], &x[b][1],
-                            &x[b][2], &v[b][0], &v[b][1], &v[b][2]), 7, "%s: row %d", path, b);
-        b++;
-    }
-    fclose(f);
-    cr_assert_eq(b, NB, "%s: %d bodies", path, b);
-}
-
-static sl_ensemble *outer_ss(int64_t n_sys)
-{
-    double m[NB], x[NB][3], v[NB][3];
-    read_state("outer_ss.csv", m, x, v);
-    sl_ensemble *e;
-    SLT_OK(sl_ensemble_create(n_sys, NB, &e));
-    for (int64_t s = 0; s < n_sys; s++)
-        for (int b = 0; b < NB; b++)
-            SLT_OK(sl_ensemble_set_body(e, s, b, m[b], x[b], v[b]));
-    return e;
-}
+#include "outer_ss.h"
 
 static const sl_propagator *mvs_of(const slt_plugins *p)
 {
@@ -73,21 +31,6 @@ static void run_cpu(sl_ensemble *e, const sl_run_config *c)
     SLT_OK(sl_integrate(&be, e, c, &r));
     cr_assert_eq(e->status[0], SL_SYS_ACTIVE, "system 1 stopped");
     sl_run_result_free(&r);
-}
-
-/* Largest distance between the bodies of system 0 of e and a reference
- * state, over the largest distance from the barycentre (AU). */
-static double worst_position(const sl_ensemble *e, const double x[NB][3])
-{
-    double worst = 0.0;
-    for (int b = 0; b < NB; b++) {
-        double m, y[3], u[3], d = 0.0;
-        sl_ensemble_get_body(e, 0, b, &m, y, u);
-        for (int k = 0; k < 3; k++)
-            d += (y[k] - x[b][k]) * (y[k] - x[b][k]);
-        worst = fmax(worst, sqrt(d));
-    }
-    return worst / 30.0;
 }
 
 /* REBOUND's WHFast in democratic heliocentric coordinates (safe mode) is

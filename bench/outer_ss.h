@@ -1,0 +1,60 @@
+/* The outer Solar System state (tests/data/outer_ss.csv: body,m,x,y,z,vx,
+ * vy,vz after '#' comments and a header; G = 1, AU, Msun) and copies of it
+ * for the benchmarks that time REBOUND's question (ss-bench, energy-bench).
+ * Messages name the program PROG. */
+#ifndef SL_BENCH_OUTER_SS_H
+#define SL_BENCH_OUTER_SS_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "starling/starling.h"
+
+enum { NB = 5 };
+
+static int ss_read_state(const char *prog, const char *path, double m[NB], double x[NB][3],
+                         double v[NB][3])
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "%s: cannot open %s\n", prog, path);
+        return -1;
+    }
+    char line[512];
+    int b = 0, header = 0;
+    while (fgets(line, sizeof line, f) && b < NB) {
+        if (line[0] == '#')
+            continue;
+        if (!header++)
+            continue;
+        char *p = strchr(line, ',');
+        if (!p || sscanf(p + 1, "%lf,%lf,%lf,%lf,%lf,%lf,%lf", &m[b], &x[b][0], &x[b][1],
+                         &x[b][2], &v[b][0], &v[b][1], &v[b][2]) != 7)
+            break;
+        b++;
+    }
+    fclose(f);
+    if (b != NB)
+        fprintf(stderr, "%s: %s: expected %d bodies, read %d\n", prog, path, NB, b);
+    return b == NB ? 0 : -1;
+}
+
+/* n copies of the state in path, each copy's planets nudged by 1e-9 x
+ * (copy mod 1000) of their position so that the copies differ. */
+static int ss_make(const char *prog, const char *path, int64_t n, sl_ensemble **out)
+{
+    double m[NB], x[NB][3], v[NB][3];
+    if (ss_read_state(prog, path, m, x, v) || sl_ensemble_create(n, NB, out))
+        return -1;
+    for (int64_t s = 0; s < n; s++)
+        for (int b = 0; b < NB; b++) {
+            double y[3];
+            for (int k = 0; k < 3; k++)
+                y[k] = x[b][k] * (1.0 + (b ? 1e-9 * (double)(s % 1000) : 0.0));
+            if (sl_ensemble_set_body(*out, s, b, m[b], y, v[b]))
+                return -1;
+        }
+    return 0;
+}
+
+#endif
