@@ -132,14 +132,15 @@ static int r_reason(lua_State *L)
     return 1;
 }
 
-/* The body (1-based) a stop concerns, or the pair for a close encounter. */
+/* The body (1-based) a stop concerns, or the pair for a close encounter or
+ * a collision. */
 static int decode_detail(int32_t why, int32_t d, int *i, int *j)
 {
     if (why == SL_REASON_EJECTION || why == SL_REASON_UNBOUND) {
         *i = d + 1;
         return 1;
     }
-    if (why == SL_REASON_CLOSE_ENCOUNTER) {
+    if (why == SL_REASON_CLOSE_ENCOUNTER || why == SL_REASON_COLLISION) {
         *i = d / 256 + 1;
         *j = d % 256 + 1;
         return 2;

@@ -2,6 +2,7 @@
  * preloaded. The only part of starling that prints. */
 #define _GNU_SOURCE
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <lualib.h>
 
 #include "binding.h"
+#include "check_ref.h"
 #include "csv.h"
 #include "scaffold.h"
 #include "starling/registry.h"
@@ -33,6 +35,10 @@ static const char *const usage_text =
     "                                         run the plugin interface's contract on a plugin\n"
     "           (--data=FILE: likelihood data; --cpu-only: no CUDA comparisons;\n"
     "            --require-gpu: no usable GPU is a failure; --seed=N)\n"
+    "       starling check CONFIG.lua --reference FINAL.csv [--pos-tol=X] [--vel-tol=X]\n"
+    "                                         run CONFIG.lua and compare the ensemble it\n"
+    "           returns with FINAL.csv (E:write_csv's format), per system relative to its\n"
+    "           scale; tolerances default 1e-8; exit 1 when a system differs more\n"
     "       starling new KIND NAME [DIR]      write a small working plugin to start from\n"
     "           (KIND: integrator, force, likelihood or monitor; DIR defaults to NAME)\n"
     "       starling --version                version, CUDA support and devices\n"
@@ -337,6 +343,157 @@ static int run_script(const char *path, int argc, char **argv, const char *exe)
     return close_state(L, st != LUA_OK);
 }
 
+/* ---- check CONFIG --reference FINAL.csv ------------------------------------------ */
+
+/* [-1] = the value at the top, or its field `ensemble` when it is a table or
+ * userdata that has one (integrate's result): protected, since indexing
+ * may raise. */
+static int field_ensemble(lua_State *L)
+{
+    lua_getfield(L, 1, "ensemble");
+    return 1;
+}
+
+static sl_ensemble *returned_ensemble(lua_State *L)
+{
+    sl_ensemble *e = sl_lua_to_ensemble(L, -1);
+    if (e || (lua_type(L, -1) != LUA_TTABLE && lua_type(L, -1) != LUA_TUSERDATA))
+        return e;
+    lua_pushcfunction(L, field_ensemble);
+    lua_pushvalue(L, -2);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    e = sl_lua_to_ensemble(L, -1);
+    lua_pop(L, 1); /* the result keeps the ensemble alive */
+    return e;
+}
+
+/* A tolerance option "--NAME=X": 1 parsed, 0 not this option, -1 bad value. */
+static int tol_option(const char *a, const char *name, double *v)
+{
+    size_t n = strlen(name);
+    if (strncmp(a, name, n) != 0 || a[n] != '=')
+        return 0;
+    char *end;
+    double x = strtod(a + n + 1, &end);
+    if (end == a + n + 1 || *end || !(x > 0) || !(x < INFINITY)) {
+        fprintf(stderr, "starling: check: %s '%s': expected a positive number\n", name, a + n + 1);
+        return -1;
+    }
+    *v = x;
+    return 1;
+}
+
+static int check_args(int argc, char **argv, const char **config, const char **ref,
+                      double *pos_tol, double *vel_tol)
+{
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        int t = tol_option(a, "--pos-tol", pos_tol);
+        if (t == 0)
+            t = tol_option(a, "--vel-tol", vel_tol);
+        if (t < 0)
+            return SL_EXIT_USAGE;
+        if (t > 0)
+            continue;
+        if (!strcmp(a, "--reference") && i + 1 < argc)
+            *ref = argv[++i];
+        else if (!strncmp(a, "--reference=", 12))
+            *ref = a + 12;
+        else if (a[0] != '-' && !*config)
+            *config = a;
+        else {
+            fprintf(stderr, "starling: check: unexpected argument '%s'\n%s", a, usage_text);
+            return SL_EXIT_USAGE;
+        }
+    }
+    if (!*config || !*ref) {
+        fprintf(stderr, "starling: check: expected CONFIG.lua and --reference FINAL.csv\n%s",
+                usage_text);
+        return SL_EXIT_USAGE;
+    }
+    return SL_EXIT_OK;
+}
+
+/* Prints the verdict; returns the number of systems beyond a tolerance. */
+static int64_t print_comparison(const sl_ensemble *e, const sl_ref_sys *d, const char *ref,
+                                double pos_tol, double vel_tol)
+{
+    int64_t over = 0, wp = 0, wv = 0;
+    for (int64_t s = 0; s < e->n_sys; s++) {
+        wp = d[s].pos > d[wp].pos ? s : wp;
+        wv = d[s].vel > d[wv].vel ? s : wv;
+        if (!(d[s].pos <= pos_tol && d[s].vel <= vel_tol)) {
+            if (over < 10)
+                printf("  system %lld differs: positions %.3g (body %d), velocities %.3g (body %d)\n",
+                       (long long)s + 1, d[s].pos, d[s].pos_body + 1, d[s].vel, d[s].vel_body + 1);
+            over++;
+        }
+    }
+    printf("check: %lld systems of %d bodies against %s: worst position difference %.3g "
+           "(system %lld, body %d), velocity %.3g (system %lld, body %d), relative to each "
+           "system's scale; tolerances %.3g, %.3g: %s",
+           (long long)e->n_sys, e->n_body, ref, d[wp].pos, (long long)wp + 1, d[wp].pos_body + 1,
+           d[wv].vel, (long long)wv + 1, d[wv].vel_body + 1, pos_tol, vel_tol,
+           over ? "FAIL" : "pass");
+    if (over)
+        printf(" (%lld system%s beyond)", (long long)over, over == 1 ? "" : "s");
+    printf("\n");
+    return over;
+}
+
+/* `starling check CONFIG --reference FINAL.csv`: the reference is read (and
+ * refused) before the script runs, so a bad file costs no integration. */
+static int check_command(int argc, char **argv, const char *exe)
+{
+    const char *config = NULL, *ref = NULL;
+    double pos_tol = 1e-8, vel_tol = 1e-8;
+    int st = check_args(argc, argv, &config, &ref, &pos_tol, &vel_tol);
+    if (st)
+        return st;
+    sl_ensemble *re;
+    int has_seed;
+    uint64_t seed;
+    if (sl_csv_read_ensemble(ref, &re, &has_seed, &seed)) {
+        fprintf(stderr, "starling: check: %s\n", sl_last_error());
+        return SL_EXIT_ERROR;
+    }
+    lua_State *L = new_state();
+    if (!L) {
+        sl_ensemble_destroy(re);
+        return SL_EXIT_ERROR;
+    }
+    lua_createtable(L, 0, 2);
+    lua_pushstring(L, exe);
+    lua_rawseti(L, -2, -1);
+    lua_pushstring(L, config);
+    lua_rawseti(L, -2, 0);
+    lua_setglobal(L, "arg");
+    int failed = 1;
+    if (luaL_loadfile(L, config) != LUA_OK) {
+        fprintf(stderr, "starling: %s\n", lua_tostring(L, -1));
+    } else if (pcall_report(L, 0, 1) == LUA_OK) {
+        sl_ensemble *e = returned_ensemble(L);
+        sl_ref_sys *d = e ? malloc((size_t)(e->n_sys > 0 ? e->n_sys : 1) * sizeof *d) : NULL;
+        if (!e)
+            fprintf(stderr, "starling: check: %s returned %s: expected the ensemble it "
+                    "integrated (return E) or integrate's result (return r)\n", config,
+                    luaL_typename(L, -1));
+        else if (!d)
+            fprintf(stderr, "starling: check: out of memory\n");
+        else if (sl_ref_compare(e, re, ref, d))
+            fprintf(stderr, "starling: %s\n", sl_last_error());
+        else
+            failed = print_comparison(e, d, ref, pos_tol, vel_tol) > 0;
+        free(d);
+    }
+    fflush(stdout);
+    sl_ensemble_destroy(re);
+    return close_state(L, failed);
+}
+
 static int print_version(void)
 {
     int devices = sl_cuda_device_count();
@@ -358,7 +515,10 @@ static void print_param(const sl_param *p)
     char def[160], range[256], lo[32], hi[32];
     if (p->def_doc)
         snprintf(def, sizeof def, "default: %s", p->def_doc);
-    else if (p->required)
+    else if (p->required && p->def != 0.0 && p->def >= p->min && p->def <= p->max) {
+        sl_fmt_num(lo, sizeof lo, p->def);
+        snprintf(def, sizeof def, "required (e.g. %s)", lo);
+    } else if (p->required)
         snprintf(def, sizeof def, "required");
     else if (p->type == SL_PARAM_BOOL)
         snprintf(def, sizeof def, "default %s", p->def != 0 ? "true" : "false");
@@ -929,6 +1089,8 @@ int main(int argc, char **argv)
         return ls_command(argc - 2, argv + 2);
     if (!strcmp(cmd, "check-plugin"))
         return check_plugin_command(argc - 2, argv + 2);
+    if (!strcmp(cmd, "check"))
+        return check_command(argc - 2, argv + 2, argv[0]);
     if (!strcmp(cmd, "run")) {
         if (argc < 3) {
             fprintf(stderr, "starling: run: expected a script file\n%s", usage_text);

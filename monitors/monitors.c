@@ -1,5 +1,6 @@
 /* The built-in monitors. Each fills its part of sl_monitor_config; the
  * generic loop in integrate.h acts on it. */
+#include <math.h>
 #include "starling/monitor.h"
 #include "starling/plugin.h"
 
@@ -70,6 +71,29 @@ static sl_status menergy_configure(const sl_param_values *pv, sl_monitor_config 
     return SL_OK;
 }
 
+static const sl_param mcollide_params[] = {
+    {"radius", SL_PARAM_NUMBER, 0, 0, 1e300, 0,
+     "radius of every body but body 1 (units of x); 0: see density", NULL, NULL},
+    {"density", SL_PARAM_NUMBER, 0, 0, 1e300, 0,
+     "radii from masses, (3 m / (4 pi density))^(1/3) (units of mass / x^3); 0: off", NULL,
+     NULL},
+    {"central_radius", SL_PARAM_NUMBER, NAN, 0, 1e300, 0, "radius of body 1, the central body",
+     NULL, "the other bodies' rule"},
+};
+
+static sl_status mcollide_configure(const sl_param_values *pv, sl_monitor_config *mc)
+{
+    double r = sl_params_get(pv, "radius"), rho = sl_params_get(pv, "density"),
+           rc = sl_params_get(pv, "central_radius");
+    if ((r > 0) == (rho > 0))
+        return sl_fail(SL_ERR_ARG, "monitor 'collision': give one of 'radius' (%g) and "
+                       "'density' (%g), > 0", r, rho);
+    mc->collide_radius = rho > 0 ? 0.0 : r;
+    mc->collide_density = rho;
+    mc->collide_central = isnan(rc) ? -1.0 : rc;
+    return SL_OK;
+}
+
 #define MONITOR(ID, NAME, DOC)                                                             \
     static const sl_monitor ID = {                                                         \
         .abi = SL_ABI_VERSION,                                                             \
@@ -86,6 +110,8 @@ MONITOR(meject, "eject", "stop a system when a body leaves radius r (optionally:
 MONITOR(mclose, "close_encounter", "stop a system on a close encounter between planets");
 MONITOR(mnonfinite, "nonfinite", "mark a system failed when its state becomes NaN or Inf");
 MONITOR(menergy, "energy", "stop a system whose relative energy error exceeds a bound");
+MONITOR(mcollide, "collision", "stop a system when two bodies touch (radii fixed or from a "
+                               "density)");
 
 static const sl_plugin_table tables[] = {
     {SL_KIND_MONITOR, "log", &mlog},
@@ -93,13 +119,14 @@ static const sl_plugin_table tables[] = {
     {SL_KIND_MONITOR, "close_encounter", &mclose},
     {SL_KIND_MONITOR, "nonfinite", &mnonfinite},
     {SL_KIND_MONITOR, "energy", &menergy},
+    {SL_KIND_MONITOR, "collision", &mcollide},
 };
 
 static const sl_plugin plugin = {
     .abi = SL_ABI_VERSION,
     .name = "monitors",
     .version = "1.0",
-    .description = "built-in monitors: log, eject, close_encounter, nonfinite, energy",
+    .description = "built-in monitors: log, eject, close_encounter, nonfinite, energy, collision",
     .tables = tables,
     .n_tables = sizeof tables / sizeof tables[0],
 };

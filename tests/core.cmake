@@ -182,3 +182,6 @@ set_tests_properties(check_plugin_refuses_undeclared_code PROPERTIES WILL_FAIL T
 
 sl_add_test(test_family SOURCES test_family.c TIMEOUT 600)
 add_dependencies(test_family ${SL_TEST_PLUGINS} verlet rkck rkck_adaptive hermite_adaptive)
+
+sl_add_test(test_forces SOURCES test_forces.c TIMEOUT 600)
+add_dependencies(test_forces ${SL_TEST_PLUGINS} gr j2 mvs verlet rkck rkck_adaptive hermite_adaptive)

@@ -154,11 +154,40 @@ Test(check_plugin, plummer_kernel_set_passes)
     sl_check_plugin_result_free(&res);
 }
 
+/* gr and j2 add a central body's term to Newton's: acc, acc_jerk and
+ * acc_perturb, so every in-tree integrator has kernels for them, mvs too;
+ * each kernel set is checked as its integrator with the force. */
+static void central_force_passes(const char *name)
+{
+    char file[64], must[6][64], pair[64], cuda[64];
+    snprintf(file, sizeof file, "%s.so", name);
+    snprintf(pair, sizeof pair, "mvs/%s", name);
+    snprintf(cuda, sizeof cuda, "cuda/%s", name);
+    snprintf(must[0], 64, "%s:gradient", name);
+    snprintf(must[1], 64, "%s:order/hermite", name);
+    snprintf(must[2], 64, "%s:order/mvs", name);
+    snprintf(must[3], 64, "mvs/%s:kernels", name);
+    snprintf(must[4], 64, "mvs/%s:order/%s", name, name);
+    snprintf(must[5], 64, "mvs/%s:repeat/%s", name, name);
+    const char *const list[] = {must[0], must[1], must[2], must[3], must[4], must[5]};
+    passes(file, 7, list, 6); /* the force and a kernel set per in-tree integrator */
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", SLT_PLUGIN_DIR, file);
+    sl_check_plugin_result res;
+    check_file(path, &res);
+    cr_assert(find_check(&res, pair, cuda), "no CPU-vs-CUDA check in %s", pair);
+    sl_check_plugin_result_free(&res);
+}
+
+Test(check_plugin, gr_passes) { central_force_passes("gr"); }
+Test(check_plugin, j2_passes) { central_force_passes("j2"); }
+
 Test(check_plugin, monitors_pass)
 {
-    passes("monitors.so", 5,
+    passes("monitors.so", 6,
            MUST("log:configure", "log:params/refuse_bad", "eject:configure", "energy:configure",
-                "close_encounter:params/refuse_bad", "nonfinite:configure"));
+                "close_encounter:params/refuse_bad", "nonfinite:configure",
+                "collision:configure", "collision:params/refuse_bad"));
 }
 
 Test(check_plugin, kepler_rv_passes)

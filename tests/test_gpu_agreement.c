@@ -1,14 +1,14 @@
 /* GPU suite: the CUDA backend against the CPU backend on the same
  * ensembles (hermite + newton, N = 3 and 6 with unrolled kernels, N = 20
  * with the runtime-N fallback), with monitors on and systems designed to
- * eject, meet or go non-finite. Statuses, reasons, details, step counts
+ * eject, meet, fall onto the central body or go non-finite. Statuses, reasons, details, step counts
  * and times must be identical; positions and velocities agree to 1e-10
  * (relative to the system's scale); log record counts are identical.
  *
  * Skips when no CUDA device is usable, fails then if SL_REQUIRE_GPU=1. */
 #include "sl_test.h"
 
-enum { K_WIDE0, K_WIDE1, K_EJECT, K_CLOSE, K_NAN, K_WIDE2, NKIND };
+enum { K_WIDE0, K_WIDE1, K_EJECT, K_CLOSE, K_NAN, K_WIDE2, K_PLUNGE, NKIND };
 
 static const double TOL = 1e-10;
 
@@ -43,6 +43,11 @@ static sl_ensemble *make_ensemble(int n_body, int64_t n_sys, double spacing)
         case K_NAN:
             e->state[sl_state_index(s, n_body, n_body - 1, SL_VX)] = NAN;
             break;
+        case K_PLUNGE: /* planet 1 nearly stopped: it falls onto body 0 (radius 0.2) */
+            for (int k = 0; k < 3; k++)
+                v1[k] = v0[k] + 0.1 * (v1[k] - v0[k]);
+            SLT_OK(sl_ensemble_set_body(e, s, 1, m1, x1, v1));
+            break;
         default:
             break;
         }
@@ -56,6 +61,8 @@ static void configure(const slt_plugins *p, sl_run_config *c, slt_log *log, int6
     slt_monitor(p, c, "eject", 1, (const char *[]){"r"}, (double[]){16.0});
     slt_monitor(p, c, "close_encounter", 1, (const char *[]){"hill"}, (double[]){3.0});
     slt_monitor(p, c, "nonfinite", 0, NULL, NULL);
+    slt_monitor(p, c, "collision", 2, (const char *[]){"radius", "central_radius"},
+                (double[]){1e-4, 0.2});
     slt_monitor(p, c, "log", 2, (const char *[]){"every", "on_stop"}, (double[]){10, 1});
     slt_log_init(log, n_sys);
     slt_log_attach(c, log);
@@ -98,7 +105,7 @@ static void agreement(int n_body, int64_t n_sys, double spacing, const char *ker
                 (long long)rc.n_active, (long long)rc.n_stopped, (long long)rc.n_failed);
     cr_assert(!lc.bad && !lg.bad && !lc.unsorted && !lg.unsorted && !lc.regress && !lg.regress);
 
-    int64_t by_reason[8] = {0};
+    int64_t by_reason[16] = {0};
     double worst_x = 0, worst_v = 0;
     for (int64_t s = 0; s < n_sys; s++) {
         cr_assert_eq(ec->status[s], eg->status[s], "system %lld: cpu %s, cuda %s", (long long)s,
@@ -134,6 +141,8 @@ static void agreement(int n_body, int64_t n_sys, double spacing, const char *ker
     cr_assert(by_reason[SL_REASON_CLOSE_ENCOUNTER] >= n_sys / NKIND, "%lld encounters",
               (long long)by_reason[SL_REASON_CLOSE_ENCOUNTER]);
     cr_assert(by_reason[SL_REASON_NONFINITE] == (n_sys + NKIND - 1 - K_NAN) / NKIND);
+    cr_assert(by_reason[SL_REASON_COLLISION] >= n_sys / NKIND, "%lld collisions",
+              (long long)by_reason[SL_REASON_COLLISION]);
     cr_assert(rc.n_active >= n_sys / 3, "only %lld systems reached t_end", (long long)rc.n_active);
     cr_assert_eq(rc.n_active, rg.n_active);
     cr_assert_eq(rc.log_records, rg.log_records);

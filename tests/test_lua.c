@@ -724,6 +724,90 @@ static const char *const small_run =
     "print(r.backend)\n"
     "print('active', r.n_active)\n";
 
+/* The gr force with its speed of light as a key, and the collision
+ * monitor: touching planets stop with reason 'collision' and the pair. */
+Test(lua, gr_force_and_collision_monitor)
+{
+    write_text("gr.lua",
+               "local starling = require \"starling\"\n"
+               "local E = starling.ensemble{ n = 40, planets = 2, spacing = {min = 0.05, "
+               "max = 0.6}, seed = 7 }\n"
+               "local r = starling.integrate{ ensemble = E, integrator = \"mvs\",\n"
+               "  force = {\"gr\", c = 100}, dt = 0.01, t_end = 20, backend = \"cpu\",\n"
+               "  monitors = { {\"collision\", radius = 0.02} } }\n"
+               "assert(r.kernel:match('^mvs/gr/'), r.kernel)\n"
+               "assert(r.n_stopped > 0 and r.n_active > 0, 'expected some of each')\n"
+               "for i = 1, 40 do\n"
+               "  if r:status(i) ~= 'active' then\n"
+               "    assert(r:reason(i) == 'collision', r:reason(i))\n"
+               "    local a, b = r:detail(i); assert(a == 2 and b == 3)\n"
+               "  end\n"
+               "end\n"
+               "print('stopped', r.n_stopped)\n");
+    run_out o = run("run gr.lua", NULL);
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    cr_expect(strstr(o.out, "stopped\t"), "%s", o.out);
+    free_out(&o);
+}
+
+/* `starling check CONFIG --reference FINAL.csv`: the same run passes
+ * against its own final state, a nudged reference fails naming the
+ * system, and a reference of another shape is an error before any run. */
+Test(lua, check_against_a_reference)
+{
+    write_text("cfg.lua",
+               "local starling = require \"starling\"\n"
+               "local E = starling.ensemble{ n = 5, planets = 2, seed = 3 }\n"
+               "local r = starling.integrate{ ensemble = E, integrator = \"mvs\", dt = 0.05,\n"
+               "  t_end = 50, backend = \"cpu\" }\n"
+               "if arg[1] == 'write' then E:write_csv('final.csv') end\n"
+               "return r\n");
+    write_text("make.lua", "arg = {'write'}\ndofile('cfg.lua')\n");
+    run_out o = run("run make.lua", NULL);
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    free_out(&o);
+    o = run("check cfg.lua --reference final.csv", NULL);
+    cr_assert_eq(o.status, 0, "%s%s", o.out, o.err);
+    cr_expect(strstr(o.out, "check: 5 systems of 3 bodies against final.csv") &&
+                  strstr(o.out, ": pass"), "%s", o.out);
+    free_out(&o);
+    /* system 4, body 2's x nudged by 1e-6 of the system's scale */
+    write_text("nudge.lua",
+               "local starling = require \"starling\"\n"
+               "local E = starling.read_ensemble('final.csv')\n"
+               "local b = E:body(4, 2)\n"
+               "b.x[1] = b.x[1] + 1e-6\n"
+               "E:set_body(4, 2, b)\n"
+               "E:write_csv('nudged.csv')\n");
+    o = run("run nudge.lua", NULL);
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    free_out(&o);
+    o = run("check cfg.lua --reference=nudged.csv --pos-tol=1e-9", NULL);
+    cr_expect_eq(o.status, 1, "%s%s", o.out, o.err);
+    cr_expect(strstr(o.out, "system 4 differs: positions") && strstr(o.out, "(body 2)") &&
+                  strstr(o.out, "FAIL (1 system beyond)"), "%s", o.out);
+    free_out(&o);
+    o = run("check cfg.lua --reference=nudged.csv --pos-tol=1e-5", NULL);
+    cr_expect_eq(o.status, 0, "a looser tolerance passes: %s%s", o.out, o.err);
+    free_out(&o);
+    write_text("two.lua",
+               "local starling = require \"starling\"\n"
+               "starling.ensemble{ n = 2, planets = 1, seed = 3 }:write_csv('two.csv')\n");
+    o = run("run two.lua", NULL);
+    free_out(&o);
+    o = run("check cfg.lua --reference two.csv", NULL);
+    cr_expect_eq(o.status, 1);
+    cr_expect(strstr(o.err, "two.csv has 2 systems of 2 bodies, the run 5 of 3"), "%s", o.err);
+    free_out(&o);
+    o = run("check cfg.lua --reference missing.csv", NULL);
+    cr_expect_eq(o.status, 1);
+    cr_expect(strstr(o.err, "missing.csv"), "%s", o.err);
+    free_out(&o);
+    o = run("check cfg.lua", NULL);
+    cr_expect_eq(o.status, 2, "no reference: usage");
+    free_out(&o);
+}
+
 Test(lua, small_run_writes_csv_with_header)
 {
     write_text("run.lua", small_run);

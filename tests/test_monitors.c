@@ -826,3 +826,110 @@ Test(monitors, step_count_is_t_end_over_dt)
     sl_ensemble_destroy(e);
     slt_unload(&p);
 }
+
+/* The collision monitor: bodies of finite size stop a system at the first
+ * step at which two of them overlap, naming the pair; a fixed radius and
+ * radii from a density decide alike, and body 0 has its own radius. The
+ * planets of K_CLOSE meet head-on (0.01 apart at closest); a third kind
+ * falls onto body 0. */
+static void collision_case(int by_density)
+{
+    slt_plugins p;
+    slt_load(&p);
+    enum { C_BENIGN, C_MEET, C_PLUNGE, C_KINDS };
+    const int64_t NS = 23;
+    const double R = 0.006, R0 = 0.1, dt = 0.01, t_end = 20.0;
+    sl_ensemble *e;
+    SLT_OK(sl_ensemble_create(NS, 3, &e));
+    for (int64_t s = 0; s < NS; s++) {
+        int k = (int)(s % C_KINDS);
+        set_kind(e, s, k == C_MEET ? K_CLOSE : K_BENIGN);
+        if (k == C_PLUNGE) { /* planet 1 at a tenth of circular speed */
+            double m, x[3], v[3];
+            sl_ensemble_get_body(e, s, 1, &m, x, v);
+            for (int c = 0; c < 3; c++)
+                v[c] *= 0.1;
+            SLT_OK(sl_ensemble_set_body(e, s, 1, m, x, v));
+        }
+    }
+    sl_ensemble_to_barycentric(e);
+    sl_run_config c;
+    slt_config(&p, &c, dt, t_end);
+    /* the density whose planets (PM) have radius R */
+    double rho = 3.0 * PM / (4.0 * M_PI * R * R * R);
+    if (by_density)
+        slt_monitor(&p, &c, "collision", 2, (const char *[]){"density", "central_radius"},
+                    (double[]){rho, R0});
+    else
+        slt_monitor(&p, &c, "collision", 2, (const char *[]){"radius", "central_radius"},
+                    (double[]){R, R0});
+    slt_monitor(&p, &c, "log", 2, (const char *[]){"every", "on_stop"}, (double[]){1, 1});
+    slt_log log;
+    slt_log_init(&log, NS);
+    slt_log_attach(&c, &log);
+    sl_backend be;
+    SLT_OK(sl_backend_open("cpu", &be));
+    sl_run_result res;
+    SLT_OK(sl_integrate(&be, e, &c, &res));
+    slt_log_sort(&log);
+    for (int64_t s = 0; s < NS; s++) {
+        int k = (int)(s % C_KINDS);
+        int want = k == C_BENIGN ? SL_REASON_NONE : SL_REASON_COLLISION;
+        int pair = k == C_MEET ? 1 * 256 + 2 : k == C_PLUNGE ? 0 * 256 + 1 : 0;
+        cr_assert_eq(e->reason[s], want, "system %lld (kind %d): %s", (long long)s, k,
+                     sl_reason_label(e->reason[s]));
+        if (want)
+            cr_assert_eq(e->detail[s], pair, "system %lld: pair %d, expected %d",
+                         (long long)s, e->detail[s], pair);
+    }
+    /* at the first overlapping step: every earlier record apart, the stop's not */
+    int64_t stops = 0;
+    for (int64_t i = 0; i < log.n; i++) {
+        const double *r = log.rec + (size_t)i * (size_t)log.rec_len;
+        int k = (int)((int64_t)r[0] % C_KINDS), ev = (int)r[3];
+        if (k == C_BENIGN)
+            continue;
+        int bi = k == C_MEET ? 1 : 0, bj = k == C_MEET ? 2 : 1;
+        double lim = k == C_MEET ? 2 * R : R0 + R;
+        double d = dist(r, bi, bj);
+        if (ev == SL_LOG_STOP) {
+            cr_assert(d < lim * (1 + 1e-9), "stop record at distance %.17g, limit %.17g", d,
+                      lim);
+            stops++;
+        } else {
+            cr_assert(d >= lim * (1 - 1e-9), "system %g step %g: distance %.17g < %.17g "
+                      "without a stop", r[0], r[2], d, lim);
+        }
+    }
+    cr_assert_eq(stops, res.n_stopped);
+    cr_assert_eq(res.n_stopped, NS - (NS + C_KINDS - 1) / C_KINDS, "%lld stopped",
+                 (long long)res.n_stopped);
+    slt_log_free(&log);
+    sl_run_result_free(&res);
+    sl_ensemble_destroy(e);
+    slt_unload(&p);
+}
+
+Test(monitors, collision_with_fixed_radii) { collision_case(0); }
+Test(monitors, collision_with_radii_from_density) { collision_case(1); }
+
+Test(monitors, collision_needs_a_radius_or_a_density)
+{
+    slt_plugins p;
+    slt_load(&p);
+    const void *t;
+    SLT_OK(sl_registry_get(p.reg, SL_KIND_MONITOR, "collision", &t));
+    const sl_monitor *m = t;
+    sl_param_values pv;
+    sl_monitor_config mc;
+    sl_monitor_config_default(&mc);
+    SLT_OK(sl_params_init(&pv, m->params, m->n_params));
+    cr_assert_neq(m->configure(&pv, &mc), SL_OK);
+    cr_assert(strstr(sl_last_error(), "'radius'") && strstr(sl_last_error(), "'density'"), "%s",
+              sl_last_error());
+    SLT_OK(sl_params_set(&pv, "radius", 1e-3));
+    SLT_OK(sl_params_set(&pv, "density", 2.0));
+    cr_assert_neq(m->configure(&pv, &mc), SL_OK, "both given");
+    cr_assert_neq(sl_params_set(&pv, "central_radius", -1.0), SL_OK);
+    slt_unload(&p);
+}

@@ -313,11 +313,12 @@ Test(registry, unknown_name_lists_available)
     cr_assert_eq(st, SL_ERR_ARG);
     cr_assert_null(t);
     cr_assert(strstr(sl_last_error(), "unknown force 'newtonian'"), "%s", sl_last_error());
-    cr_assert(strstr(sl_last_error(), "available: newton"), "%s", sl_last_error());
+    cr_assert(strstr(sl_last_error(), "available: gr, j2, newton, plummer"), "%s",
+              sl_last_error());
     st = sl_registry_get(p.reg, SL_KIND_MONITOR, "ejection", &t);
     cr_assert_eq(st, SL_ERR_ARG);
-    const char *names[] = {"log", "eject", "close_encounter", "nonfinite", "energy"};
-    for (int i = 0; i < 5; i++)
+    const char *names[] = {"log", "eject", "close_encounter", "nonfinite", "energy", "collision"};
+    for (int i = 0; i < 6; i++)
         cr_assert(strstr(sl_last_error(), names[i]), "'%s' missing from: %s", names[i],
                   sl_last_error());
     cr_assert(!strstr(sl_last_error(), "hermite"), "other kinds listed: %s", sl_last_error());

@@ -177,14 +177,17 @@ void sl_check_schema(sl_check_report *r, const char *what, const sl_param *s, si
     check_refusals(r, name, s, n);
 }
 
-/* A valid value for a key without a usable default: 1 where allowed, else
- * the bound nearest to it. */
+/* A valid value for a key without a usable default: a required key's
+ * example (a non-zero def inside the range, params.h), else 1 where
+ * allowed, else the bound nearest to it. */
 static double valid_value(const sl_param *p)
 {
     if (p->type == SL_PARAM_BOOL)
         return 1.0;
     if (p->type == SL_PARAM_WORD)
         return 0.0;
+    if (p->required && p->def != 0.0 && p->def >= p->min && p->def <= p->max)
+        return p->def;
     double v = 1.0 < p->min ? p->min : 1.0 > p->max ? p->max : 1.0;
     if (p->type == SL_PARAM_INTEGER && v != floor(v))
         v = ceil(v) <= p->max ? ceil(v) : floor(v);
@@ -205,7 +208,8 @@ sl_status sl_check_valid_values(const sl_param *s, size_t n, sl_param_values *pv
 static int config_finite(const sl_monitor_config *mc)
 {
     return !isnan(mc->log_every_dt) && !isnan(mc->eject_r) && !isnan(mc->unbound_r) &&
-           !isnan(mc->close_hill) && !isnan(mc->energy_max);
+           !isnan(mc->close_hill) && !isnan(mc->energy_max) && !isnan(mc->collide_radius) &&
+           !isnan(mc->collide_density) && !isnan(mc->collide_central);
 }
 
 /* Defaults first; a monitor whose defaults are "off" (and refused as

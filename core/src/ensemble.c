@@ -282,6 +282,7 @@ const char *sl_reason_label(int32_t reason)
     case SL_REASON_ENERGY: return "energy";
     case SL_REASON_MONITOR: return "monitor";
     case SL_REASON_STEP_SIZE: return "step_size";
+    case SL_REASON_COLLISION: return "collision";
     }
     return "unknown";
 }

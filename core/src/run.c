@@ -27,6 +27,7 @@ void sl_monitor_config_default(sl_monitor_config *mc)
 {
     memset(mc, 0, sizeof *mc);
     mc->unbound_r = -1.0;
+    mc->collide_central = -1.0; /* as the other bodies */
     mc->check_every = 1;
     mc->check_nonfinite = 1;
 }
@@ -106,6 +107,11 @@ static sl_status check_config(const sl_backend *be, const sl_ensemble *e, const 
         return sl_fail(SL_ERR_ARG, "integrate: max_steps and steps_per_launch must be >= 0");
     if (c->mon.log_every_steps < 0 || c->mon.log_every_dt < 0 || !(c->mon.check_every >= 1))
         return sl_fail(SL_ERR_ARG, "integrate: log and check periods must be >= 0 (check >= 1)");
+    if (!(c->mon.collide_radius >= 0) || !(c->mon.collide_density >= 0) ||
+        !(c->mon.collide_central >= -1.0))
+        return sl_fail(SL_ERR_ARG, "integrate: collision radius %g, density %g, central radius "
+                       "%g: expected numbers >= 0 (central -1: as the others)",
+                       c->mon.collide_radius, c->mon.collide_density, c->mon.collide_central);
     /* The kernels only step forward: a t_end behind a system's time would
      * leave it where it is and report success. */
     int64_t ahead = -1;

@@ -34,7 +34,8 @@ typedef enum sl_stop_reason {
     SL_REASON_STEP_CAP,
     SL_REASON_ENERGY,
     SL_REASON_MONITOR, /* a user monitor (monitor.h): detail = slot * 256 + code */
-    SL_REASON_STEP_SIZE /* an adaptive step failed: detail = SL_STEP_FAULT_* */
+    SL_REASON_STEP_SIZE, /* an adaptive step failed: detail = SL_STEP_FAULT_* */
+    SL_REASON_COLLISION  /* two bodies touched (monitor 'collision'): detail = i*256+j */
 } sl_stop_reason;
 
 /* The detail of a system stopped with SL_REASON_STEP_SIZE (launch.h says

@@ -29,6 +29,15 @@ typedef struct sl_monitor_config {
     double energy_max;       /* 0: off; stop when |E/E0 - 1| > energy_max */
     int64_t check_every;     /* energy check period in steps */
     int check_nonfinite;     /* mark non-finite systems failed */
+    /* ABI 8: collisions between bodies of finite size (off while both
+     * collide_radius and collide_density are 0). Body b > 0 has radius
+     * collide_radius, or (3 m_b / (4 pi collide_density))^(1/3) when the
+     * density is > 0; body 0 has collide_central, or the same rule when
+     * collide_central < 0. A pair closer than the sum of its radii stops
+     * the system (SL_REASON_COLLISION, detail i*256+j). */
+    double collide_radius;
+    double collide_density;
+    double collide_central;
 } sl_monitor_config;
 
 void sl_monitor_config_default(sl_monitor_config *mc);

@@ -20,7 +20,9 @@ typedef struct sl_param {
     const char *name;
     sl_param_type type;
     double def;       /* default value, used when the key is absent (a word's index; NaN:
-                         decided by the plugin, see def_doc) */
+                         decided by the plugin, see def_doc). For a required key: 0, or
+                         a typical value inside [min, max] that `starling plugins` shows
+                         as an example and check-plugin runs with */
     double min, max;  /* inclusive bounds (ignored for words) */
     int required;     /* 1: no default, the key must be given */
     const char *doc;  /* one line, shown by `starling plugins` */

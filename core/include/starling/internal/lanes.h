@@ -248,7 +248,8 @@ static inline int sl_lanes_need_scalar(const sl_run_args *a)
            mc->log_every_dt > 0.0;
 }
 
-/* The state-only stop checks (ejection, unbound, close encounter) cost a
+/* The state-only stop checks (ejection, unbound, close encounter,
+ * collision) cost a
  * scalar sl_monitor_stop per lane and step, which halved the CPU's speed.
  * So a vectorised screen runs first, on the same values with the same
  * formulas but thresholds loosened by 1e-12 relative: a lane it passes
@@ -271,13 +272,24 @@ static inline void sl_lanes_hill(int n, const double *m, double *hf)
 
 static inline int sl_lanes_screened(const sl_monitor_config *mc)
 {
-    return mc->eject_r > 0.0 || mc->unbound_r >= 0.0 || mc->close_hill > 0.0;
+    return mc->eject_r > 0.0 || mc->unbound_r >= 0.0 || mc->close_hill > 0.0 ||
+           sl_collide_on(mc);
+}
+
+/* The collision radii depend on the masses only: once per launch too. */
+static inline void sl_lanes_radii(const sl_monitor_config *mc, int n, const double *m,
+                                  double *rf)
+{
+    const int W = SL_CHUNK;
+    for (int b = 0; b < n; b++)
+        for (int l = 0; l < W; l++)
+            rf[W * b + l] = sl_collide_radius(mc, b, m[W * b + l]) * (1.0 + SL_SCREEN_SLACK);
 }
 
 /* flag[l] |= 1 where lane l may meet a state-only stop condition; returns
  * whether any lane may. */
 static inline int sl_lanes_screen(const sl_monitor_config *mc, int n, const double *x,
-                                  const double *hf, int *flag)
+                                  const double *hf, const double *rf, int *flag)
 {
     const int W = SL_CHUNK;
     double rr = INFINITY;
@@ -287,7 +299,7 @@ static inline int sl_lanes_screen(const sl_monitor_config *mc, int n, const doub
         rr = mc->unbound_r * mc->unbound_r;
     rr *= 1.0 - SL_SCREEN_SLACK;
     const double ch = mc->close_hill * (1.0 + SL_SCREEN_SLACK);
-    const int close = mc->close_hill > 0.0;
+    const int close = mc->close_hill > 0.0, collide = sl_collide_on(mc);
     int any = 0;
 #pragma omp simd reduction(| : any)
     for (int l = 0; l < W; l++) {
@@ -306,6 +318,18 @@ static inline int sl_lanes_screen(const sl_monitor_config *mc, int n, const doub
                 SL_UNROLL
                 for (int j = i + 1; j < n; j++, q++)
                     f |= sl_close_pair(W, x + l, i, j, hf[W * q + l], ch);
+            }
+        }
+        if (collide) {
+            SL_UNROLL
+            for (int i = 0; i < n; i++) {
+                SL_UNROLL
+                for (int j = i + 1; j < n; j++) {
+                    double dx = SL_XL(i, 0) - SL_XL(j, 0), dy = SL_XL(i, 1) - SL_XL(j, 1),
+                           dz = SL_XL(i, 2) - SL_XL(j, 2);
+                    double lim = rf[W * i + l] + rf[W * j + l];
+                    f |= dx * dx + dy * dy + dz * dz < lim * lim;
+                }
             }
         }
 #undef SL_XL
@@ -370,9 +394,12 @@ SL_STATIC_ASSERT(SL_STAGES_MAX == 16, "SL_LANES_DEFINE stamps 16 stages: stamp S
         }                                                                                  \
         const int scalar = sl_lanes_need_scalar(a), screened = sl_lanes_screened(&a->mon);  \
         _Alignas(64) double hf[(SL_PAIRS(N) > 0 ? SL_PAIRS(N) : 1) * W];                   \
+        _Alignas(64) double rf[(N) * W];                                                   \
         int flag[W];                                                                       \
         if (screened && a->mon.close_hill > 0.0)                                           \
             sl_lanes_hill(N, m, hf);                                                       \
+        if (screened && sl_collide_on(&a->mon))                                            \
+            sl_lanes_radii(&a->mon, N, m, rf);                                             \
         /* adaptive: k counts tries, rejected ones too; the plan stops each lane */        \
         for (int64_t k = 0;                                                                \
              (SL_PROP_##P##_ADAPTIVE || k < a->launch_steps) &&                            \
@@ -428,7 +455,7 @@ SL_STATIC_ASSERT(SL_STAGES_MAX == 16, "SL_LANES_DEFINE stamps 16 stages: stamp S
             if (SL_PROP_##P##_ADAPTIVE)                                                    \
                 bad |= sl_lanes_next_fault(a, &L);                                         \
             if (screened)                                                                  \
-                bad |= sl_lanes_screen(&a->mon, N, x, hf, flag);                           \
+                bad |= sl_lanes_screen(&a->mon, N, x, hf, rf, flag);                       \
             if (!scalar && !bad)                                                           \
                 continue;                                                                  \
             for (int l = 0; l < W; l++) {                                                  \

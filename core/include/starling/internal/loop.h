@@ -94,8 +94,41 @@ SL_HD SL_INLINE int sl_close_pair(int S, const double *x, int i, int j, double h
     return dx * dx + dy * dy + dz * dz < lim * lim;
 }
 
+/* Whether the collision monitor is on, and body b's radius for it. */
+SL_HD SL_INLINE int sl_collide_on(const sl_monitor_config *mc)
+{
+    return mc->collide_radius > 0.0 || mc->collide_density > 0.0;
+}
+
+SL_HD SL_INLINE double sl_collide_radius(const sl_monitor_config *mc, int b, double m)
+{
+    if (b == 0 && mc->collide_central >= 0.0)
+        return mc->collide_central;
+    if (mc->collide_density > 0.0)
+        return cbrt(m * (3.0 / (4.0 * 3.14159265358979323846)) / mc->collide_density);
+    return mc->collide_radius;
+}
+
+/* The first pair (i, j), i < j, closer than the sum of their radii: i*256+j,
+ * or -1. Arrays strided by S. */
+SL_HD SL_INLINE int sl_collide_pair(const sl_monitor_config *mc, int n, int S, const double *x,
+                                    const double *m)
+{
+    for (int i = 0; i < n; i++) {
+        double ri = sl_collide_radius(mc, i, m[S * i]);
+        for (int j = i + 1; j < n; j++) {
+            double lim = ri + sl_collide_radius(mc, j, m[S * j]);
+            double dx = x[S * (3 * i)] - x[S * (3 * j)], dy = x[S * (3 * i + 1)] - x[S * (3 * j + 1)],
+                   dz = x[S * (3 * i + 2)] - x[S * (3 * j + 2)];
+            if (dx * dx + dy * dy + dz * dz < lim * lim)
+                return i * 256 + j;
+        }
+    }
+    return -1;
+}
+
 /* Stop conditions that need only the state: non-finite values, ejection,
- * unbound bodies and close encounters. Body 0 is the central body; arrays
+ * unbound bodies, close encounters and collisions. Body 0 is the central body; arrays
  * are strided by S (see forces/newton/newton.h). Returns an sl_stop_reason,
  * with the body (or pair i*256+j) in *detail. */
 SL_HD SL_INLINE int sl_monitor_stop(const sl_monitor_config *mc, int n, int S, const double *x,
@@ -145,6 +178,13 @@ SL_HD SL_INLINE int sl_monitor_stop(const sl_monitor_config *mc, int n, int S, c
                     return SL_REASON_CLOSE_ENCOUNTER;
                 }
             }
+        }
+    }
+    if (sl_collide_on(mc)) {
+        int pair = sl_collide_pair(mc, n, S, x, m);
+        if (pair >= 0) {
+            *detail = pair;
+            return SL_REASON_COLLISION;
         }
     }
 #undef SL_XS

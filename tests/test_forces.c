@@ -1,0 +1,358 @@
+/* The forces that add a central body's term to Newtonian gravity: gr (the
+ * post-Newtonian potential of Nobili & Roxburgh, REBOUNDx's gr_potential)
+ * and j2 (an oblate central body). Their SL_HD functions directly (the
+ * added term's gradient, jerk, perturbation part and momentum), and their
+ * physics through every integrator on the CPU: Mercury's relativistic
+ * perihelion advance and the nodal regression and apsidal advance of a
+ * satellite of an oblate planet, against the textbook rates. */
+#include "sl_test.h"
+#include "starling/forces/gr.h"
+#include "starling/forces/j2.h"
+
+#define NB 5
+
+typedef void (*acc_fn)(int, int, const double *, const double *, const double *,
+                       const double *, double *);
+typedef void (*jerk_fn)(int, int, const double *, const double *, const double *,
+                        const double *, double *, double *);
+typedef double (*pot_fn)(int, int, const double *, const double *, const double *);
+
+typedef struct force_fns {
+    const char *name;
+    acc_fn acc, perturb;
+    jerk_fn jerk;
+    pot_fn pot;
+    double fp[SL_FORCE_PARAMS_MAX];
+} force_fns;
+
+/* Strong terms, so that the added part is a sizeable fraction of the
+ * whole: c = 2 (gr), J2 R^2 = 0.1 (j2). */
+static force_fns gr_fns(void)
+{
+    return (force_fns){"gr", sl_force_gr_acc, sl_force_gr_acc_perturb, sl_force_gr_acc_jerk,
+                       sl_force_gr_potential, {0.25}};
+}
+
+static force_fns j2_fns(void)
+{
+    return (force_fns){"j2", sl_force_j2_acc, sl_force_j2_acc_perturb, sl_force_j2_acc_jerk,
+                       sl_force_j2_potential, {0.1}};
+}
+
+/* A heavy body 0 off the origin and four light bodies around it, moving. */
+static void bodies(double x[3 * NB], double v[3 * NB], double m[NB])
+{
+    static const double xs[3 * NB] = {0.1,  -0.2, 0.05, 1.1, 0.3,  0.4,  -0.7, 1.3,
+                                      -0.5, 0.2,  -1.6, 0.9, -2.1, -0.8, -1.2};
+    static const double vs[3 * NB] = {0.01, 0.02,  -0.01, -0.3, 0.9,  0.2,  -0.6, -0.4,
+                                      0.3,  0.75, 0.1,   -0.2, 0.35, -0.5, 0.45};
+    static const double ms[NB] = {1.0, 1e-3, 3e-4, 2e-3, 5e-4};
+    memcpy(x, xs, sizeof xs);
+    memcpy(v, vs, sizeof vs);
+    memcpy(m, ms, sizeof ms);
+}
+
+/* What the force adds to Newton's accelerations (and jerks). */
+static void added(const force_fns *f, const double *x, const double *v, const double *m,
+                  double *a, double *j)
+{
+    double an[3 * NB], jn[3 * NB], fp0[SL_FORCE_PARAMS_MAX] = {0};
+    f->jerk(NB, 1, x, v, m, f->fp, a, j);
+    sl_force_newton_acc_jerk(NB, 1, x, v, m, fp0, an, jn);
+    for (int k = 0; k < 3 * NB; k++) {
+        a[k] -= an[k];
+        j[k] -= jn[k];
+    }
+}
+
+static double max_abs(const double *a, int n)
+{
+    double r = 0;
+    for (int k = 0; k < n; k++)
+        r = fmax(r, fabs(a[k]));
+    return r;
+}
+
+/* The added acceleration is minus the gradient of the added potential over
+ * the mass (central differences), and acc agrees with acc_jerk. */
+static void gradient(force_fns f)
+{
+    double x[3 * NB], v[3 * NB], m[NB], a[3 * NB], j[3 * NB], a1[3 * NB], d = 0;
+    bodies(x, v, m);
+    added(&f, x, v, m, a, j);
+    f.acc(NB, 1, x, v, m, f.fp, a1);
+    double an[3 * NB], fp0[SL_FORCE_PARAMS_MAX] = {0};
+    sl_force_newton_acc(NB, 1, x, v, m, fp0, an);
+    const double h = 1e-6;
+    for (int k = 0; k < 3 * NB; k++) {
+        cr_assert(fabs(a1[k] - an[k] - a[k]) <= 1e-15 * fabs(a1[k]) + 1e-300,
+                  "%s: acc and acc_jerk differ at %d", f.name, k);
+        double keep = x[k];
+        x[k] = keep + h;
+        double up = f.pot(NB, 1, x, m, f.fp) - sl_force_newton_potential(NB, 1, x, m, fp0);
+        x[k] = keep - h;
+        double down = f.pot(NB, 1, x, m, f.fp) - sl_force_newton_potential(NB, 1, x, m, fp0);
+        x[k] = keep;
+        d = fmax(d, fabs(-(up - down) / (2 * h) / m[k / 3] - a[k]));
+    }
+    double rel = d / max_abs(a, 3 * NB);
+    cr_log_info("%s: |added acc + grad(added U)/m| / max|added acc| = %.2g", f.name, rel);
+    cr_assert(max_abs(a, 3 * NB) > 1e-3, "%s: the added term is too weak to test", f.name);
+    cr_assert(rel < 1e-7, "%s: the added acceleration is not the potential's gradient (%.3g)",
+              f.name, rel);
+}
+
+Test(forces, gr_is_the_gradient_of_its_potential) { gradient(gr_fns()); }
+Test(forces, j2_is_the_gradient_of_its_potential) { gradient(j2_fns()); }
+
+/* The jerk is the time derivative of the acceleration along x + v t. */
+static void jerk(force_fns f)
+{
+    double x[3 * NB], v[3 * NB], m[NB], a[3 * NB], j[3 * NB], ap[3 * NB], am[3 * NB],
+        xs[3 * NB], d = 0;
+    bodies(x, v, m);
+    added(&f, x, v, m, a, j);
+    const double h = 1e-5;
+    double jn[3 * NB];
+    for (int k = 0; k < 3 * NB; k++)
+        xs[k] = x[k] + h * v[k];
+    added(&f, xs, v, m, ap, jn);
+    for (int k = 0; k < 3 * NB; k++)
+        xs[k] = x[k] - h * v[k];
+    added(&f, xs, v, m, am, jn);
+    for (int k = 0; k < 3 * NB; k++)
+        d = fmax(d, fabs((ap[k] - am[k]) / (2 * h) - j[k]));
+    double rel = d / max_abs(j, 3 * NB);
+    cr_log_info("%s: |added jerk - d(added acc)/dt| / max|added jerk| = %.2g", f.name, rel);
+    cr_assert(max_abs(j, 3 * NB) > 1e-3, "%s: the added jerk is too weak to test", f.name);
+    cr_assert(rel < 1e-7, "%s: the jerk is not the acceleration's derivative (%.3g)", f.name,
+              rel);
+}
+
+Test(forces, gr_jerk_is_the_derivative) { jerk(gr_fns()); }
+Test(forces, j2_jerk_is_the_derivative) { jerk(j2_fns()); }
+
+/* The perturbation part is the whole force less body 0's Newtonian pull on
+ * the others, body 0's row zero; the whole conserves momentum. */
+static void perturbation(force_fns f)
+{
+    double x[3 * NB], v[3 * NB], m[NB], a[3 * NB], p[3 * NB];
+    bodies(x, v, m);
+    f.acc(NB, 1, x, v, m, f.fp, a);
+    f.perturb(NB, 1, x, v, m, f.fp, p);
+    for (int c = 0; c < 3; c++)
+        cr_assert_eq(p[c], 0.0, "%s: body 0's perturbation row is not zero", f.name);
+    double worst = 0, mom[3] = {0, 0, 0};
+    for (int i = 1; i < NB; i++) {
+        double d[3], r2 = 0;
+        for (int c = 0; c < 3; c++) {
+            d[c] = x[c] - x[3 * i + c];
+            r2 += d[c] * d[c];
+        }
+        double an = sqrt(a[3 * i] * a[3 * i] + a[3 * i + 1] * a[3 * i + 1] +
+                         a[3 * i + 2] * a[3 * i + 2]);
+        for (int c = 0; c < 3; c++) {
+            double pull = m[0] * d[c] / (r2 * sqrt(r2));
+            worst = fmax(worst, fabs(a[3 * i + c] - pull - p[3 * i + c]) / an);
+        }
+    }
+    for (int i = 0; i < NB; i++)
+        for (int c = 0; c < 3; c++)
+            mom[c] += m[i] * a[3 * i + c];
+    cr_assert(worst < 1e-13, "%s: acc_perturb is not acc less body 0's pull (%.3g)", f.name,
+              worst);
+    cr_assert(max_abs(mom, 3) < 1e-15, "%s: total force %.3g, not 0", f.name, max_abs(mom, 3));
+}
+
+Test(forces, gr_perturbation_part) { perturbation(gr_fns()); }
+Test(forces, j2_perturbation_part) { perturbation(j2_fns()); }
+
+/* ---- physics through the integrators ----------------------------------------------- */
+
+static const char *const integrators[] = {"mvs",  "hermite", "hermite_adaptive",
+                                          "rkck", "rkck_adaptive", "verlet"};
+enum { N_INTEGRATORS = sizeof integrators / sizeof integrators[0] };
+
+typedef struct orbit_elems {
+    double omega, node, a, e, inc;
+} orbit_elems;
+
+/* Osculating elements of body 1 about body 0 (gm = m0 + m1). */
+static orbit_elems elements(const sl_ensemble *e)
+{
+    double m0, m1, x0[3], v0[3], x1[3], v1[3], r[3], u[3], h[3], ev[3];
+    sl_ensemble_get_body(e, 0, 0, &m0, x0, v0);
+    sl_ensemble_get_body(e, 0, 1, &m1, x1, v1);
+    double gm = m0 + m1, rr = 0, uu = 0, ru = 0;
+    for (int c = 0; c < 3; c++) {
+        r[c] = x1[c] - x0[c];
+        u[c] = v1[c] - v0[c];
+        rr += r[c] * r[c];
+        uu += u[c] * u[c];
+        ru += r[c] * u[c];
+    }
+    rr = sqrt(rr);
+    h[0] = r[1] * u[2] - r[2] * u[1];
+    h[1] = r[2] * u[0] - r[0] * u[2];
+    h[2] = r[0] * u[1] - r[1] * u[0];
+    for (int c = 0; c < 3; c++)
+        ev[c] = ((uu - gm / rr) * r[c] - ru * u[c]) / gm;
+    double hn = sqrt(h[0] * h[0] + h[1] * h[1] + h[2] * h[2]);
+    orbit_elems o;
+    o.node = atan2(h[0], -h[1]);
+    o.inc = acos(h[2] / hn);
+    /* the pericentre's angle from the node, in the orbit's plane */
+    double nx = cos(o.node), ny = sin(o.node);
+    double ecos = ev[0] * nx + ev[1] * ny;
+    double esin = (-ev[0] * ny + ev[1] * nx) * cos(o.inc) + ev[2] * sin(o.inc);
+    o.omega = atan2(esin, ecos);
+    o.e = sqrt(ev[0] * ev[0] + ev[1] * ev[1] + ev[2] * ev[2]);
+    o.a = 1.0 / (2.0 / rr - uu / gm);
+    return o;
+}
+
+/* Body 1 at pericentre of (a, e) about body 0 (gm = m0 + m1), inclined by
+ * inc about the x axis: the node on +x, the pericentre at the node. */
+static sl_ensemble *two_body(double m1, double a, double ecc, double inc)
+{
+    sl_ensemble *e;
+    SLT_OK(sl_ensemble_create(1, 2, &e));
+    double gm = 1.0 + m1, rp = a * (1 - ecc), vp = sqrt(gm * (1 + ecc) / rp);
+    double zero[3] = {0, 0, 0}, x[3] = {rp, 0, 0}, v[3] = {0, vp * cos(inc), vp * sin(inc)};
+    SLT_OK(sl_ensemble_set_body(e, 0, 0, 1.0, zero, zero));
+    SLT_OK(sl_ensemble_set_body(e, 0, 1, m1, x, v));
+    sl_ensemble_to_barycentric(e);
+    return e;
+}
+
+static const void *table(const slt_plugins *p, sl_kind kind, const char *name)
+{
+    const void *t;
+    SLT_OK(sl_registry_get(p->reg, kind, name, &t));
+    return t;
+}
+
+/* Integrates e with integrator `prop` (step dt) and force `force` with one
+ * key set (key NULL: defaults) to t_end on the CPU. */
+static void run(const slt_plugins *p, sl_ensemble *e, const char *prop, double dt,
+                const char *force, const char *k1, double v1, const char *k2, double v2,
+                double t_end)
+{
+    sl_run_config c;
+    slt_config(p, &c, dt, t_end);
+    c.registry = p->reg;
+    c.prop = table(p, SL_KIND_PROPAGATOR, prop);
+    c.force = table(p, SL_KIND_FORCE, force);
+    sl_param_values pp, fv;
+    SLT_OK(sl_params_init(&pp, c.prop->params, c.prop->n_params));
+    SLT_OK(sl_params_set(&pp, "dt", dt));
+    SLT_OK(sl_params_complete(&pp));
+    SLT_OK(c.prop->pack(&pp, c.pp));
+    SLT_OK(sl_params_init(&fv, c.force->params, c.force->n_params));
+    if (k1)
+        SLT_OK(sl_params_set(&fv, k1, v1));
+    if (k2)
+        SLT_OK(sl_params_set(&fv, k2, v2));
+    SLT_OK(sl_params_complete(&fv));
+    SLT_OK(c.force->pack(&fv, c.fp));
+    c.force_values = &fv;
+    sl_backend be;
+    SLT_OK(sl_backend_open("cpu", &be));
+    sl_run_result r;
+    SLT_OK(sl_integrate(&be, e, &c, &r));
+    cr_assert_eq(e->status[0], SL_SYS_ACTIVE, "%s/%s: the system stopped", prop, force);
+    sl_run_result_free(&r);
+}
+
+static double wrap(double a)
+{
+    return atan2(sin(a), cos(a));
+}
+
+/* Mercury over ten centuries: the perihelion advances by 6 pi m0 / (c^2 a
+ * (1 - e^2)) per orbit, 42.98 arcsec a century. Measured against the same
+ * integrator and step without gr, so that each integrator's own small
+ * advance (a truncation error) cancels; the osculating pericentre's
+ * short-period wobble (~4e-7 rad) is 2e-4 of the advance. */
+Test(forces, gr_advances_mercurys_perihelion, .timeout = 240)
+{
+    slt_plugins p;
+    slt_load(&p);
+    const double m1 = 1.6601e-7, a = 0.387098, ecc = 0.205630, century = 100 * 2 * M_PI;
+    const double span = 10 * century;
+    const double c = 10065.320121, gm = 1.0 + m1;
+    double period = 2 * M_PI * sqrt(a * a * a / gm);
+    double expect = 6 * M_PI / (c * c * a * (1 - ecc * ecc)) * span / period;
+    const double arcsec_cy = 180 / M_PI * 3600 * century / span;
+    cr_log_info("expected %.4f arcsec per century", expect * arcsec_cy);
+    cr_assert(fabs(expect * arcsec_cy - 42.98) < 0.05, "the textbook value");
+    for (int k = 0; k < N_INTEGRATORS; k++) {
+        double w[2];
+        for (int with = 0; with < 2; with++) {
+            sl_ensemble *e = two_body(m1, a, ecc, 0.0);
+            run(&p, e, integrators[k], period / 300, with ? "gr" : "newton", NULL, 0, NULL, 0,
+                span);
+            w[with] = elements(e).omega;
+            sl_ensemble_destroy(e);
+        }
+        double got = wrap(w[1] - w[0]);
+        cr_log_info("%s: %.4f arcsec per century", integrators[k], got * arcsec_cy);
+        cr_assert(fabs(got / expect - 1) < 2e-3, "%s: perihelion advance %.5g rad, expected %.5g",
+                  integrators[k], got, expect);
+    }
+    slt_unload(&p);
+}
+
+/* A satellite of an oblate planet (J2 = 1e-3, a = 3 R, e = 0.1, i = 30
+ * deg) over 200 orbits: the node regresses at 3/2 n J2 (R/p)^2 cos i and
+ * the pericentre advances at 3/4 n J2 (R/p)^2 (5 cos^2 i - 1). Short-period
+ * terms (J2 (R/a)^2 / e ~ 1e-3 rad in the pericentre) and J2^2 bound the
+ * agreement to a few 1e-3. */
+Test(forces, j2_precesses_node_and_pericentre, .timeout = 240)
+{
+    slt_plugins p;
+    slt_load(&p);
+    const double m1 = 1e-9, a = 3.0, ecc = 0.1, inc = 30 * M_PI / 180, J2 = 1e-3, R = 1.0;
+    const double gm = 1.0 + m1, n = sqrt(gm / (a * a * a)), period = 2 * M_PI / n;
+    const double t = 200 * period, pr = R / (a * (1 - ecc * ecc));
+    const double node_rate = -1.5 * n * J2 * pr * pr * cos(inc);
+    const double peri_rate = 0.75 * n * J2 * pr * pr * (5 * cos(inc) * cos(inc) - 1);
+    for (int k = 0; k < N_INTEGRATORS; k++) {
+        sl_ensemble *e = two_body(m1, a, ecc, inc), *ne = two_body(m1, a, ecc, inc);
+        orbit_elems o0 = elements(e);
+        run(&p, e, integrators[k], period / 200, "j2", "J2", J2, "R", R, t);
+        run(&p, ne, integrators[k], period / 200, "newton", NULL, 0, NULL, 0, t);
+        orbit_elems o1 = elements(e), on = elements(ne);
+        sl_ensemble_destroy(ne);
+        /* the pericentre against the same integrator without j2 (verlet's
+         * own advance at this step is 10% of j2's); the node has none */
+        double dn = wrap(o1.node - o0.node) / t, dw = wrap(o1.omega - on.omega) / t;
+        cr_log_info("%s: node %.5g (expected %.5g), pericentre %.5g (expected %.5g) rad per "
+                    "unit time", integrators[k], dn, node_rate, dw, peri_rate);
+        cr_assert(fabs(dn / node_rate - 1) < 5e-3, "%s: nodal rate %.5g, expected %.5g",
+                  integrators[k], dn, node_rate);
+        cr_assert(fabs(dw / peri_rate - 1) < 2e-2, "%s: apsidal rate %.5g, expected %.5g",
+                  integrators[k], dw, peri_rate);
+        sl_ensemble_destroy(e);
+    }
+    slt_unload(&p);
+}
+
+/* Bad values are refused before any work, naming the key. */
+Test(forces, bad_parameters_are_refused)
+{
+    slt_plugins p;
+    slt_load(&p);
+    const sl_force *gr = table(&p, SL_KIND_FORCE, "gr"), *j2 = table(&p, SL_KIND_FORCE, "j2");
+    sl_param_values pv;
+    SLT_OK(sl_params_init(&pv, gr->params, gr->n_params));
+    cr_assert_neq(sl_params_set(&pv, "c", 0.0), SL_OK);
+    cr_assert(strstr(sl_last_error(), "'c'"), "%s", sl_last_error());
+    cr_assert_neq(sl_params_set(&pv, "c", -3e5), SL_OK);
+    SLT_OK(sl_params_init(&pv, j2->params, j2->n_params));
+    cr_assert_neq(sl_params_set(&pv, "R", -1.0), SL_OK);
+    cr_assert(strstr(sl_last_error(), "'R'"), "%s", sl_last_error());
+    cr_assert_neq(sl_params_complete(&pv), SL_OK, "J2 and R must be given");
+    cr_assert(strstr(sl_last_error(), "J2"), "%s", sl_last_error());
+    slt_unload(&p);
+}
