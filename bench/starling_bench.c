@@ -1,5 +1,5 @@
-/* starling-bench: integrator + Newton ensembles (Hermite unless
- * --integrators names others), system-steps per second on the CUDA backend
+/* starling-bench: integrator + force ensembles (Hermite and Newton unless
+ * --integrators and --force name others), system-steps per second on the CUDA backend
  * and on the CPU backend (all cores), in the same run, on the same initial
  * conditions, with the ratio and a check that the two backends agree. See
  * docs/BENCHMARKS.md for recorded runs. */
@@ -16,6 +16,7 @@ typedef struct bench_opts {
     int bodies[8], n_bodies, repeats, monitors;
     const char *backends; /* "both", "cpu" or "cuda" */
     const char *integrators; /* comma-separated */
+    const char *force;       /* NAME or NAME:key=value,key=value */
 } bench_opts;
 
 static void usage(void)
@@ -23,7 +24,9 @@ static void usage(void)
     puts("usage: starling-bench [--all] [--systems N] [--cpu-systems N] [--bodies 3,6]\n"
          "                      [--steps S] [--per-launch K] [--repeats R] [--monitors]\n"
          "                      [--backend both|cpu|cuda] [--integrators hermite,rkck]\n"
-         "  An integrator (hermite by default) + Newton, Swarm-NG test systems (star +\n"
+         "                      [--force NAME[:key=value,...]]\n"
+         "  An integrator (hermite by default) + a force (newton by default, e.g.\n"
+         "  --force j2:J2=0.0147,R=1e-3), Swarm-NG test systems (star +\n"
          "  equal-mass planets), dt = 1e-3 inner orbits (an adaptive integrator: its\n"
          "  defaults, dt caps its first step); prints system-steps/s per backend and\n"
          "  the ratio.\n"
@@ -34,7 +37,7 @@ static int parse(int argc, char **argv, bench_opts *o)
 {
     *o = (bench_opts){.systems = 131072, .cpu_systems = 0, .steps = 2000, .per_launch = 1000,
                       .bodies = {3, 6}, .n_bodies = 2, .repeats = 3, .backends = "both",
-                      .integrators = "hermite"};
+                      .integrators = "hermite", .force = "newton"};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--all"))
@@ -62,6 +65,8 @@ static int parse(int argc, char **argv, bench_opts *o)
             o->backends = v;
         else if (!strcmp(a, "--integrators"))
             o->integrators = v;
+        else if (!strcmp(a, "--force"))
+            o->force = v;
         else if (!strcmp(a, "--bodies")) {
             o->n_bodies = 0;
             for (char *s = (char *)v; *s && o->n_bodies < 8; s++) {
@@ -93,7 +98,39 @@ typedef struct bench_ctx {
     const sl_propagator *prop;
     const sl_force *force;
     const sl_registry *reg;
+    double fp[SL_FORCE_PARAMS_MAX];
 } bench_ctx;
+
+/* The force of a spec NAME[:key=value,...], its keys validated and packed. */
+static sl_status load_force(const sl_registry *reg, const char *spec, bench_ctx *bc)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", spec);
+    char *keys = strchr(buf, ':');
+    if (keys)
+        *keys++ = '\0';
+    sl_param_values pv;
+    sl_status st = sl_registry_get(reg, SL_KIND_FORCE, buf, (const void **)&bc->force);
+    if (!st)
+        st = sl_params_init(&pv, bc->force->params, bc->force->n_params);
+    if (st)
+        return st;
+    for (char *save = NULL, *kv = keys ? strtok_r(keys, ",", &save) : NULL; kv;
+         kv = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(kv, '='), *end;
+        if (!eq)
+            return sl_fail(SL_ERR_ARG, "--force: '%s': expected key=value", kv);
+        *eq = '\0';
+        double x = strtod(eq + 1, &end);
+        if (end == eq + 1 || *end)
+            return sl_fail(SL_ERR_ARG, "--force: %s = '%s': expected a number", kv, eq + 1);
+        if ((st = sl_params_set(&pv, kv, x)))
+            return st;
+    }
+    if ((st = sl_params_complete(&pv)))
+        return st;
+    return bc->force->pack(&pv, bc->fp);
+}
 
 /* The integrator's packed keys: its defaults, and dt (the step, or an
  * adaptive integrator's first-step cap) where it has the key. */
@@ -126,6 +163,7 @@ static int run_backend(const bench_ctx *bc, const bench_opts *o, const sl_backen
         sl_run_config_init(&c);
         c.prop = bc->prop;
         c.force = bc->force;
+        memcpy(c.fp, bc->fp, sizeof c.fp);
         c.registry = bc->reg;
         if (pack_prop(bc->prop, dt, c.pp)) {
             fprintf(stderr, "starling-bench: %s: %s\n", bc->prop->name, sl_last_error());
@@ -217,7 +255,7 @@ int main(int argc, char **argv)
     sl_registry *reg;
     bench_ctx bc = {0};
     if (sl_registry_create(&reg) || sl_registry_load_default(reg) ||
-        sl_registry_get(reg, SL_KIND_FORCE, "newton", (const void **)&bc.force)) {
+        load_force(reg, o.force, &bc)) {
         fprintf(stderr, "starling-bench: %s\n", sl_last_error());
         return 1;
     }
@@ -229,9 +267,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "starling-bench: no GPU (%s); CPU only\n", sl_last_error());
         want_gpu = 0;
     }
-    printf("starling-bench %s: %s + newton, %lld systems (CPU: %lld), %lld steps, "
+    printf("starling-bench %s: %s + %s, %lld systems (CPU: %lld), %lld steps, "
            "%lld steps/launch, monitors %s, median of %d\n",
-           SL_VERSION, o.integrators, (long long)o.systems, (long long)o.cpu_systems,
+           SL_VERSION, o.integrators, o.force, (long long)o.systems, (long long)o.cpu_systems,
            (long long)o.steps, (long long)o.per_launch,
            o.monitors ? "close_encounter+eject" : "nonfinite only", o.repeats);
     printf("CPU: %s\n", cpu.description);
