@@ -1,7 +1,8 @@
 /* ss-bench: the question a REBOUND user asks, "how long for my ensemble at
  * a given accuracy?". Copies of the outer Solar System (tests/data/
  * outer_ss.csv: Sun and the four giants, J2000 elements, G = 1, AU, Msun,
- * one year = 2 pi), each copy's planets nudged by 1e-9 of their position
+ * one year = 2 pi) or of another system (--data: solar_system.csv, the Sun
+ * and eight planets), each copy's planets nudged by 1e-9 of their position
  * so that the copies differ, integrated for a span with each integrator
  * and step asked for, on the CPU and CUDA backends in one run: wall time,
  * the largest |dE/E| at the end over the systems, and the time ratio.
@@ -30,7 +31,7 @@ static void usage(void)
          "                [--runs mvs:0.1,hermite:0.05,rkck_adaptive:tol=1e-10]\n"
          "                [--data outer_ss.csv]\n"
          "                [--backend both|cpu|cuda]\n"
-         "  Copies of the outer Solar System for Y years with each integrator:dt (years)\n"
+         "  Copies of the outer Solar System (or of --data's system) for Y years with each integrator:dt (years)\n"
          "  or integrator:key=value;\n"
          "  prints wall seconds per backend, their ratio and the worst |dE/E|.");
 }
@@ -125,7 +126,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "ss-bench: no GPU (%s); CPU only\n", sl_last_error());
         want_gpu = 0;
     }
-    printf("ss-bench %s: outer Solar System (%s), %lld copies on the GPU, %lld on the CPU, "
+    printf("ss-bench %s: copies of %s, %lld on the GPU, %lld on the CPU, "
            "%g yr\nCPU: %s\n", SL_VERSION, o.data, (long long)o.systems,
            (long long)o.cpu_systems, o.years, cpu.description);
     if (want_gpu)

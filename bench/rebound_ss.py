@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""REBOUND on ss-bench's ensemble: the peer's side of the question "how long
+for my ensemble at a given accuracy?", on the same machine.
+
+Copies of a planetary system (tests/data/outer_ss.csv or solar_system.csv:
+body,m,x,y,z,vx,vy,vz; G = 1, AU, Msun, one year = 2 pi), each copy's
+planets nudged by 1e-9 x (copy mod 1000) of their position exactly as
+ss-bench does, integrated for a span with REBOUND (WHFast in democratic
+heliocentric coordinates with safe mode off, its fastest form for these
+coordinates; whfast512 where REBOUND was built with AVX512; or IAS15) on a
+pool of processes, one simulation per task. Prints the wall time and the
+worst |dE/E| at the end.
+
+  rebound_ss.py DATA --systems 16384 --years 1000 --dt 0.05 [--integrator whfast]
+                [--procs N]
+--dt is in years; --dt-days in days.
+"""
+import argparse
+import math
+import multiprocessing as mp
+import os
+import sys
+import time
+
+import rebound
+
+YEAR = 2.0 * math.pi
+
+
+def read_state(path):
+    rows = []
+    with open(path) as f:
+        header = False
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            if not header:
+                header = True
+                continue
+            rows.append([float(v) for v in line.strip().split(",")[1:8]])
+    return rows
+
+
+def one(args):
+    rows, s, integrator, dt, t_end = args
+    sim = rebound.Simulation()
+    sim.G = 1.0
+    for b, (m, x, y, z, vx, vy, vz) in enumerate(rows):
+        f = 1.0 + (1e-9 * (s % 1000) if b else 0.0)
+        sim.add(m=m, x=x * f, y=y * f, z=z * f, vx=vx, vy=vy, vz=vz)
+    sim.integrator = integrator
+    if integrator == "whfast":
+        sim.integrator.coordinates = "democraticheliocentric"
+        sim.integrator.safe_mode = 0
+    if integrator != "ias15":
+        sim.dt = dt
+    e0 = sim.energy()
+    sim.integrate(t_end, exact_finish_time=0)
+    if integrator == "whfast":
+        sim.synchronize()
+    return abs(sim.energy() / e0 - 1.0)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("data")
+    ap.add_argument("--systems", type=int, default=16384)
+    ap.add_argument("--years", type=float, default=1000.0)
+    ap.add_argument("--dt", type=float, default=0.05, help="years")
+    ap.add_argument("--dt-days", type=float, default=0.0)
+    ap.add_argument("--integrator", default="whfast")
+    ap.add_argument("--procs", type=int, default=os.cpu_count())
+    a = ap.parse_args()
+    rows = read_state(a.data)
+    dt = a.dt_days * YEAR / 365.25 if a.dt_days > 0 else a.dt * YEAR
+    t_end = a.years * YEAR
+    tasks = [(rows, s, a.integrator, dt, t_end) for s in range(a.systems)]
+    t0 = time.perf_counter()
+    with mp.Pool(a.procs) as pool:
+        errs = pool.map(one, tasks, chunksize=max(1, a.systems // (8 * a.procs)))
+    wall = time.perf_counter() - t0
+    step = "IAS15" if a.integrator == "ias15" else "dt = %.6g yr" % (dt / YEAR)
+    print("rebound %s %s, %d bodies, %d copies, %g yr, %s, %d processes: %.3f s, max |dE/E| "
+          "%.3g" % (rebound.__version__, a.integrator, len(rows), a.systems, a.years, step,
+                    a.procs, wall, max(errs)))
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
