@@ -9,3 +9,20 @@ target_compile_definitions(test_lua PRIVATE SLT_UM_DIR="${SLT_UM_DIR}")
 # would mean a plugin's knowledge crept back into the front end.
 add_test(NAME lua_binding_has_no_likelihood_names
          COMMAND sh -c "! grep -n '\"kepler_rv' \"$0\"/*.c \"$0\"/*.h" ${PROJECT_SOURCE_DIR}/lua)
+
+# Swarm-NG's test mode (`starling check`) on the outer Solar System: mvs at
+# REBOUND WHFast's step reaches WHFast's final state (1.1e-10 measured); at
+# a tolerance below mvs's own error, IAS15's final state must fail it.
+add_test(NAME starling_check_outer_ss_whfast
+         COMMAND starling check ${CMAKE_SOURCE_DIR}/tests/data/check_outer_ss.lua
+                 --reference ${CMAKE_SOURCE_DIR}/tests/data/outer_ss_whfast_final.csv
+                 --pos-tol=1e-9 --vel-tol=1e-9)
+add_test(NAME starling_check_outer_ss_ias15_fails
+         COMMAND starling check ${CMAKE_SOURCE_DIR}/tests/data/check_outer_ss.lua
+                 --reference ${CMAKE_SOURCE_DIR}/tests/data/outer_ss_ias15_final.csv
+                 --pos-tol=1e-6 --vel-tol=1e-6)
+set_tests_properties(starling_check_outer_ss_whfast starling_check_outer_ss_ias15_fails
+                     PROPERTIES TIMEOUT 120)
+# the verdict itself, not just any failure (a missing file also exits 1)
+set_tests_properties(starling_check_outer_ss_ias15_fails PROPERTIES
+                     PASS_REGULAR_EXPRESSION "positions 0\\.000[0-9]+ \\(body [0-9]\\).*FAIL \\(1 system beyond\\)")

@@ -11,6 +11,11 @@ masses, so one year is 2 pi time units. Writes
   tests/data/outer_ss_whfast.csv     REBOUND WHFast, democratic heliocentric
                                      coordinates, dt = 0.1 yr, 1e4 yr
   tests/data/outer_ss_ias15.csv      REBOUND IAS15 (epsilon 1e-9) to 1e4 yr
+  tests/data/outer_ss_start.csv, outer_ss_whfast_final.csv, outer_ss_ias15_final.csv
+                                     the same states in the ensemble format
+                                     (sys,body,m,x,y,z,vx,vy,vz) that
+                                     starling.read_ensemble and `starling check`
+                                     read (tests/data/check_outer_ss.lua)
 
 and the whole Solar System (Sun and the eight planets, the Earth-Moon
 barycentre as one body; same elements table), the issue's benchmark case:
@@ -87,10 +92,24 @@ def write(sim, name, how, planets=None):
     print("wrote", path)
 
 
+def write_ensemble(sim, name, how):
+    path = os.path.join(DATA, name)
+    with open(path, "w") as f:
+        f.write("# %s\n# made by tests/reference/make_mvs_reference.py with %s\n" %
+                (how, VERSIONS))
+        f.write("sys,body,m,x,y,z,vx,vy,vz\n")
+        for b, p in enumerate(sim.particles):
+            f.write("1,%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n" %
+                    (b + 1, p.m, p.x, p.y, p.z, p.vx, p.vy, p.vz))
+    print("wrote", path)
+
+
 def main():
     sim = initial()
     write(sim, "outer_ss.csv", "outer Solar System, J2000 mean elements, barycentric, G = 1, "
           "AU, Msun, year = 2 pi")
+    write_ensemble(sim, "outer_ss_start.csv", "outer Solar System, J2000 mean elements, "
+                   "barycentric, G = 1, AU, Msun, year = 2 pi")
     sim.integrator = "whfast"
     sim.integrator.coordinates = "democraticheliocentric"
     sim.integrator.safe_mode = 1
@@ -99,11 +118,15 @@ def main():
     sim.steps(n) if hasattr(sim, "steps") else sim.integrate(n * DT, exact_finish_time=0)
     write(sim, "outer_ss_whfast.csv", "REBOUND WHFast, democratic heliocentric, safe mode, "
           "dt = %.17g, %d steps (t = %.17g)" % (DT, n, sim.t))
+    write_ensemble(sim, "outer_ss_whfast_final.csv", "REBOUND WHFast, democratic "
+                   "heliocentric, safe mode, dt = %.17g, %d steps (t = %.17g)" % (DT, n, sim.t))
     sim = initial()
     sim.integrator = "ias15"
     sim.integrator.epsilon = 1e-9
     sim.integrate(T_END, exact_finish_time=1)
     write(sim, "outer_ss_ias15.csv", "REBOUND IAS15, epsilon 1e-9, t = %.17g" % sim.t)
+    write_ensemble(sim, "outer_ss_ias15_final.csv", "REBOUND IAS15, epsilon 1e-9, t = %.17g" %
+                   sim.t)
     solar_system()
 
 
