@@ -1,6 +1,6 @@
 /* GPU suite: the conformance suite's CPU-against-CUDA checks on the
- * in-tree plugins that have CUDA code (each integrator with newton, plummer's
- * kernel set for hermite, kepler_rv in double and mixed precision,
+ * in-tree plugins that have CUDA code (each integrator with newton, the
+ * kernel sets of plummer, gr and j2, kepler_rv in double and mixed precision,
  * lombscargle), with a GPU required: each must run and pass, not skip. Skips when no CUDA device is usable, fails then
  * if SL_REQUIRE_GPU=1. */
 #include "sl_test.h"
@@ -92,6 +92,20 @@ Test(gpu_check_plugin, plummer, .timeout = 120)
     /* hermite, verlet, rkck, rkck_adaptive, hermite_adaptive (mvs's set is
      * empty: plummer has no perturbation part) */
     cuda_checks_pass_n("plummer.so", n, 1, 5);
+}
+
+/* gr and j2 give all three force entries: a kernel set for every one of
+ * the six integrators, mvs included. */
+Test(gpu_check_plugin, gr, .timeout = 180)
+{
+    static const char *const n[] = {"cuda/gr"};
+    cuda_checks_pass_n("gr.so", n, 1, 6);
+}
+
+Test(gpu_check_plugin, j2, .timeout = 180)
+{
+    static const char *const n[] = {"cuda/j2"};
+    cuda_checks_pass_n("j2.so", n, 1, 6);
 }
 
 Test(gpu_check_plugin, kepler_rv, .timeout = 120)
