@@ -258,8 +258,9 @@ Test(check_plugin, periodogram_layout_checks_come_from_the_front_end)
     sl_check_plugin_result_free(&res);
 }
 
-/* Every plugin in the build's folder is checked, not only those above. */
-Test(check_plugin, every_plugin_in_the_folder_passes, .timeout = 120)
+/* Every plugin in the build's folder is checked, not only those above (20 s
+ * here; 13 plugins take over 120 s in the sanitizer build). */
+Test(check_plugin, every_plugin_in_the_folder_passes, .timeout = 400)
 {
     DIR *d = opendir(SLT_PLUGIN_DIR);
     cr_assert(d, "cannot open %s", SLT_PLUGIN_DIR);
