@@ -7,12 +7,14 @@ body,m,x,y,z,vx,vy,vz; G = 1, AU, Msun, one year = 2 pi), each copy's
 planets nudged by 1e-9 x (copy mod 1000) of their position exactly as
 ss-bench does, integrated for a span with REBOUND (WHFast in democratic
 heliocentric coordinates with safe mode off, its fastest form for these
-coordinates; whfast512 where REBOUND was built with AVX512; or IAS15) on a
+coordinates; with --corrector, WHFast in Jacobi coordinates with symplectic
+correctors of that order, the only coordinates where REBOUND offers them;
+whfast512 where REBOUND was built with AVX512; or IAS15) on a
 pool of processes, one simulation per task. Prints the wall time and the
 worst |dE/E| at the end.
 
   rebound_ss.py DATA --systems 16384 --years 1000 --dt 0.05 [--integrator whfast]
-                [--procs N]
+                [--procs N] [--corrector 11]
 --dt is in years; --dt-days in days.
 """
 import argparse
@@ -42,7 +44,7 @@ def read_state(path):
 
 
 def one(args):
-    rows, s, integrator, dt, t_end = args
+    rows, s, integrator, dt, t_end, corrector = args
     sim = rebound.Simulation()
     sim.G = 1.0
     for b, (m, x, y, z, vx, vy, vz) in enumerate(rows):
@@ -50,7 +52,8 @@ def one(args):
         sim.add(m=m, x=x * f, y=y * f, z=z * f, vx=vx, vy=vy, vz=vz)
     sim.integrator = integrator
     if integrator == "whfast":
-        sim.integrator.coordinates = "democraticheliocentric"
+        sim.integrator.coordinates = "jacobi" if corrector else "democraticheliocentric"
+        sim.integrator.corrector = corrector
         sim.integrator.safe_mode = 0
     if integrator != "ias15":
         sim.dt = dt
@@ -70,16 +73,19 @@ def main():
     ap.add_argument("--dt-days", type=float, default=0.0)
     ap.add_argument("--integrator", default="whfast")
     ap.add_argument("--procs", type=int, default=os.cpu_count())
+    ap.add_argument("--corrector", type=int, default=0)
     a = ap.parse_args()
     rows = read_state(a.data)
     dt = a.dt_days * YEAR / 365.25 if a.dt_days > 0 else a.dt * YEAR
     t_end = a.years * YEAR
-    tasks = [(rows, s, a.integrator, dt, t_end) for s in range(a.systems)]
+    tasks = [(rows, s, a.integrator, dt, t_end, a.corrector) for s in range(a.systems)]
     t0 = time.perf_counter()
     with mp.Pool(a.procs) as pool:
         errs = pool.map(one, tasks, chunksize=max(1, a.systems // (8 * a.procs)))
     wall = time.perf_counter() - t0
     step = "IAS15" if a.integrator == "ias15" else "dt = %.6g yr" % (dt / YEAR)
+    if a.corrector:
+        step += ", Jacobi, corrector %d" % a.corrector
     print("rebound %s %s, %d bodies, %d copies, %g yr, %s, %d processes: %.3f s, max |dE/E| "
           "%.3g" % (rebound.__version__, a.integrator, len(rows), a.systems, a.years, step,
                     a.procs, wall, max(errs)))

@@ -20,7 +20,7 @@ static const double YEAR = 2.0 * 3.14159265358979323846;
 typedef struct ss_opts {
     int64_t systems, cpu_systems;
     double years;
-    const char *runs; /* "mvs:0.1,hermite:0.05": integrator:dt in years */
+    const char *runs; /* "mvs:0.1,hermite:0.05,mvs:0.5/corrector=11": integrator:dt (years) */
     const char *data;
     const char *backends;
 } ss_opts;
@@ -28,11 +28,11 @@ typedef struct ss_opts {
 static void usage(void)
 {
     puts("usage: ss-bench [--systems N] [--cpu-systems N] [--years Y]\n"
-         "                [--runs mvs:0.1,hermite:0.05,rkck_adaptive:tol=1e-10]\n"
+         "                [--runs mvs:0.1,hermite:0.05,rkck_adaptive:tol=1e-10,mvs:0.5/corrector=11]\n"
          "                [--data outer_ss.csv]\n"
          "                [--backend both|cpu|cuda]\n"
          "  Copies of the outer Solar System (or of --data's system) for Y years with each integrator:dt (years)\n"
-         "  or integrator:key=value;\n"
+         "  or integrator:key=value, several joined by '/' (dt in years);\n"
          "  prints wall seconds per backend, their ratio and the worst |dE/E|.");
 }
 
@@ -72,9 +72,35 @@ static int parse(int argc, char **argv, ss_opts *o)
 
 /* One timed run (after a short warm-up run); seconds of wall time and the
  * largest |dE/E| over the systems. */
+enum { SS_KEYS = 4 };
+typedef struct ss_set {
+    int n;
+    char key[SS_KEYS][32];
+    double val[SS_KEYS];
+} ss_set;
+
+/* "0.5/corrector=11": a bare number is dt in years, key=value the rest
+ * (dt=... in years too). */
+static int parse_set(const char *spec, ss_set *set)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", spec);
+    set->n = 0;
+    for (char *save = NULL, *it = strtok_r(buf, "/", &save); it; it = strtok_r(NULL, "/", &save)) {
+        if (set->n == SS_KEYS)
+            return -1;
+        char *eq = strchr(it, '=');
+        snprintf(set->key[set->n], sizeof set->key[0], "%.*s", eq ? (int)(eq - it) : 2,
+                 eq ? it : "dt");
+        set->val[set->n] = atof(eq ? eq + 1 : it) * (strcmp(set->key[set->n], "dt") ? 1.0 : YEAR);
+        set->n++;
+    }
+    return set->n > 0 ? 0 : -1;
+}
+
 static int timed(const sl_backend *be, const ss_opts *o, int64_t n, const sl_propagator *p,
-                 const sl_force *f, const sl_registry *reg, const char *key, double val,
-                 double *wall, double *de)
+                 const sl_force *f, const sl_registry *reg, const ss_set *set, double *wall,
+                 double *de)
 {
     for (int warm = 1; warm >= 0; warm--) {
         sl_ensemble *e;
@@ -86,9 +112,13 @@ static int timed(const sl_backend *be, const ss_opts *o, int64_t n, const sl_pro
         c.force = f;
         c.registry = reg;
         sl_param_values pv;
-        if (sl_params_init(&pv, p->params, p->n_params) || sl_params_set(&pv, key, val) ||
-            sl_params_complete(&pv) || p->pack(&pv, c.pp))
+        int bad = sl_params_init(&pv, p->params, p->n_params) != SL_OK;
+        for (int k = 0; !bad && k < set->n; k++)
+            bad = sl_params_set(&pv, set->key[k], set->val[k]) != SL_OK;
+        if (bad || sl_params_complete(&pv) || p->pack(&pv, c.pp)) {
+            fprintf(stderr, "ss-bench: %s: %s\n", p->name, sl_last_error());
             return -1;
+        }
         c.t_end = warm ? 10 * YEAR : o->years * YEAR;
         c.steps_per_launch = 1000;
         sl_run_result r;
@@ -133,7 +163,7 @@ int main(int argc, char **argv)
         printf("GPU: %s\n", gpu.description);
     printf("\n| integrator | dt (yr) or key=value | GPU s | GPU max dE/E | CPU s | CPU max dE/E | CPU/GPU "
            "(per system) |\n|---|---|---|---|---|---|---|\n");
-    char runs[256];
+    char runs[1024];
     snprintf(runs, sizeof runs, "%s", o.runs);
     int fail = 0;
     for (char *tok = strtok(runs, ","); tok; tok = strtok(NULL, ",")) {
@@ -148,15 +178,16 @@ int main(int argc, char **argv)
             fprintf(stderr, "ss-bench: %s\n", sl_last_error());
             return 1;
         }
-        /* integrator:dt (years), or integrator:key=value (dt in years) */
-        const char *set = colon + 1, *eq = strchr(set, '=');
-        char key[32];
-        snprintf(key, sizeof key, "%.*s", eq ? (int)(eq - set) : 2, eq ? set : "dt");
-        double val = atof(eq ? eq + 1 : set) * (strcmp(key, "dt") ? 1.0 : YEAR);
+        ss_set set;
+        if (parse_set(colon + 1, &set)) {
+            fprintf(stderr, "ss-bench: run '%s:%s': expected dt or key=value, at most %d joined "
+                    "by '/'\n", tok, colon + 1, SS_KEYS);
+            return 2;
+        }
         double gw = NAN, ge = NAN, cw = NAN, ce = NAN;
-        if (want_gpu && timed(&gpu, &o, o.systems, p, newton, reg, key, val, &gw, &ge))
+        if (want_gpu && timed(&gpu, &o, o.systems, p, newton, reg, &set, &gw, &ge))
             fail = 1;
-        if (want_cpu && timed(&cpu, &o, o.cpu_systems, p, newton, reg, key, val, &cw, &ce))
+        if (want_cpu && timed(&cpu, &o, o.cpu_systems, p, newton, reg, &set, &cw, &ce))
             fail = 1;
         double ratio = (cw / (double)o.cpu_systems) / (gw / (double)o.systems);
         printf("| %s | %s | %.3g | %.2g | %.3g | %.2g | %.3g |\n", tok, colon + 1, gw, ge, cw,

@@ -23,17 +23,23 @@ peer() { env -u LD_LIBRARY_PATH PYTHONPATH="$py" python3 "$here/rebound_ss.py" "
 
 if [ "$part" = all ] || [ "$part" = outer ]; then
 "$build/bench/ss-bench" --data "$data/outer_ss.csv" --systems 16384 --cpu-systems 16384 \
-  --years 1000 --runs mvs:0.2,mvs:0.1,mvs:0.05,hermite:0.1,hermite:0.05 | tee "$out/ss-outer.log"
+  --years 1000 --runs mvs:0.2,mvs:0.1,mvs:0.05,mvs:0.2/corrector=11,mvs:0.5/corrector=11/coordinates=1,mvs:1/corrector=11/coordinates=1,hermite:0.1,hermite:0.05 |
+  tee "$out/ss-outer.log"
 for dt in 0.2 0.05; do
   peer "$data/outer_ss.csv" --systems 16384 --years 1000 --dt "$dt" | tee -a "$out/ss-outer.log"
 done
+# REBOUND's best at ~1e-9: Jacobi coordinates with the order-11 corrector
+peer "$data/outer_ss.csv" --systems 16384 --years 1000 --dt 0.5 --corrector 11 |
+  tee -a "$out/ss-outer.log"
 fi
 
 if [ "$part" = all ] || [ "$part" = solar ]; then
 days8=0.021902806297056811 # 8 days in years (365.25 d)
 "$build/bench/ss-bench" --data "$data/solar_system.csv" --systems 16384 --cpu-systems 1024 \
-  --years 2190.2806297056811 --runs "mvs:$days8,hermite:0.0054757015742642027" |
+  --years 2190.2806297056811 --runs "mvs:$days8,mvs:$days8/corrector=11,mvs:$days8/corrector=11/coordinates=1,hermite:0.0054757015742642027" |
   tee "$out/ss-solar.log"
 peer "$data/solar_system.csv" --systems "$peer_copies" --years 2190.2806297056811 \
   --dt-days 8 | tee -a "$out/ss-solar.log"
+peer "$data/solar_system.csv" --systems "$peer_copies" --years 2190.2806297056811 \
+  --dt-days 8 --corrector 11 | tee -a "$out/ss-solar.log"
 fi

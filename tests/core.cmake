@@ -120,6 +120,8 @@ set(SLT_LIMIT_CASES
   "ADAPTIVE\;SL_PROP_slt_lim_ADAPTIVE must be 0 or 1"
   "ADAPTIVE_MISSING\;SL_PROP_slt_lim_ADAPTIVE"
   "CONTROL_MISSING\;sl_prop_slt_lim_control"
+  "SYNC_ADAPTIVE\;SL_PROP_slt_lim_SYNC must be 0 or 1, and not 1 with ADAPTIVE 1"
+  "SYNC_MISSING\;SL_PROP_slt_lim_SYNC"
   "NBODY\;unrolled body count 65 is outside 1..SL_NBODY_MAX")
 function(slt_limit_tests tag)
   set(cmd ${ARGN})

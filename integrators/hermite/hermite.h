@@ -16,6 +16,7 @@
 #define SL_PROP_hermite_PERSIST 6
 #define SL_PROP_hermite_JERK 1
 #define SL_PROP_hermite_PERTURB 0
+#define SL_PROP_hermite_SYNC 0
 #define SL_PROP_hermite_ADAPTIVE 0
 
 SL_HD SL_INLINE void sl_prop_hermite_begin(int n, int S, const double *x, const double *v,

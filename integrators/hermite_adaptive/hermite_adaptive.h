@@ -39,6 +39,7 @@
 #define SL_PROP_hermite_adaptive_PERSIST SL_PROP_hermite_PERSIST
 #define SL_PROP_hermite_adaptive_JERK 1
 #define SL_PROP_hermite_adaptive_PERTURB 0
+#define SL_PROP_hermite_adaptive_SYNC 0
 #define SL_PROP_hermite_adaptive_ADAPTIVE 1
 
 /* A step is redone when the criterion at its end is below 1/REJECT of it;

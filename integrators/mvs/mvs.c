@@ -9,6 +9,8 @@
 
 SL_INTEGRATOR_TABLE(mvs, SL_FORCES, SL_NBODIES)
 
+static const char *const mvs_coordinates[] = {"democratic_heliocentric", "jacobi", NULL};
+
 static const sl_param mvs_params[] = {
     {"dt", SL_PARAM_NUMBER, 0.0, 1e-300, 1e300, 1,
      "time step (G = 1 units; one year = 2 pi); a twentieth of the shortest orbital period "
@@ -16,6 +18,13 @@ static const sl_param mvs_params[] = {
     {"min_mass_ratio", SL_PARAM_NUMBER, 10.0, 1.0, 1e300, 0,
      "the central body's (body 1's) mass over the other bodies' total below which a system "
      "is refused: the method's error grows with that share", NULL, NULL},
+    {"corrector", SL_PARAM_INTEGER, 0.0, 0.0, 17.0, 0,
+     "order of the symplectic corrector: 0 (none), 3, 5, 7, 11 or 17; applied only where "
+     "states are written, it cuts the energy error by orders of magnitude (11 is a good "
+     "choice)", NULL, NULL},
+    {"coordinates", SL_PARAM_WORD, 0.0, 0.0, 0.0, 0,
+     "democratic_heliocentric (Duncan, Levison & Lee; REBOUND's democraticheliocentric) or "
+     "jacobi (Wisdom & Holman; more accurate for hierarchical systems)", mvs_coordinates, NULL},
 };
 
 static sl_status mvs_pack(const sl_param_values *pv, double pp[SL_PROP_PARAMS_MAX])
@@ -24,6 +33,11 @@ static sl_status mvs_pack(const sl_param_values *pv, double pp[SL_PROP_PARAMS_MA
         pp[i] = 0.0;
     pp[0] = sl_params_get(pv, "dt");
     pp[1] = sl_params_get(pv, "min_mass_ratio");
+    pp[2] = sl_params_get(pv, "corrector");
+    pp[3] = sl_params_get(pv, "coordinates");
+    if (pp[2] != 0.0 && sl_mvs_corrector_m((int)pp[2]) == 0)
+        return sl_fail(SL_ERR_ARG, "mvs: corrector = %g: expected 0 (none), 3, 5, 7, 11 or 17",
+                       pp[2]);
     return SL_OK;
 }
 
@@ -54,8 +68,9 @@ static const sl_propagator mvs = {
     .abi = SL_ABI_VERSION,
     .kind = SL_KIND_PROPAGATOR,
     .name = "mvs",
-    .description = "mixed-variable symplectic (Wisdom-Holman), democratic heliocentric "
-                   "coordinates, fixed step, exact Kepler drifts",
+    .description = "mixed-variable symplectic (Wisdom-Holman), democratic heliocentric or "
+                   "Jacobi coordinates, fixed step, exact Kepler drifts, optional symplectic "
+                   "correctors",
     .order = 2,
     .adaptive = SL_PROP_mvs_ADAPTIVE,
     .persist_per_body = SL_PROP_mvs_PERSIST,
@@ -64,7 +79,7 @@ static const sl_propagator mvs = {
     .pack = mvs_pack,
     .kernels = sl_kernels_mvs,
     .n_kernels = sizeof sl_kernels_mvs / sizeof sl_kernels_mvs[0],
-    .n_packed = 2,
+    .n_packed = 4,
     .check_systems = mvs_check_systems,
 };
 

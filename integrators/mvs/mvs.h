@@ -1,6 +1,7 @@
 /* Mixed-variable symplectic integrator (Wisdom & Holman 1991) in
  * democratic heliocentric coordinates (Duncan, Levison & Lee 1998), for
- * systems with a dominant central body 0.
+ * systems with a dominant central body 0, with optional symplectic
+ * correctors (Wisdom, Holman & Touma 1996).
  *
  * Coordinates: Q_0 the centre of mass, Q_i = x_i - x_0 (heliocentric
  * positions); V_0 the centre-of-mass velocity, V_i = v_i - V_0
@@ -9,20 +10,38 @@
  *   jump        |sum_i p_i|^2 / 2 m_0                    (body 0's motion)
  *   perturbation: the force less body 0's Newtonian pull  (the force's acc_perturb)
  * and a step of size h is the symmetric composition
- *   Kepler(h/2) jump(h/2) kick(h) jump(h/2) Kepler(h/2)
+ *   Kepler(h/2) B(h) Kepler(h/2),  B(h) = jump(h/2) kick(h) jump(h/2)
  * (the order REBOUND's WHFast uses in these coordinates), second order,
- * with one force evaluation: the stage's point is the state after the
- * first half, its apply the kick and the second half. The centre of mass
- * drifts with V_0 alongside the Kepler parts. The Kepler drifts are exact
- * to rounding (<starling/kepler_drift.h>: universal variables, every
- * eccentricity, hyperbolic orbits and tiny steps).
+ * with one force evaluation. The centre of mass drifts with V_0 alongside
+ * the Kepler parts. The Kepler drifts are exact to rounding
+ * (<starling/kepler_drift.h>: universal variables, every eccentricity,
+ * hyperbolic orbits and tiny steps).
  *
- * A step converts x, v to (Q, V) and back ("safe mode"): the stored state
- * is always the inertial one, so monitors, logs and launches see positions
- * and velocities, at the cost of a rounding per step (~1e-16 relative).
+ * Unsynchronised (SL_PROP_mvs_SYNC, launch.h): (Q, V) live in ps from step
+ * to step with the last step's closing Kepler(h/2) pending, so the next
+ * step's opening half joins it and a step costs one drift per body, not
+ * two. The loop has x, v written (close) only when it needs them; a close
+ * works on a copy, so logging or monitoring never changes the trajectory,
+ * and neither do the launches' boundaries.
  *
- * Working state per body (ps, blocks of 3n strided by S): Q | V. pp[0] is
- * the step. */
+ * Correctors (pp[2] = order 3, 5, 7, 11 or 17; 0 none): the map M^k is
+ * run as C M^k C^-1, C^-1 applied when the run opens and C at every
+ * close, which removes the error terms of order eps h^2 .. eps h^p (eps
+ * the planets' mass ratio) and leaves eps^2 h^2: the energy error drops
+ * by orders of magnitude at no cost per step. C is a product of the
+ * operators Z(a, b) = K(a) B(-b) K(-2a) B(b) K(a) (K the Kepler drift, B
+ * as above), with a_k = k sqrt(7/40) dt and the b of WHT96 (the values
+ * REBOUND's WHFast uses, where they are offered in Jacobi coordinates
+ * only; here B carries the jump as well).
+ *
+ * Jacobi coordinates (pp[3] = 1) instead: see below; the same steps
+ * without the jump, the same correctors.
+ *
+ * Working state (ps, blocks of 3n strided by S): Q | V | the pending
+ * drift time (one double, the first of a block of n), then scratch for
+ * the Jacobi kick. pp[0] is the step, pp[1] min_mass_ratio, pp[2] the
+ * corrector's order, pp[3] the coordinates (0 democratic heliocentric, 1
+ * Jacobi). */
 #ifndef STARLING_MVS_H
 #define STARLING_MVS_H
 
@@ -30,11 +49,12 @@
 #include "starling/kepler_drift.h"
 
 #define SL_PROP_mvs_NSTAGES 1
-#define SL_PROP_mvs_SCRATCH 6
-#define SL_PROP_mvs_PERSIST 0
+#define SL_PROP_mvs_SCRATCH 10 /* and, for the Jacobi kick, body 0's pull (3n) */
+#define SL_PROP_mvs_PERSIST 7  /* Q | V | the pending drift (one double of the last n) */
 #define SL_PROP_mvs_JERK 0
 #define SL_PROP_mvs_ADAPTIVE 0
 #define SL_PROP_mvs_PERTURB 1 /* the kick takes the force's acc_perturb */
+#define SL_PROP_mvs_SYNC 1    /* (Q, V) kept between steps, x, v written when wanted */
 
 SL_HD SL_INLINE void sl_prop_mvs_begin(int n, int S, const double *x, const double *v,
                                        const double *m, double *ps, const double *a,
@@ -124,18 +144,178 @@ SL_HD SL_INLINE void sl_mvs_kepler(int n, int S, double h, const double *m, doub
     }
 }
 
-/* The state after the first half step, in body 0's frame (body 0 at rest
- * at the origin): the force sees only differences, and this frame gives
- * them without a conversion back. */
-SL_HD SL_INLINE void sl_prop_mvs_point(int st, int n, int S, double h, const double *x,
-                                       const double *v, const double *m, double *ps,
-                                       double *xe, double *ve, const double *pp)
+/* ---- Jacobi coordinates (pp[3] = 1) ----
+ * Q_0, V_0 the centre of mass; Q_i = x_i - R_{i-1}, V_i likewise, R_{i-1}
+ * the centre of mass of bodies 0..i-1 (eta_{i-1} their mass). The Kepler
+ * part moves each Q_i about gm = eta_i (Wisdom & Holman 1991); the kick
+ * takes the rest: the whole force without the 0-1 pair, in Jacobi
+ * accelerations, less the Kepler part's pull eta_i Q_i / |Q_i|^3 (i >= 2),
+ * as REBOUND's WHFast does in these coordinates. No jump. */
+SL_HD SL_INLINE void sl_mvs_to_jacobi(int n, int S, const double *x, const double *v,
+                                      const double *m, double *Q, double *V)
 {
-    (void)st, (void)pp;
-    double *Q = ps, *V = ps + S * 3 * n;
-    sl_mvs_to_dh(n, S, x, v, m, Q, V);
-    sl_mvs_kepler(n, S, 0.5 * h, m, Q, V);
-    sl_mvs_jump(n, S, 0.5 * h, m, Q, V);
+    double mt = m[0], c[3], u[3];
+    SL_UNROLL
+    for (int d = 0; d < 3; d++) {
+        c[d] = m[0] * x[S * d];
+        u[d] = m[0] * v[S * d];
+    }
+    SL_UNROLL
+    for (int i = 1; i < n; i++) {
+        SL_UNROLL
+        for (int d = 0; d < 3; d++) {
+            Q[S * (3 * i + d)] = x[S * (3 * i + d)] - c[d] / mt;
+            V[S * (3 * i + d)] = v[S * (3 * i + d)] - u[d] / mt;
+            c[d] += m[S * i] * x[S * (3 * i + d)];
+            u[d] += m[S * i] * v[S * (3 * i + d)];
+        }
+        mt += m[S * i];
+    }
+    SL_UNROLL
+    for (int d = 0; d < 3; d++) {
+        Q[S * d] = c[d] / mt;
+        V[S * d] = u[d] / mt;
+    }
+}
+
+/* Jacobi (Q, V) -> inertial (x, v); x, v may be Q, V (in place): from the
+ * outermost body in, R_{i-1} = R_i - (m_i / eta_i) Q_i and x_i = R_{i-1} + Q_i. */
+SL_HD SL_INLINE void sl_mvs_from_jacobi(int n, int S, const double *m, const double *Q,
+                                        const double *V, double *x, double *v)
+{
+    double eta = 0.0, c[3], u[3];
+    SL_UNROLL
+    for (int i = 0; i < n; i++)
+        eta += m[S * i];
+    SL_UNROLL
+    for (int d = 0; d < 3; d++) {
+        c[d] = Q[S * d];
+        u[d] = V[S * d];
+    }
+    SL_UNROLL
+    for (int i = n - 1; i >= 1; i--) {
+        const double f = m[S * i] / eta;
+        SL_UNROLL
+        for (int d = 0; d < 3; d++) {
+            const double q = Q[S * (3 * i + d)], w = V[S * (3 * i + d)];
+            c[d] -= f * q;
+            u[d] -= f * w;
+            x[S * (3 * i + d)] = c[d] + q;
+            v[S * (3 * i + d)] = u[d] + w;
+        }
+        eta -= m[S * i];
+    }
+    SL_UNROLL
+    for (int d = 0; d < 3; d++) {
+        x[S * d] = c[d];
+        v[S * d] = u[d];
+    }
+}
+
+SL_HD SL_INLINE void sl_mvs_kepler_jacobi(int n, int S, double h, const double *m, double *Q,
+                                          double *V)
+{
+    SL_UNROLL
+    for (int d = 0; d < 3; d++)
+        Q[S * d] += h * V[S * d];
+    double eta = m[0];
+    SL_UNROLL
+    for (int i = 1; i < n; i++) {
+        eta += m[S * i];
+        double q[3], u[3];
+        SL_UNROLL
+        for (int d = 0; d < 3; d++) {
+            q[d] = Q[S * (3 * i + d)];
+            u[d] = V[S * (3 * i + d)];
+        }
+        sl_kepler_drift(eta, h, q, u);
+        SL_UNROLL
+        for (int d = 0; d < 3; d++) {
+            Q[S * (3 * i + d)] = q[d];
+            V[S * (3 * i + d)] = u[d];
+        }
+    }
+}
+
+/* The force's point in inertial coordinates, and in c (3n, strided) body
+ * 0's Newtonian pull per unit mass of body 0 on bodies 2..n-1, which
+ * acc_perturb leaves out and the Jacobi kick needs. */
+SL_HD SL_INLINE void sl_mvs_point_jacobi(int n, int S, const double *m, const double *Q,
+                                         const double *V, double *xe, double *ve, double *c)
+{
+    sl_mvs_from_jacobi(n, S, m, Q, V, xe, ve);
+    SL_UNROLL
+    for (int i = 2; i < n; i++) {
+        double dx = xe[S * (3 * i)] - xe[0], dy = xe[S * (3 * i + 1)] - xe[S],
+               dz = xe[S * (3 * i + 2)] - xe[2 * S];
+        double r2 = dx * dx + dy * dy + dz * dz, r3i = 1.0 / (r2 * sqrt(r2));
+        c[S * (3 * i)] = -dx * r3i;
+        c[S * (3 * i + 1)] = -dy * r3i;
+        c[S * (3 * i + 2)] = -dz * r3i;
+    }
+}
+
+/* V_i += h a'_i: the inertial accelerations without the 0-1 pair (a from
+ * acc_perturb plus body 0's pulls c), as Jacobi accelerations
+ * a'_i = a_i - sum_{k<i} m_k a_k / eta_{i-1}, less eta_i Q_i / |Q_i|^3. */
+SL_HD SL_INLINE void sl_mvs_kick_jacobi(int n, int S, double h, const double *m, const double *Q,
+                                        double *V, const double *a, const double *c)
+{
+    double ma[3] = {0.0, 0.0, 0.0}, eta = m[0];
+    SL_UNROLL
+    for (int i = 2; i < n; i++)
+        SL_UNROLL
+        for (int d = 0; d < 3; d++)
+            ma[d] -= m[S * i] * c[S * (3 * i + d)]; /* body 0's acceleration */
+    SL_UNROLL
+    for (int d = 0; d < 3; d++)
+        ma[d] *= m[0];
+    SL_UNROLL
+    for (int i = 1; i < n; i++) {
+        double ai[3];
+        SL_UNROLL
+        for (int d = 0; d < 3; d++)
+            ai[d] = a[S * (3 * i + d)] + (i >= 2 ? m[0] * c[S * (3 * i + d)] : 0.0);
+        const double eta_prev = eta;
+        eta += m[S * i];
+        double kp = 0.0;
+        if (i >= 2) {
+            double qx = Q[S * (3 * i)], qy = Q[S * (3 * i + 1)], qz = Q[S * (3 * i + 2)];
+            double r2 = qx * qx + qy * qy + qz * qz;
+            kp = eta / (r2 * sqrt(r2));
+        }
+        SL_UNROLL
+        for (int d = 0; d < 3; d++) {
+            V[S * (3 * i + d)] += h * (ai[d] - ma[d] / eta_prev + kp * Q[S * (3 * i + d)]);
+            ma[d] += m[S * i] * ai[d];
+        }
+    }
+}
+
+/* ---- the two coordinate systems behind one set of operators ---- */
+
+SL_HD SL_INLINE void sl_mvs_K(int jac, int n, int S, double h, const double *m, double *Q,
+                              double *V)
+{
+    if (jac)
+        sl_mvs_kepler_jacobi(n, S, h, m, Q, V);
+    else
+        sl_mvs_kepler(n, S, h, m, Q, V);
+}
+
+/* The jump, democratic heliocentric only. */
+SL_HD SL_INLINE void sl_mvs_J(int jac, int n, int S, double h, const double *m, double *Q,
+                              const double *V)
+{
+    if (!jac)
+        sl_mvs_jump(n, S, h, m, Q, V);
+}
+
+/* Bodies 1..n-1 to body 0's frame for the force: positions Q_i,
+ * velocities v_i - v_0 = V_i + w. */
+SL_HD SL_INLINE void sl_mvs_force_point(int n, int S, const double *m, const double *Q,
+                                        const double *V, double *xe, double *ve)
+{
     double w[3];
     sl_mvs_jump_speed(n, S, m, V, w);
     SL_UNROLL
@@ -146,25 +326,102 @@ SL_HD SL_INLINE void sl_prop_mvs_point(int st, int n, int S, double h, const dou
         SL_UNROLL
         for (int d = 0; d < 3; d++) {
             xe[S * (3 * i + d)] = Q[S * (3 * i + d)];
-            ve[S * (3 * i + d)] = V[S * (3 * i + d)] + w[d]; /* v_i - v_0 */
+            ve[S * (3 * i + d)] = V[S * (3 * i + d)] + w[d];
         }
+}
+
+SL_HD SL_INLINE void sl_mvs_kick(int n, int S, double h, double *V, const double *a)
+{
+    SL_UNROLL
+    for (int i = 1; i < n; i++)
+        SL_UNROLL
+        for (int d = 0; d < 3; d++)
+            V[S * (3 * i + d)] += h * a[S * (3 * i + d)];
+}
+
+/* Where the force is evaluated (and, in Jacobi coordinates, body 0's
+ * pulls kept in ps's scratch for the kick), and the kick itself. */
+SL_HD SL_INLINE void sl_mvs_out(int jac, int n, int S, const double *m, const double *Q,
+                                const double *V, double *xe, double *ve, double *ps)
+{
+    if (jac)
+        sl_mvs_point_jacobi(n, S, m, Q, V, xe, ve, ps + S * 7 * n);
+    else
+        sl_mvs_force_point(n, S, m, Q, V, xe, ve);
+}
+
+SL_HD SL_INLINE void sl_mvs_B(int jac, int n, int S, double h, const double *m, const double *Q,
+                              double *V, const double *a, const double *ps)
+{
+    if (jac)
+        sl_mvs_kick_jacobi(n, S, h, m, Q, V, a, ps + S * 7 * n);
+    else
+        sl_mvs_kick(n, S, h, V, a);
+}
+
+/* A step: the pending drift and this step's opening half in one, then
+ * B(h) around the force, leaving the closing half pending. h = 0 (a lane
+ * that does not step) drifts, jumps and kicks by zero: the state keeps its
+ * bits. */
+SL_HD SL_INLINE void sl_prop_mvs_point(int st, int n, int S, double h, const double *x,
+                                       const double *v, const double *m, double *ps,
+                                       double *xe, double *ve, const double *pp)
+{
+    (void)st, (void)x, (void)v;
+    double *Q = ps, *V = ps + S * 3 * n, *pend = ps + S * 6 * n;
+    const int jac = pp[3] != 0.0;
+    sl_mvs_K(jac, n, S, h > 0.0 ? *pend + 0.5 * h : 0.0, m, Q, V);
+    sl_mvs_J(jac, n, S, 0.5 * h, m, Q, V);
+    sl_mvs_out(jac, n, S, m, Q, V, xe, ve, ps);
 }
 
 SL_HD SL_INLINE void sl_prop_mvs_apply(int st, int n, int S, double h, double *x, double *v,
                                        const double *m, double *ps, const double *a,
                                        const double *j, const double *pp)
 {
-    (void)st, (void)j, (void)pp;
-    double *Q = ps, *V = ps + S * 3 * n;
+    (void)st, (void)x, (void)v, (void)j;
+    double *Q = ps, *V = ps + S * 3 * n, *pend = ps + S * 6 * n;
+    const int jac = pp[3] != 0.0;
+    sl_mvs_B(jac, n, S, h, m, Q, V, a, ps);
+    sl_mvs_J(jac, n, S, 0.5 * h, m, Q, V);
+    *pend = h > 0.0 ? 0.5 * h : *pend;
+}
+
+SL_HD SL_INLINE void sl_prop_mvs_open(int n, int S, const double *x, const double *v,
+                                      const double *m, double *ps, const double *pp)
+{
+    if (pp[3] != 0.0)
+        sl_mvs_to_jacobi(n, S, x, v, m, ps, ps + S * 3 * n);
+    else
+        sl_mvs_to_dh(n, S, x, v, m, ps, ps + S * 3 * n);
+    ps[S * 6 * n] = 0.0;
+}
+
+/* x, v <- (Q, V) with the pending drift done: the state at the step's end
+ * in the integrator's coordinates, which the corrector stages may work on. */
+SL_HD SL_INLINE void sl_prop_mvs_close_start(int n, int S, double *x, double *v,
+                                             const double *m, const double *ps,
+                                             const double *pp)
+{
     SL_UNROLL
-    for (int i = 1; i < n; i++)
-        SL_UNROLL
-        for (int d = 0; d < 3; d++)
-            V[S * (3 * i + d)] += h * a[S * (3 * i + d)];
-    sl_mvs_jump(n, S, 0.5 * h, m, Q, V);
-    sl_mvs_kepler(n, S, 0.5 * h, m, Q, V);
-    /* back to inertial: x_0 from the centre of mass, v_0 from the momentum */
-    double mt = 0.0, c[3] = {0.0, 0.0, 0.0}, w[3];
+    for (int k = 0; k < 3 * n; k++) {
+        x[S * k] = ps[S * k];
+        v[S * k] = ps[S * (3 * n + k)];
+    }
+    sl_mvs_K(pp[3] != 0.0, n, S, ps[S * 6 * n], m, x, v);
+}
+
+/* (Q, V) in x, v -> inertial x, v: x_0 from the centre of mass, v_0 from
+ * the momentum. */
+SL_HD SL_INLINE void sl_prop_mvs_close_end(int n, int S, double *x, double *v,
+                                           const double *m, const double *ps, const double *pp)
+{
+    (void)ps;
+    if (pp[3] != 0.0) {
+        sl_mvs_from_jacobi(n, S, m, x, v, x, v);
+        return;
+    }
+    double mt = 0.0, c[3] = {0.0, 0.0, 0.0}, w[3], x0[3], v0[3];
     SL_UNROLL
     for (int i = 0; i < n; i++)
         mt += m[S * i];
@@ -172,30 +429,130 @@ SL_HD SL_INLINE void sl_prop_mvs_apply(int st, int n, int S, double h, double *x
     for (int i = 1; i < n; i++)
         SL_UNROLL
         for (int d = 0; d < 3; d++)
-            c[d] += m[S * i] * Q[S * (3 * i + d)];
-    sl_mvs_jump_speed(n, S, m, V, w);
-    /* h = 0 (a lane that does not step) must leave the state's bits: the
-     * round trip through (Q, V) would not */
-    const int keep = h == 0.0;
-    double x0[3], v0[3];
+            c[d] += m[S * i] * x[S * (3 * i + d)];
+    sl_mvs_jump_speed(n, S, m, v, w);
     SL_UNROLL
     for (int d = 0; d < 3; d++) {
-        x0[d] = Q[S * d] - c[d] / mt;
-        v0[d] = V[S * d] - w[d];
+        x0[d] = x[S * d] - c[d] / mt;
+        v0[d] = v[S * d] - w[d];
     }
     SL_UNROLL
     for (int i = 1; i < n; i++)
         SL_UNROLL
         for (int d = 0; d < 3; d++) {
-            double xi = Q[S * (3 * i + d)] + x0[d], vi = V[S * (3 * i + d)] + V[S * d];
-            x[S * (3 * i + d)] = keep ? x[S * (3 * i + d)] : xi;
-            v[S * (3 * i + d)] = keep ? v[S * (3 * i + d)] : vi;
+            x[S * (3 * i + d)] += x0[d];
+            v[S * (3 * i + d)] += v[S * d];
         }
     SL_UNROLL
     for (int d = 0; d < 3; d++) {
-        x[S * d] = keep ? x[S * d] : x0[d];
-        v[S * d] = keep ? v[S * d] : v0[d];
+        x[S * d] = x0[d];
+        v[S * d] = v0[d];
     }
+}
+
+/* ---- symplectic correctors ---- */
+
+/* The Z operators of the corrector of order p: 2 m of them. */
+SL_HD SL_INLINE int sl_mvs_corrector_m(int order)
+{
+    switch (order) {
+    case 3: return 1;
+    case 5: return 2;
+    case 7: return 3;
+    case 11: return 5;
+    case 17: return 8;
+    default: return 0;
+    }
+}
+
+/* b_k of the corrector of order p, k = 1..m (Wisdom, Holman & Touma 1996;
+ * the values REBOUND's WHFast uses). */
+SL_HD SL_INLINE double sl_mvs_corrector_b(int order, int k)
+{
+    switch (order * 100 + k) {
+    case 301: return -0.024900596027799867499350357910273437184309981229127;
+    case 501: return -0.0083001986759332891664501193034244790614366604097090;
+    case 502: return 0.041500993379666445832250596517122395307183302048545;
+    case 701: return 0.0024926811426922105779030593952776964450539008582219;
+    case 702: return -0.018270923246702131478062356884535264841652263842597;
+    case 703: return 0.053964399093127498721765893493510877532452806339655;
+    case 1101: return 0.00020361579647854651301632818774633716473696537436847;
+    case 1102: return -0.0023487215292295354188307328851055489876255097419754;
+    case 1103: return 0.012309078592019946317544564763237909911330686448336;
+    case 1104: return -0.038121613681288650508647613260247372125243616270670;
+    case 1105: return 0.072593394748842738674253180742744961827622366521517;
+    case 1701: return -0.0000043347415473373580190650223498124944896789841432241;
+    case 1702: return 0.000076436355227935738363241846979413475106795392377415;
+    case 1703: return -0.00063599983075817658983166881625078545864140848560259;
+    case 1704: return 0.0033132577069380655655490196833451994080066801611459;
+    case 1705: return -0.012071760822342291062449751726959664253913904872527;
+    case 1706: return 0.032422198864713580293681523029577130832258806467604;
+    case 1707: return -0.065192863576377893658290760803725762027864651086787;
+    case 1708: return 0.093056103771425958591541059067553547100903397724386;
+    default: return 0.0;
+    }
+}
+
+/* Z operator z (0..2m-1) of C (inv = 1) or of C^-1 (inv = -1): its a and
+ * b. C is Z(-a_m, -b_m') .. Z(-a_1, -b_1') Z(a_1, b_1') .. Z(a_m, b_m'),
+ * b_k' = b_{m+1-k} (order 3: the signs of a swapped); C^-1 is the same
+ * with b negated, since Z(a, b)^-1 = Z(-a, b) and the product is
+ * symmetric. */
+SL_HD SL_INLINE void sl_mvs_corrector_z(int order, int z, double inv, double dt, double *a,
+                                        double *b)
+{
+    const int mz = sl_mvs_corrector_m(order);
+    int k = z < mz ? -(mz - z) : z - mz + 1;
+    double bz = z < mz ? -sl_mvs_corrector_b(order, z + 1) : sl_mvs_corrector_b(order, 2 * mz - z);
+    if (order == 3)
+        k = -k;
+    *a = k * 0.41833001326703777398908601289259374469640768464934 * dt; /* k sqrt(7/40) dt */
+    *b = inv * bz * dt;
+}
+
+SL_HD SL_INLINE int sl_prop_mvs_sync_stages(int mode, const double *pp)
+{
+    (void)mode;
+    return 4 * sl_mvs_corrector_m((int)pp[2]);
+}
+
+/* Stage 2z of Z(a, b): K(a), then B(-b) around the force; stage 2z+1:
+ * K(-2a), B(b), K(a). Opening (C^-1) works on ps, closing (C) on the
+ * copy close_start left in x, v. */
+SL_HD SL_INLINE void sl_mvs_sync_region(int mode, int n, int S, double *x, double *v,
+                                        double *ps, double **Q, double **V)
+{
+    *Q = mode == SL_SYNC_OPEN ? ps : x;
+    *V = mode == SL_SYNC_OPEN ? ps + S * 3 * n : v;
+}
+
+SL_HD SL_INLINE void sl_prop_mvs_sync_point(int mode, int st, int n, int S, double *x,
+                                            double *v, const double *m, double *ps,
+                                            double *xe, double *ve, const double *pp)
+{
+    double *Q, *V, a, b;
+    sl_mvs_sync_region(mode, n, S, x, v, ps, &Q, &V);
+    sl_mvs_corrector_z((int)pp[2], st / 2, mode == SL_SYNC_OPEN ? 1.0 : -1.0, pp[0], &a, &b);
+    const double sgn = st % 2 ? 1.0 : -1.0;
+    const int jac = pp[3] != 0.0;
+    sl_mvs_K(jac, n, S, st % 2 ? -2.0 * a : a, m, Q, V);
+    sl_mvs_J(jac, n, S, 0.5 * sgn * b, m, Q, V);
+    sl_mvs_out(jac, n, S, m, Q, V, xe, ve, ps);
+}
+
+SL_HD SL_INLINE void sl_prop_mvs_sync_apply(int mode, int st, int n, int S, double *x,
+                                            double *v, const double *m, double *ps,
+                                            const double *acc, const double *pp)
+{
+    double *Q, *V, a, b;
+    sl_mvs_sync_region(mode, n, S, x, v, ps, &Q, &V);
+    sl_mvs_corrector_z((int)pp[2], st / 2, mode == SL_SYNC_OPEN ? 1.0 : -1.0, pp[0], &a, &b);
+    const double sgn = st % 2 ? 1.0 : -1.0;
+    const int jac = pp[3] != 0.0;
+    sl_mvs_B(jac, n, S, sgn * b, m, Q, V, acc, ps);
+    sl_mvs_J(jac, n, S, 0.5 * sgn * b, m, Q, V);
+    if (st % 2)
+        sl_mvs_K(jac, n, S, a, m, Q, V);
 }
 
 #endif

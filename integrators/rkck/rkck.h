@@ -33,6 +33,7 @@
 #define SL_PROP_rkck_PERSIST 0
 #define SL_PROP_rkck_JERK 0
 #define SL_PROP_rkck_PERTURB 0
+#define SL_PROP_rkck_SYNC 0
 #define SL_PROP_rkck_ADAPTIVE 0
 
 /* The Cash-Karp tableau: nodes c_i, coefficients a_ij, fifth-order

@@ -32,6 +32,7 @@
 #define SL_PROP_rkck_adaptive_PERSIST 0
 #define SL_PROP_rkck_adaptive_JERK 0
 #define SL_PROP_rkck_adaptive_PERTURB 0
+#define SL_PROP_rkck_adaptive_SYNC 0
 #define SL_PROP_rkck_adaptive_ADAPTIVE 1
 
 /* GSL's constants: the safety factor, the rejection and growth thresholds

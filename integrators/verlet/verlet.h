@@ -41,6 +41,7 @@
 #define SL_PROP_verlet_PERSIST 3  /* ... all of which is carried between launches */
 #define SL_PROP_verlet_JERK 0     /* accelerations only: the loop calls the force's acc */
 #define SL_PROP_verlet_PERTURB 0  /* the whole force, not the part beyond the central body's pull */
+#define SL_PROP_verlet_SYNC 0
 #define SL_PROP_verlet_ADAPTIVE 0 /* fixed step pp[0]: no control function */
 
 /* Called after the loop evaluated the force at the initial state: keep it

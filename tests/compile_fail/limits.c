@@ -10,6 +10,7 @@
 #define SL_PROP_slt_lim_PERSIST 3
 #define SL_PROP_slt_lim_JERK 0
 #define SL_PROP_slt_lim_PERTURB 0
+#define SL_PROP_slt_lim_SYNC 0
 #define SL_PROP_slt_lim_ADAPTIVE 0
 #define SLT_LIM_N 3
 
@@ -47,6 +48,13 @@
 #elif defined(SLT_CONTROL_MISSING)
 #undef SL_PROP_slt_lim_ADAPTIVE
 #define SL_PROP_slt_lim_ADAPTIVE 1 /* and defines no sl_prop_slt_lim_control */
+#elif defined(SLT_SYNC_ADAPTIVE)
+#undef SL_PROP_slt_lim_SYNC
+#define SL_PROP_slt_lim_SYNC 1
+#undef SL_PROP_slt_lim_ADAPTIVE
+#define SL_PROP_slt_lim_ADAPTIVE 1
+#elif defined(SLT_SYNC_MISSING)
+#undef SL_PROP_slt_lim_SYNC /* every integrator must say */
 #elif defined(SLT_NBODY)
 #undef SLT_LIM_N
 #define SLT_LIM_N 65

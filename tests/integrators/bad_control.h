@@ -20,6 +20,7 @@
 #define SL_PROP_slt_badctl_PERSIST 0
 #define SL_PROP_slt_badctl_JERK 0
 #define SL_PROP_slt_badctl_PERTURB 0
+#define SL_PROP_slt_badctl_SYNC 0
 #define SL_PROP_slt_badctl_ADAPTIVE 1
 
 SL_HD SL_INLINE void sl_prop_slt_badctl_begin(int n, int S, const double *x, const double *v,

@@ -11,6 +11,7 @@
 #define SL_PROP_drift9_PERSIST 0
 #define SL_PROP_drift9_JERK 0
 #define SL_PROP_drift9_PERTURB 0
+#define SL_PROP_drift9_SYNC 0
 #define SL_PROP_drift9_ADAPTIVE 0
 
 SL_HD SL_INLINE void sl_prop_drift9_begin(int n, int S, const double *x, const double *v,

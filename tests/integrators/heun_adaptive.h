@@ -25,6 +25,7 @@
 #define SL_PROP_slt_heun_PERSIST 3
 #define SL_PROP_slt_heun_JERK 0
 #define SL_PROP_slt_heun_PERTURB 0
+#define SL_PROP_slt_heun_SYNC 0
 #define SL_PROP_slt_heun_ADAPTIVE 1
 
 SL_HD SL_INLINE void sl_prop_slt_heun_begin(int n, int S, const double *x, const double *v,

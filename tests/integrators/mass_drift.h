@@ -18,6 +18,7 @@
 #define SL_PROP_slt_mdrift_PERSIST 0
 #define SL_PROP_slt_mdrift_JERK 0
 #define SL_PROP_slt_mdrift_PERTURB 0
+#define SL_PROP_slt_mdrift_SYNC 0
 #define SL_PROP_slt_mdrift_ADAPTIVE 0
 
 SL_HD SL_INLINE void sl_prop_slt_mdrift_begin(int n, int S, const double *x, const double *v,

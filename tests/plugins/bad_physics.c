@@ -27,6 +27,7 @@
 #define SL_PROP_slt_euler_PERSIST 0
 #define SL_PROP_slt_euler_JERK 0
 #define SL_PROP_slt_euler_PERTURB 0
+#define SL_PROP_slt_euler_SYNC 0
 #define SL_PROP_slt_euler_ADAPTIVE 0
 
 SL_HD SL_INLINE void sl_prop_slt_euler_begin(int n, int S, const double *x, const double *v,

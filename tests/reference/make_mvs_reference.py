@@ -11,6 +11,10 @@ masses, so one year is 2 pi time units. Writes
   tests/data/outer_ss_whfast.csv     REBOUND WHFast, democratic heliocentric
                                      coordinates, dt = 0.1 yr, 1e4 yr
   tests/data/outer_ss_ias15.csv      REBOUND IAS15 (epsilon 1e-9) to 1e4 yr
+  tests/data/outer_ss_whfast_jacobi.csv, outer_ss_whfast_jacobi_c11.csv
+                                     REBOUND WHFast, Jacobi coordinates,
+                                     dt = 0.1 yr, 1e4 yr, without and with
+                                     the symplectic corrector of order 11
   tests/data/outer_ss_start.csv, outer_ss_whfast_final.csv, outer_ss_ias15_final.csv
                                      the same states in the ensemble format
                                      (sys,body,m,x,y,z,vx,vy,vz) that
@@ -29,7 +33,8 @@ Each file: a header line `body,m,x,y,z,vx,vy,vz` and one row per body; the
 first comment lines say how it was made.
 
 Run:  python3 -m venv /tmp/rebenv && /tmp/rebenv/bin/pip install numpy rebound
-      /tmp/rebenv/bin/python tests/reference/make_mvs_reference.py
+      /tmp/rebenv/bin/python tests/reference/make_mvs_reference.py [jacobi]
+(jacobi: only the two Jacobi files)
 """
 import math
 import os
@@ -127,7 +132,23 @@ def main():
     write(sim, "outer_ss_ias15.csv", "REBOUND IAS15, epsilon 1e-9, t = %.17g" % sim.t)
     write_ensemble(sim, "outer_ss_ias15_final.csv", "REBOUND IAS15, epsilon 1e-9, t = %.17g" %
                    sim.t)
+    jacobi()
     solar_system()
+
+
+def jacobi():
+    for corrector, name in ((0, "outer_ss_whfast_jacobi.csv"), (11, "outer_ss_whfast_jacobi_c11.csv")):
+        sim = initial()
+        sim.integrator = "whfast"
+        sim.integrator.coordinates = "jacobi"
+        sim.integrator.corrector = corrector
+        sim.integrator.safe_mode = 0
+        sim.dt = DT
+        n = int(round(T_END / DT))
+        sim.steps(n) if hasattr(sim, "steps") else sim.integrate(n * DT, exact_finish_time=0)
+        sim.synchronize()
+        write(sim, name, "REBOUND WHFast, Jacobi, corrector %d, safe mode off, dt = %.17g, %d "
+              "steps (t = %.17g)" % (corrector, DT, n, sim.t))
 
 
 def solar_system():
@@ -154,4 +175,7 @@ def solar_system():
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["jacobi"]:
+        jacobi()
+    else:
+        main()

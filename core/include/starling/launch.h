@@ -24,6 +24,10 @@
  *                        (acc_perturb: all but body 0's Newtonian pull on
  *                        the others, which the stages move exactly, as mvs
  *                        does); 0: the whole force. Not 1 with JERK 1
+ *   SL_PROP_<P>_SYNC     1: the stages step a working state of their own
+ *                        in ps and leave x, v behind, which the loop has
+ *                        them write only when it needs them (below); 0:
+ *                        every step updates x, v. Not 1 with ADAPTIVE 1
  * (each a literal 0 or 1 where a flag: the loops paste them into names)
  * and three functions, which the loop calls as
  *   sl_prop_<P>_begin(n, S, x, v, m, ps, a, j, pp)
@@ -53,6 +57,42 @@
  * depend only on x, v, m, pp, h and the PERSIST leading doubles of ps: the
  * rest of ps is not kept between launches, and results must not depend on
  * where launches begin.
+ *
+ * Synchronising integrators (SYNC 1) keep their own coordinates in the
+ * PERSIST leading doubles of ps from step to step, unsynchronised (mvs:
+ * democratic heliocentric coordinates with the closing half drift of the
+ * last step pending, and symplectic correctors applied only when x, v are
+ * wanted), so that a step costs one Kepler drift rather than two. They
+ * provide
+ *   void sl_prop_<P>_open(int n, int S, const double *x, const double *v,
+ *                         const double *m, double *ps, const double *pp);
+ *       the working state from (x, v), once per run after begin;
+ *   void sl_prop_<P>_close_start(int n, int S, double *x, double *v,
+ *                                const double *m, const double *ps,
+ *                                const double *pp);
+ *   void sl_prop_<P>_close_end(int n, int S, double *x, double *v,
+ *                              const double *m, const double *ps,
+ *                              const double *pp);
+ *       (x, v) from the working state, in two parts: start copies it
+ *       into x, v (as the integrator's own coordinates) and end makes
+ *       them inertial; ps is not written, so a close never changes the
+ *       trajectory;
+ *   int sl_prop_<P>_sync_stages(int mode, const double *pp);
+ *   void sl_prop_<P>_sync_point(int mode, int k, int n, int S, double *x,
+ *                               double *v, const double *m, double *ps,
+ *                               double *xe, double *ve, const double *pp);
+ *   void sl_prop_<P>_sync_apply(int mode, int k, int n, int S, double *x,
+ *                               double *v, const double *m, double *ps,
+ *                               const double *a, const double *pp);
+ *       stages with a force call between point and apply, like a step's,
+ *       run after open (mode SL_SYNC_OPEN, on ps) and between close_start
+ *       and close_end (SL_SYNC_CLOSE, on the copy in x, v): mvs's
+ *       correctors. sync_stages gives their number (0: none).
+ * After a step the loop closes when it needs x, v (sl_sync_need): fully
+ * for logs, energy checks, the step cap, the end of a launch and of the
+ * run; without the SL_SYNC_CLOSE stages for the stop monitors' look at
+ * every step (a system they stop keeps that state) and when the working
+ * state is no longer finite (so the non-finite check sees it).
  *
  * Adaptive integrators (ADAPTIVE 1) also provide
  *   double sl_prop_<P>_control(int n, int S, double h, const double *x,
@@ -136,6 +176,9 @@
 #include "starling/propagator.h"
 
 SL_EXTERN_C_BEGIN
+
+/* The two kinds of a synchronising integrator's extra stages (SYNC 1). */
+enum { SL_SYNC_OPEN = 0, SL_SYNC_CLOSE = 1 };
 
 /* Stages an integrator may have (each is one force evaluation per step). */
 #define SL_STAGES_MAX 16

@@ -16,6 +16,7 @@
 #define SL_PROP_@NAME@_PERSIST 3 /* of which kept between launches */
 #define SL_PROP_@NAME@_JERK 0    /* accelerations suffice */
 #define SL_PROP_@NAME@_PERTURB 0    /* the whole force (not its perturbation part, acc_perturb) */
+#define SL_PROP_@NAME@_SYNC 0
 #define SL_PROP_@NAME@_ADAPTIVE 0 /* a fixed step, pp[0] */
 
 /* After a force call at (x, v): remember a. */

@@ -356,6 +356,68 @@ SL_STATIC_ASSERT(SL_STAGES_MAX == 16, "SL_LANES_DEFINE stamps 16 stages: stamp S
         }                                                                                  \
     }
 
+/* A SYNC integrator's extra stages of one mode for every lane (the stage
+ * number is not a literal here: these run once per close, not per step). */
+#define SL__LANES_SYNC_STAGES(P, F, N, MODE)                                               \
+    for (int st = 0; st < sl_prop_##P##_sync_stages(MODE, a->pp); st++) {                  \
+        _Pragma("omp simd")                                                                \
+        for (int l = 0; l < W; l++) {                                                      \
+            sl_prop_##P##_sync_point(MODE, st, N, W, x + l, v + l, m + l, ps + l, xe + l,  \
+                                     ve + l, a->pp);                                       \
+            SL_FORCE_EVAL(F, P, N, W, xe + l, ve + l, m + l, fp + l, ae + l, je + l);       \
+            sl_prop_##P##_sync_apply(MODE, st, N, W, x + l, v + l, m + l, ps + l, ae + l,  \
+                                     a->pp);                                               \
+        }                                                                                  \
+    }
+#define SL__LANES_OPEN_1(P, F, N)                                                          \
+    _Pragma("omp simd")                                                                    \
+    for (int l = 0; l < W; l++)                                                            \
+        sl_prop_##P##_open(N, W, x + l, v + l, m + l, ps + l, a->pp);                      \
+    SL__LANES_SYNC_STAGES(P, F, N, SL_SYNC_OPEN)
+#define SL__LANES_OPEN_0(P, F, N)
+/* Close every lane (need: sl_sync_need's answer for the chunk); the lanes
+ * that did not step keep their x, v (a lane a monitor stopped keeps the
+ * state it stopped in). */
+#define SL__LANES_CLOSE_1(P, F, N, need)                                                   \
+    if (need) {                                                                            \
+        memcpy(xk, x, sizeof xk);                                                          \
+        memcpy(vk, v, sizeof vk);                                                          \
+        _Pragma("omp simd")                                                                \
+        for (int l = 0; l < W; l++)                                                        \
+            sl_prop_##P##_close_start(N, W, x + l, v + l, m + l, ps + l, a->pp);           \
+        if ((need) == 2)                                                                   \
+            SL__LANES_SYNC_STAGES(P, F, N, SL_SYNC_CLOSE)                                  \
+        _Pragma("omp simd")                                                                \
+        for (int l = 0; l < W; l++)                                                        \
+            sl_prop_##P##_close_end(N, W, x + l, v + l, m + l, ps + l, a->pp);             \
+        for (int l = 0; l < W; l++)                                                        \
+            flag[l] = L.h[l] > 0.0;                                                        \
+        sl_lanes_undo(3 * (N), 0, flag, x, v, ps, xk, vk, pk);                             \
+    }
+#define SL__LANES_CLOSE_0(P, F, N, need)
+#define SL__LANES_OPEN(P, F, N) SL_CAT(SL__LANES_OPEN_, SL_PROP_##P##_SYNC)(P, F, N)
+#define SL__LANES_CLOSE(P, F, N, need)                                                     \
+    SL_CAT(SL__LANES_CLOSE_, SL_PROP_##P##_SYNC)(P, F, N, need)
+
+/* What the chunk needs of x, v after this step (sl_sync_need over the
+ * lanes that step, and the non-finite check of their working state). */
+static inline int sl_lanes_sync_need(const sl_run_args *a, const sl_lanes *L, int last,
+                                     int len, const double *ps)
+{
+    const int W = SL_CHUNK;
+    int need = 0;
+    for (int l = 0; l < W && need < 2; l++) {
+        if (!(L->h[l] > 0.0))
+            continue;
+        int nl = sl_sync_need(a, L->t_next[l], L->step[l] + 1, L->k0[l], L->next_log[l],
+                              last || L->step[l] + 1 - L->k0[l] == L->n_need[l]);
+        if (!nl && a->mon.check_nonfinite && sl_sync_nonfinite(len, W, ps + l))
+            nl = 1;
+        need = nl > need ? nl : need;
+    }
+    return need;
+}
+
 /* The lane loop for (P, F, N). */
 #define SL_LANES_DEFINE(P, F, N)                                                           \
     SL_CHECK_PROP(P)                                                                       \
@@ -369,9 +431,10 @@ SL_STATIC_ASSERT(SL_STAGES_MAX == 16, "SL_LANES_DEFINE stamps 16 stages: stamp S
         _Alignas(64) double ae[3 * (N) * W], je[3 * (N) * W];                              \
         _Alignas(64) double ps[SL_SCRATCH_LEN(P) * (N) * W];                               \
         _Alignas(64) double fp[SL_FORCE_PARAMS_MAX * W];                                   \
-        /* adaptive only: the state a rejected try puts back */                            \
-        _Alignas(64) double xk[SL_PROP_##P##_ADAPTIVE ? 3 * (N) * W : 1];                  \
-        _Alignas(64) double vk[SL_PROP_##P##_ADAPTIVE ? 3 * (N) * W : 1];                  \
+        /* adaptive: the state a rejected try puts back; sync: the x, v of the lanes       \
+         * that do not step, kept through a close */                                       \
+        _Alignas(64) double xk[SL_PROP_##P##_ADAPTIVE + SL_PROP_##P##_SYNC ? 3 * (N) * W : 1]; \
+        _Alignas(64) double vk[SL_PROP_##P##_ADAPTIVE + SL_PROP_##P##_SYNC ? 3 * (N) * W : 1]; \
         _Alignas(64) double pk[SL_PROP_##P##_ADAPTIVE ? SL_PERSIST_LEN(P) * (N) * W : 1];  \
         sl_lanes L;                                                                        \
         const int64_t s0 = chunk * W;                                                      \
@@ -384,6 +447,7 @@ SL_STATIC_ASSERT(SL_STAGES_MAX == 16, "SL_LANES_DEFINE stamps 16 stages: stamp S
                 sl_prop_##P##_begin(N, W, x + l, v + l, m + l, ps + l, ae + l, je + l,     \
                                     a->pp);                                                \
             }                                                                              \
+            SL__LANES_OPEN(P, F, N)                                                        \
             if (SL_PROP_##P##_ADAPTIVE) {                                                  \
                 _Pragma("omp simd")                                                        \
                 for (int l = 0; l < W; l++)                                                \
@@ -435,6 +499,12 @@ SL_STATIC_ASSERT(SL_STAGES_MAX == 16, "SL_LANES_DEFINE stamps 16 stages: stamp S
                     L.ok[l] = L.ok[l] && L.h[l] > 0.0;                                     \
                 sl_lanes_undo(3 * (N), SL_PROP_##P##_PERSIST * (N), L.ok, x, v, ps, xk, vk, pk); \
                 sl_lanes_settle(a, s0, &L, N, x, v);                                       \
+            }                                                                              \
+            if (SL_PROP_##P##_SYNC) {                                                      \
+                int need = sl_lanes_sync_need(a, &L, k == a->launch_steps - 1,             \
+                                              SL_PROP_##P##_PERSIST * (N), ps);            \
+                SL__LANES_CLOSE(P, F, N, need)                                             \
+                (void)need;                                                                \
             }                                                                              \
             int bad = 0;                                                                   \
             const int nf = a->mon.check_nonfinite;                                         \

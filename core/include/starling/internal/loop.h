@@ -361,6 +361,10 @@ SL_HD SL_INLINE void sl_load_fp(const sl_run_args *a, int64_t s, double *fp)
                      "integrator " #P ": SL_PROP_" #P "_JERK must be 0 or 1");               \
     SL_STATIC_ASSERT(SL_PROP_##P##_ADAPTIVE == 0 || SL_PROP_##P##_ADAPTIVE == 1,           \
                      "integrator " #P ": SL_PROP_" #P "_ADAPTIVE must be 0 or 1");           \
+    SL_STATIC_ASSERT((SL_PROP_##P##_SYNC == 0 || SL_PROP_##P##_SYNC == 1) &&               \
+                         SL_PROP_##P##_SYNC + SL_PROP_##P##_ADAPTIVE <= 1,                 \
+                     "integrator " #P ": SL_PROP_" #P "_SYNC must be 0 or 1, and not 1 "   \
+                     "with ADAPTIVE 1 (a synchronising integrator steps a fixed dt)");      \
     SL_STATIC_ASSERT((SL_PROP_##P##_PERTURB == 0 || SL_PROP_##P##_PERTURB == 1) &&         \
                          SL_PROP_##P##_JERK + SL_PROP_##P##_PERTURB <= 1,                  \
                      "integrator " #P ": SL_PROP_" #P "_PERTURB must be 0 or 1, and not 1 " \
@@ -376,6 +380,48 @@ SL_HD SL_INLINE void sl_load_fp(const sl_run_args *a, int64_t s, double *fp)
     SL_STATIC_ASSERT((N) >= 1 && (N) <= SL_NBODY_MAX,                                      \
                      "integrator " #P ", force " #F ": unrolled body count " #N            \
                      " is outside 1..SL_NBODY_MAX");
+
+/* SYNC integrators (launch.h): what the loop needs of x, v after a step
+ * that reaches (t_next, step_next); last: the launch's last step. 2: the
+ * full close (logs, energy checks, the step cap, the end of a launch or of
+ * the run); 1: the stop monitors' look, every step while one is on; 0:
+ * nothing, x and v may stay behind. */
+SL_HD SL_INLINE int sl_sync_need(const sl_run_args *a, double t_next, int64_t step_next,
+                                 int64_t k0, double next_log, int last)
+{
+    const sl_monitor_config *mc = &a->mon;
+    if (last || !(t_next < a->t_end) ||
+        (mc->energy_max > 0.0 && step_next % mc->check_every == 0) ||
+        (mc->log_every_steps > 0 && step_next % mc->log_every_steps == 0) ||
+        (mc->log_every_dt > 0.0 && t_next >= next_log) ||
+        (a->max_steps > 0 && step_next - k0 >= a->max_steps))
+        return 2;
+    if (mc->eject_r > 0.0 || mc->unbound_r >= 0.0 || mc->close_hill > 0.0 || sl_collide_on(mc))
+        return 1;
+    return 0;
+}
+
+/* Whether len doubles of a working state (strided by S) hold a non-finite
+ * value: x, v may be behind it, and the non-finite check reads them. */
+SL_HD SL_INLINE int sl_sync_nonfinite(int len, int S, const double *ps)
+{
+    double sum = 0.0;
+    SL_UNROLL
+    for (int k = 0; k < len; k++)
+        sum += ps[S * k] * 0.0;
+    return sum != 0.0;
+}
+
+/* A SYNC integrator's extra stages of one mode (S = 1). */
+#define SL__SYNC_STAGES(P, F, MODE)                                                            for (int st = 0; st < sl_prop_##P##_sync_stages(MODE, a->pp); st++) {                          sl_prop_##P##_sync_point(MODE, st, n, 1, x, v, m, ps, xe, ve, a->pp);                      SL_FORCE_EVAL(F, P, n, 1, xe, ve, m, fp, ae, je);                                         sl_prop_##P##_sync_apply(MODE, st, n, 1, x, v, m, ps, ae, a->pp);                      }
+/* Open (after begin) and close (need as sl_sync_need gives it), pasted on
+ * SYNC: nothing for the other integrators, which need no such functions. */
+#define SL__LOOP_OPEN_1(P, F)                                                                  sl_prop_##P##_open(n, 1, x, v, m, ps, a->pp);                                              SL__SYNC_STAGES(P, F, SL_SYNC_OPEN)
+#define SL__LOOP_OPEN_0(P, F)
+#define SL__LOOP_CLOSE_1(P, F, need)                                                           if (need) {                                                                                    sl_prop_##P##_close_start(n, 1, x, v, m, ps, a->pp);                                       if ((need) == 2)                                                                               SL__SYNC_STAGES(P, F, SL_SYNC_CLOSE)                                                   sl_prop_##P##_close_end(n, 1, x, v, m, ps, a->pp);                                     }
+#define SL__LOOP_CLOSE_0(P, F, need)
+#define SL__LOOP_OPEN(P, F) SL_CAT(SL__LOOP_OPEN_, SL_PROP_##P##_SYNC)(P, F)
+#define SL__LOOP_CLOSE(P, F, need) SL_CAT(SL__LOOP_CLOSE_, SL_PROP_##P##_SYNC)(P, F, need)
 
 /* One step of size h through every stage of P, the force between point
  * and apply (S = 1). */
@@ -407,6 +453,15 @@ SL_HD SL_INLINE void sl_load_fp(const sl_run_args *a, int64_t s, double *fp)
         const double t_next = sl_step_time(t0, a->t_end, dt, j, n_need);                   \
         const double h = j < n_need ? dt : t_next - t;                                     \
         SL__LOOP_STAGES(P, F, h)                                                           \
+        if (SL_PROP_##P##_SYNC) {                                                          \
+            int need = sl_sync_need(a, t_next, step + 1, k0, next_log,                     \
+                                    k == a->launch_steps - 1 || j == n_need);              \
+            if (!need && a->mon.check_nonfinite &&                                         \
+                sl_sync_nonfinite(SL_PROP_##P##_PERSIST * n, 1, ps))                       \
+                need = 1;                                                                  \
+            SL__LOOP_CLOSE(P, F, need)                                                     \
+            (void)need;                                                                    \
+        }                                                                                  \
         t = t_next;                                                                        \
         step++;                                                                            \
         SL__LOOP_MONITORS(F)                                                               \
@@ -490,6 +545,7 @@ SL_HD SL_INLINE void sl_load_fp(const sl_run_args *a, int64_t s, double *fp)
         if (a->first_launch) {                                                             \
             SL_FORCE_EVAL(F, P, n, 1, x, v, m, fp, ae, je);                               \
             sl_prop_##P##_begin(n, 1, x, v, m, ps, ae, je, a->pp);                         \
+            SL__LOOP_OPEN(P, F)                                                            \
         } else {                                                                           \
             sl_load_persist(a, s, n, SL_PROP_##P##_PERSIST, ps);                           \
         }                                                                                  \
