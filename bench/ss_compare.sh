@@ -23,14 +23,20 @@ peer() { env -u LD_LIBRARY_PATH PYTHONPATH="$py" python3 "$here/rebound_ss.py" "
 
 if [ "$part" = all ] || [ "$part" = outer ]; then
 "$build/bench/ss-bench" --data "$data/outer_ss.csv" --systems 16384 --cpu-systems 16384 \
-  --years 1000 --runs mvs:0.2,mvs:0.1,mvs:0.05,mvs:0.2/corrector=11,mvs:0.5/corrector=11/coordinates=1,mvs:1/corrector=11/coordinates=1,hermite:0.1,hermite:0.05 |
+  --years 1000 --runs mvs:0.2,mvs:0.1,mvs:0.05,mvs:0.2/corrector=11,mvs:0.2/corrector=11/coordinates=1,mvs:0.5/corrector=11/coordinates=1,mvs:1/corrector=11/coordinates=1,hermite:0.1,hermite:0.05 |
   tee "$out/ss-outer.log"
 for dt in 0.2 0.05; do
   peer "$data/outer_ss.csv" --systems 16384 --years 1000 --dt "$dt" | tee -a "$out/ss-outer.log"
 done
-# REBOUND's best at ~1e-9: Jacobi coordinates with the order-11 corrector
+# REBOUND at its best: Jacobi coordinates with correctors, and WHFast512
 peer "$data/outer_ss.csv" --systems 16384 --years 1000 --dt 0.5 --corrector 11 |
   tee -a "$out/ss-outer.log"
+peer "$data/outer_ss.csv" --systems 16384 --years 1000 --dt 0.2 --integrator whfast512 |
+  tee -a "$out/ss-outer.log"
+for dt in 0.5 1; do
+  peer "$data/outer_ss.csv" --systems 16384 --years 1000 --dt "$dt" --integrator whfast512 \
+    --corrector 17 | tee -a "$out/ss-outer.log"
+done
 fi
 
 if [ "$part" = all ] || [ "$part" = solar ]; then
@@ -42,4 +48,8 @@ peer "$data/solar_system.csv" --systems "$peer_copies" --years 2190.280629705681
   --dt-days 8 | tee -a "$out/ss-solar.log"
 peer "$data/solar_system.csv" --systems "$peer_copies" --years 2190.2806297056811 \
   --dt-days 8 --corrector 11 | tee -a "$out/ss-solar.log"
+for c in 0 17; do
+  peer "$data/solar_system.csv" --systems "$peer_copies" --years 2190.2806297056811 \
+    --dt-days 8 --integrator whfast512 --corrector "$c" | tee -a "$out/ss-solar.log"
+done
 fi
