@@ -122,7 +122,7 @@ SL_HD SL_INLINE void sl_mvs_jump(int n, int S, double h, const double *m, double
  * its line. A drift that fails (no convergence, non-finite input) leaves
  * NaN, which the loop's non-finite check reports. */
 SL_HD SL_INLINE void sl_mvs_kepler(int n, int S, double h, const double *m, double *Q,
-                                   double *V)
+                                   double *V, int call)
 {
     SL_UNROLL
     for (int d = 0; d < 3; d++)
@@ -135,7 +135,10 @@ SL_HD SL_INLINE void sl_mvs_kepler(int n, int S, double h, const double *m, doub
             q[d] = Q[S * (3 * i + d)];
             u[d] = V[S * (3 * i + d)];
         }
-        sl_kepler_drift(m[0], h, q, u);
+        if (call)
+            sl_kepler_drift_call(m[0], h, q, u);
+        else
+            sl_kepler_drift(m[0], h, q, u);
         SL_UNROLL
         for (int d = 0; d < 3; d++) {
             Q[S * (3 * i + d)] = q[d];
@@ -213,7 +216,7 @@ SL_HD SL_INLINE void sl_mvs_from_jacobi(int n, int S, const double *m, const dou
 }
 
 SL_HD SL_INLINE void sl_mvs_kepler_jacobi(int n, int S, double h, const double *m, double *Q,
-                                          double *V)
+                                          double *V, int call)
 {
     SL_UNROLL
     for (int d = 0; d < 3; d++)
@@ -228,7 +231,10 @@ SL_HD SL_INLINE void sl_mvs_kepler_jacobi(int n, int S, double h, const double *
             q[d] = Q[S * (3 * i + d)];
             u[d] = V[S * (3 * i + d)];
         }
-        sl_kepler_drift(eta, h, q, u);
+        if (call)
+            sl_kepler_drift_call(eta, h, q, u);
+        else
+            sl_kepler_drift(eta, h, q, u);
         SL_UNROLL
         for (int d = 0; d < 3; d++) {
             Q[S * (3 * i + d)] = q[d];
@@ -294,13 +300,14 @@ SL_HD SL_INLINE void sl_mvs_kick_jacobi(int n, int S, double h, const double *m,
 
 /* ---- the two coordinate systems behind one set of operators ---- */
 
-SL_HD SL_INLINE void sl_mvs_K(int jac, int n, int S, double h, const double *m, double *Q,
-                              double *V)
+/* call: the drift as a call (the rare paths: opening, closing, correctors). */
+SL_HD SL_INLINE void sl_mvs_K(int jac, int call, int n, int S, double h, const double *m,
+                              double *Q, double *V)
 {
     if (jac)
-        sl_mvs_kepler_jacobi(n, S, h, m, Q, V);
+        sl_mvs_kepler_jacobi(n, S, h, m, Q, V, call);
     else
-        sl_mvs_kepler(n, S, h, m, Q, V);
+        sl_mvs_kepler(n, S, h, m, Q, V, call);
 }
 
 /* The jump, democratic heliocentric only. */
@@ -370,7 +377,7 @@ SL_HD SL_INLINE void sl_prop_mvs_point(int st, int n, int S, double h, const dou
     (void)st, (void)x, (void)v;
     double *Q = ps, *V = ps + S * 3 * n, *pend = ps + S * 6 * n;
     const int jac = pp[3] != 0.0;
-    sl_mvs_K(jac, n, S, h > 0.0 ? *pend + 0.5 * h : 0.0, m, Q, V);
+    sl_mvs_K(jac, 0, n, S, h > 0.0 ? *pend + 0.5 * h : 0.0, m, Q, V);
     sl_mvs_J(jac, n, S, 0.5 * h, m, Q, V);
     sl_mvs_out(jac, n, S, m, Q, V, xe, ve, ps);
 }
@@ -408,7 +415,7 @@ SL_HD SL_INLINE void sl_prop_mvs_close_start(int n, int S, double *x, double *v,
         x[S * k] = ps[S * k];
         v[S * k] = ps[S * (3 * n + k)];
     }
-    sl_mvs_K(pp[3] != 0.0, n, S, ps[S * 6 * n], m, x, v);
+    sl_mvs_K(pp[3] != 0.0, 1, n, S, ps[S * 6 * n], m, x, v);
 }
 
 /* (Q, V) in x, v -> inertial x, v: x_0 from the centre of mass, v_0 from
@@ -535,7 +542,7 @@ SL_HD SL_INLINE void sl_prop_mvs_sync_point(int mode, int st, int n, int S, doub
     sl_mvs_corrector_z((int)pp[2], st / 2, mode == SL_SYNC_OPEN ? 1.0 : -1.0, pp[0], &a, &b);
     const double sgn = st % 2 ? 1.0 : -1.0;
     const int jac = pp[3] != 0.0;
-    sl_mvs_K(jac, n, S, st % 2 ? -2.0 * a : a, m, Q, V);
+    sl_mvs_K(jac, 1, n, S, st % 2 ? -2.0 * a : a, m, Q, V);
     sl_mvs_J(jac, n, S, 0.5 * sgn * b, m, Q, V);
     sl_mvs_out(jac, n, S, m, Q, V, xe, ve, ps);
 }
@@ -552,7 +559,7 @@ SL_HD SL_INLINE void sl_prop_mvs_sync_apply(int mode, int st, int n, int S, doub
     sl_mvs_B(jac, n, S, sgn * b, m, Q, V, acc, ps);
     sl_mvs_J(jac, n, S, 0.5 * sgn * b, m, Q, V);
     if (st % 2)
-        sl_mvs_K(jac, n, S, a, m, Q, V);
+        sl_mvs_K(jac, 1, n, S, a, m, Q, V);
 }
 
 #endif

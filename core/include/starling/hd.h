@@ -8,6 +8,7 @@
 #define SL_INLINE static __forceinline__
 #define SL_RESTRICT __restrict__
 #define SL_UNROLL _Pragma("unroll")
+#define SL_NOUNROLL _Pragma("unroll 1")
 #if defined(__CUDA_ARCH__)
 #define SL_RSQRT(x) rsqrt(x)
 #else
@@ -20,6 +21,8 @@
 /* Trip counts are literals once the per-N specialisation is inlined; the
  * pragma asks GCC to unroll those loops completely. */
 #define SL_UNROLL _Pragma("GCC unroll 64")
+/* Loops that run rarely and whose copies would only cost compile time. */
+#define SL_NOUNROLL _Pragma("GCC unroll 1")
 #define SL_RSQRT(x) (1.0 / sqrt(x))
 #endif
 

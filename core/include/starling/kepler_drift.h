@@ -175,4 +175,20 @@ SL_HD SL_INLINE int sl_kepler_drift(double gm, double dt, double *x, double *v)
     return it;
 }
 
+/* The same drift as a call rather than inlined code, for paths that run
+ * rarely (mvs's opening and closing stages, its correctors): every
+ * inlined copy of the drift is unrolled once per body, and with a dozen
+ * copies per body the CUDA file of mvs took ptxas ten minutes and 10 GB
+ * (two minutes and 1.6 GB with the calls). */
+#if defined(__CUDA_ARCH__)
+__device__ __noinline__ static inline int sl_kepler_drift_call(double gm, double dt, double *x,
+                                                               double *v)
+#else
+__attribute__((noinline, unused)) static int sl_kepler_drift_call(double gm, double dt, double *x,
+                                                                  double *v)
+#endif
+{
+    return sl_kepler_drift(gm, dt, x, v);
+}
+
 #endif

@@ -359,6 +359,7 @@ SL_STATIC_ASSERT(SL_STAGES_MAX == 16, "SL_LANES_DEFINE stamps 16 stages: stamp S
 /* A SYNC integrator's extra stages of one mode for every lane (the stage
  * number is not a literal here: these run once per close, not per step). */
 #define SL__LANES_SYNC_STAGES(P, F, N, MODE)                                               \
+    SL_NOUNROLL                                                                            \
     for (int st = 0; st < sl_prop_##P##_sync_stages(MODE, a->pp); st++) {                  \
         _Pragma("omp simd")                                                                \
         for (int l = 0; l < W; l++) {                                                      \

@@ -413,12 +413,26 @@ SL_HD SL_INLINE int sl_sync_nonfinite(int len, int S, const double *ps)
 }
 
 /* A SYNC integrator's extra stages of one mode (S = 1). */
-#define SL__SYNC_STAGES(P, F, MODE)                                                            for (int st = 0; st < sl_prop_##P##_sync_stages(MODE, a->pp); st++) {                          sl_prop_##P##_sync_point(MODE, st, n, 1, x, v, m, ps, xe, ve, a->pp);                      SL_FORCE_EVAL(F, P, n, 1, xe, ve, m, fp, ae, je);                                         sl_prop_##P##_sync_apply(MODE, st, n, 1, x, v, m, ps, ae, a->pp);                      }
+#define SL__SYNC_STAGES(P, F, MODE)                                                        \
+    SL_NOUNROLL                                                                            \
+    for (int st = 0; st < sl_prop_##P##_sync_stages(MODE, a->pp); st++) {                  \
+        sl_prop_##P##_sync_point(MODE, st, n, 1, x, v, m, ps, xe, ve, a->pp);              \
+        SL_FORCE_EVAL(F, P, n, 1, xe, ve, m, fp, ae, je);                                  \
+        sl_prop_##P##_sync_apply(MODE, st, n, 1, x, v, m, ps, ae, a->pp);                  \
+    }
 /* Open (after begin) and close (need as sl_sync_need gives it), pasted on
  * SYNC: nothing for the other integrators, which need no such functions. */
-#define SL__LOOP_OPEN_1(P, F)                                                                  sl_prop_##P##_open(n, 1, x, v, m, ps, a->pp);                                              SL__SYNC_STAGES(P, F, SL_SYNC_OPEN)
+#define SL__LOOP_OPEN_1(P, F)                                                              \
+    sl_prop_##P##_open(n, 1, x, v, m, ps, a->pp);                                          \
+    SL__SYNC_STAGES(P, F, SL_SYNC_OPEN)
 #define SL__LOOP_OPEN_0(P, F)
-#define SL__LOOP_CLOSE_1(P, F, need)                                                           if (need) {                                                                                    sl_prop_##P##_close_start(n, 1, x, v, m, ps, a->pp);                                       if ((need) == 2)                                                                               SL__SYNC_STAGES(P, F, SL_SYNC_CLOSE)                                                   sl_prop_##P##_close_end(n, 1, x, v, m, ps, a->pp);                                     }
+#define SL__LOOP_CLOSE_1(P, F, need)                                                       \
+    if (need) {                                                                            \
+        sl_prop_##P##_close_start(n, 1, x, v, m, ps, a->pp);                               \
+        if ((need) == 2)                                                                   \
+            SL__SYNC_STAGES(P, F, SL_SYNC_CLOSE)                                           \
+        sl_prop_##P##_close_end(n, 1, x, v, m, ps, a->pp);                                 \
+    }
 #define SL__LOOP_CLOSE_0(P, F, need)
 #define SL__LOOP_OPEN(P, F) SL_CAT(SL__LOOP_OPEN_, SL_PROP_##P##_SYNC)(P, F)
 #define SL__LOOP_CLOSE(P, F, need) SL_CAT(SL__LOOP_CLOSE_, SL_PROP_##P##_SYNC)(P, F, need)
