@@ -339,3 +339,25 @@ Test(mvs, jacobi_correctors_cut_the_error, .timeout = 120)
     cr_assert(de[1] < 0.01 * de[0], "|dE/E| %.3g with the corrector, %.3g without", de[1], de[0]);
     slt_unload(&p);
 }
+
+/* A corrector order that does not exist is refused when the keys are
+ * packed, before any work, naming the key, the value and the choices. */
+Test(mvs, refuses_an_unknown_corrector)
+{
+    slt_plugins p;
+    slt_load(&p);
+    const sl_propagator *mvs = mvs_of(&p);
+    sl_param_values pv;
+    double pp[SL_PROP_PARAMS_MAX];
+    SLT_OK(sl_params_init(&pv, mvs->params, mvs->n_params));
+    SLT_OK(sl_params_set(&pv, "dt", 0.1));
+    SLT_OK(sl_params_set(&pv, "corrector", 4));
+    SLT_OK(sl_params_complete(&pv));
+    cr_assert_eq(mvs->pack(&pv, pp), SL_ERR_ARG);
+    const char *msg = sl_last_error();
+    cr_assert(strstr(msg, "corrector = 4") && strstr(msg, "3, 5, 7, 11 or 17"), "%s", msg);
+    SLT_OK(sl_params_set(&pv, "corrector", 17));
+    SLT_OK(mvs->pack(&pv, pp));
+    cr_assert_eq(pp[2], 17.0);
+    slt_unload(&p);
+}
