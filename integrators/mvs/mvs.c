@@ -36,7 +36,7 @@ static sl_status mvs_pack(const sl_param_values *pv, double pp[SL_PROP_PARAMS_MA
     pp[2] = sl_params_get(pv, "corrector");
     pp[3] = sl_params_get(pv, "coordinates");
     if (pp[2] != 0.0 && sl_mvs_corrector_m((int)pp[2]) == 0)
-        return sl_fail(SL_ERR_ARG, "mvs: corrector = %g: expected 0 (none), 3, 5, 7, 11 or 17",
+        return sl_fail(SL_ERR_ARG, "corrector = %g: expected 0 (none), 3, 5, 7, 11 or 17",
                        pp[2]);
     return SL_OK;
 }
