@@ -118,35 +118,6 @@ SL_HD SL_INLINE void sl_mvs_jump(int n, int S, double h, const double *m, double
             Q[S * (3 * i + d)] += h * w[d];
 }
 
-/* Each body along its orbit about body 0 for h, the centre of mass along
- * its line. A drift that fails (no convergence, non-finite input) leaves
- * NaN, which the loop's non-finite check reports. */
-SL_HD SL_INLINE void sl_mvs_kepler(int n, int S, double h, const double *m, double *Q,
-                                   double *V, int call)
-{
-    SL_UNROLL
-    for (int d = 0; d < 3; d++)
-        Q[S * d] += h * V[S * d];
-    SL_UNROLL
-    for (int i = 1; i < n; i++) {
-        double q[3], u[3];
-        SL_UNROLL
-        for (int d = 0; d < 3; d++) {
-            q[d] = Q[S * (3 * i + d)];
-            u[d] = V[S * (3 * i + d)];
-        }
-        if (call)
-            sl_kepler_drift_call(m[0], h, q, u);
-        else
-            sl_kepler_drift(m[0], h, q, u);
-        SL_UNROLL
-        for (int d = 0; d < 3; d++) {
-            Q[S * (3 * i + d)] = q[d];
-            V[S * (3 * i + d)] = u[d];
-        }
-    }
-}
-
 /* ---- Jacobi coordinates (pp[3] = 1) ----
  * Q_0, V_0 the centre of mass; Q_i = x_i - R_{i-1}, V_i likewise, R_{i-1}
  * the centre of mass of bodies 0..i-1 (eta_{i-1} their mass). The Kepler
@@ -215,8 +186,13 @@ SL_HD SL_INLINE void sl_mvs_from_jacobi(int n, int S, const double *m, const dou
     }
 }
 
-SL_HD SL_INLINE void sl_mvs_kepler_jacobi(int n, int S, double h, const double *m, double *Q,
-                                          double *V, int call)
+/* The Kepler part: each body along its orbit for h (about body 0, gm =
+ * m_0; in Jacobi coordinates about the bodies inside it, gm = eta_i), the
+ * centre of mass along its line. A drift that fails (no convergence,
+ * non-finite input) leaves NaN, which the loop's non-finite check reports.
+ * call: the drift as a call (the rare paths: opening, closing, correctors). */
+SL_HD SL_INLINE void sl_mvs_K(int jac, int call, int n, int S, double h, const double *m,
+                              double *Q, double *V)
 {
     SL_UNROLL
     for (int d = 0; d < 3; d++)
@@ -231,10 +207,11 @@ SL_HD SL_INLINE void sl_mvs_kepler_jacobi(int n, int S, double h, const double *
             q[d] = Q[S * (3 * i + d)];
             u[d] = V[S * (3 * i + d)];
         }
+        const double gm = jac ? eta : m[0];
         if (call)
-            sl_kepler_drift_call(eta, h, q, u);
+            sl_kepler_drift_call(gm, h, q, u);
         else
-            sl_kepler_drift(eta, h, q, u);
+            sl_kepler_drift(gm, h, q, u);
         SL_UNROLL
         for (int d = 0; d < 3; d++) {
             Q[S * (3 * i + d)] = q[d];
@@ -299,16 +276,6 @@ SL_HD SL_INLINE void sl_mvs_kick_jacobi(int n, int S, double h, const double *m,
 }
 
 /* ---- the two coordinate systems behind one set of operators ---- */
-
-/* call: the drift as a call (the rare paths: opening, closing, correctors). */
-SL_HD SL_INLINE void sl_mvs_K(int jac, int call, int n, int S, double h, const double *m,
-                              double *Q, double *V)
-{
-    if (jac)
-        sl_mvs_kepler_jacobi(n, S, h, m, Q, V, call);
-    else
-        sl_mvs_kepler(n, S, h, m, Q, V, call);
-}
 
 /* The jump, democratic heliocentric only. */
 SL_HD SL_INLINE void sl_mvs_J(int jac, int n, int S, double h, const double *m, double *Q,

@@ -272,8 +272,7 @@ static inline void sl_lanes_hill(int n, const double *m, double *hf)
 
 static inline int sl_lanes_screened(const sl_monitor_config *mc)
 {
-    return mc->eject_r > 0.0 || mc->unbound_r >= 0.0 || mc->close_hill > 0.0 ||
-           sl_collide_on(mc);
+    return sl_stop_monitors_on(mc);
 }
 
 /* The collision radii depend on the masses only: once per launch too. */

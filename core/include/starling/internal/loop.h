@@ -211,19 +211,34 @@ SL_HD SL_INLINE void sl_log_record(const sl_run_args *a, int64_t s, int n, int S
         }
 }
 
-/* Periodic logging: every k steps and/or every dt of simulated time. */
+/* Whether a periodic record is due at (t, step): every k steps and/or
+ * every dt of simulated time (next_log the next such time). */
+SL_HD SL_INLINE int sl_log_due(const sl_monitor_config *mc, double t, int64_t step,
+                               double next_log)
+{
+    return (mc->log_every_steps > 0 && step % mc->log_every_steps == 0) ||
+           (mc->log_every_dt > 0.0 && t >= next_log);
+}
+
+/* Whether a stop monitor that looks at the state every step is on
+ * (ejection, unbound, close encounter, collision). */
+SL_HD SL_INLINE int sl_stop_monitors_on(const sl_monitor_config *mc)
+{
+    return mc->eject_r > 0.0 || mc->unbound_r >= 0.0 || mc->close_hill > 0.0 ||
+           sl_collide_on(mc);
+}
+
+/* Periodic logging. */
 SL_HD SL_INLINE void sl_monitor_log(const sl_run_args *a, int64_t s, int n, int S, double t,
                                     int64_t step, double *next_log, const double *x,
                                     const double *v)
 {
-    int due = a->mon.log_every_steps > 0 && step % a->mon.log_every_steps == 0;
-    if (a->mon.log_every_dt > 0.0 && t >= *next_log) {
-        due = 1;
+    if (!sl_log_due(&a->mon, t, step, *next_log))
+        return;
+    if (a->mon.log_every_dt > 0.0)
         while (*next_log <= t)
             *next_log += a->mon.log_every_dt;
-    }
-    if (due)
-        sl_log_record(a, s, n, S, t, step, SL_LOG_PERIODIC, x, v);
+    sl_log_record(a, s, n, S, t, step, SL_LOG_PERIODIC, x, v);
 }
 
 SL_HD SL_INLINE void sl_finish_system(const sl_run_args *a, int64_t s, int n, double t,
@@ -392,13 +407,10 @@ SL_HD SL_INLINE int sl_sync_need(const sl_run_args *a, double t_next, int64_t st
     const sl_monitor_config *mc = &a->mon;
     if (last || !(t_next < a->t_end) ||
         (mc->energy_max > 0.0 && step_next % mc->check_every == 0) ||
-        (mc->log_every_steps > 0 && step_next % mc->log_every_steps == 0) ||
-        (mc->log_every_dt > 0.0 && t_next >= next_log) ||
+        sl_log_due(mc, t_next, step_next, next_log) ||
         (a->max_steps > 0 && step_next - k0 >= a->max_steps))
         return 2;
-    if (mc->eject_r > 0.0 || mc->unbound_r >= 0.0 || mc->close_hill > 0.0 || sl_collide_on(mc))
-        return 1;
-    return 0;
+    return sl_stop_monitors_on(mc);
 }
 
 /* Whether len doubles of a working state (strided by S) hold a non-finite
