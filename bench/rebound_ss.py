@@ -16,8 +16,11 @@ pool of processes, one simulation per task. Prints the wall time and the
 worst |dE/E| at the end.
 
   rebound_ss.py DATA --systems 16384 --years 1000 --dt 0.05 [--integrator whfast]
-                [--procs N] [--corrector 11]
---dt is in years; --dt-days in days.
+                [--procs N] [--corrector 11] [--megno]
+--dt is in years; --dt-days in days. --megno: each copy also computes its
+MEGNO (init_megno(seed = copy + 1): variational equations, which REBOUND's
+WHFast integrates in Jacobi coordinates only, so --megno implies them);
+the median and range of sim.megno() over the copies are printed.
 """
 import argparse
 import math
@@ -84,22 +87,25 @@ def one512(args):
 
 
 def one(args):
-    rows, s, integrator, dt, t_end, corrector = args
+    rows, s, integrator, dt, t_end, corrector, megno = args
     sim = rebound.Simulation()
     sim.G = 1.0
     add_copy(sim, rows, s)
     sim.integrator = integrator
     if integrator == "whfast":
-        sim.integrator.coordinates = "jacobi" if corrector else "democraticheliocentric"
+        jacobi = corrector or megno
+        sim.integrator.coordinates = "jacobi" if jacobi else "democraticheliocentric"
         sim.integrator.corrector = corrector
-        sim.integrator.safe_mode = 0
+        sim.integrator.safe_mode = 0 if not megno else 1  # MEGNO needs safe mode
     if integrator != "ias15":
         sim.dt = dt
     e0 = sim.energy()
+    if megno:
+        sim.init_megno(seed=s + 1)
     sim.integrate(t_end, exact_finish_time=0)
     if integrator == "whfast":
         sim.synchronize()
-    return abs(sim.energy() / e0 - 1.0)
+    return abs(sim.energy() / e0 - 1.0), sim.megno() if megno else float("nan")
 
 
 def main():
@@ -112,6 +118,7 @@ def main():
     ap.add_argument("--integrator", default="whfast")
     ap.add_argument("--procs", type=int, default=os.cpu_count())
     ap.add_argument("--corrector", type=int, default=0)
+    ap.add_argument("--megno", action="store_true")
     a = ap.parse_args()
     rows = read_state(a.data)
     dt = a.dt_days * YEAR / 365.25 if a.dt_days > 0 else a.dt * YEAR
@@ -122,20 +129,28 @@ def main():
         tasks = [(rows, s, pack, dt, t_end, a.corrector) for s in range(0, a.systems, pack)]
         fn = one512
     else:
-        tasks = [(rows, s, a.integrator, dt, t_end, a.corrector) for s in range(a.systems)]
+        tasks = [(rows, s, a.integrator, dt, t_end, a.corrector, a.megno)
+                 for s in range(a.systems)]
         fn = one
     t0 = time.perf_counter()
     with mp.Pool(a.procs) as pool:
-        errs = pool.map(fn, tasks, chunksize=max(1, len(tasks) // (8 * a.procs)))
+        out = pool.map(fn, tasks, chunksize=max(1, len(tasks) // (8 * a.procs)))
     wall = time.perf_counter() - t0
+    errs = [o[0] if isinstance(o, tuple) else o for o in out]
+    ys = sorted(o[1] for o in out if isinstance(o, tuple))
     step = "IAS15" if a.integrator == "ias15" else "dt = %.6g yr" % (dt / YEAR)
     if a.corrector:
         step += ", Jacobi, corrector %d" % a.corrector
     if a.integrator == "whfast512":
         step += ", %d copies per simulation" % tasks[0][2]
+    if a.megno:
+        step += ", Jacobi, MEGNO"
     print("rebound %s %s, %d bodies, %d copies, %g yr, %s, %d processes: %.3f s, max |dE/E| "
           "%.3g" % (rebound.__version__, a.integrator, len(rows), a.systems, a.years, step,
-                    a.procs, wall, max(errs)))
+                    a.procs, wall, max(errs)), end="")
+    if a.megno:
+        print(", <Y> median %.4f (%.4f..%.4f)" % (ys[len(ys) // 2], ys[0], ys[-1]), end="")
+    print()
     sys.stdout.flush()
 
 

@@ -33,7 +33,9 @@ static void usage(void)
          "                [--backend both|cpu|cuda]\n"
          "  Copies of the outer Solar System (or of --data's system) for Y years with each integrator:dt (years)\n"
          "  or integrator:key=value, several joined by '/' (dt in years);\n"
-         "  prints wall seconds per backend, their ratio and the worst |dE/E|.");
+         "  megno=K: measure MEGNO too, renormalising every K steps (megno.h);\n"
+         "  prints wall seconds per backend, their ratio and the worst |dE/E|\n"
+         "  (with megno=K also the median and range of <Y> over the copies).");
 }
 
 static int parse(int argc, char **argv, ss_opts *o)
@@ -98,9 +100,37 @@ static int parse_set(const char *spec, ss_set *set)
     return set->n > 0 ? 0 : -1;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* median, min and max of <Y> over the copies into y[3] */
+static void megno_summary(const sl_megno_result *mr, double y[3])
+{
+    double *v = malloc((size_t)mr->n_sys * sizeof *v);
+    y[0] = y[1] = y[2] = NAN;
+    if (!v)
+        return;
+    memcpy(v, mr->megno, (size_t)mr->n_sys * sizeof *v);
+    qsort(v, (size_t)mr->n_sys, sizeof *v, cmp_double);
+    y[0] = v[mr->n_sys / 2], y[1] = v[0], y[2] = v[mr->n_sys - 1];
+    free(v);
+}
+
+/* megno: every this many steps (0: no MEGNO); the run's key, not the integrator's */
+static double megno_steps(const ss_set *set)
+{
+    for (int k = 0; k < set->n; k++)
+        if (!strcmp(set->key[k], "megno"))
+            return set->val[k];
+    return 0.0;
+}
+
 static int timed(const sl_backend *be, const ss_opts *o, int64_t n, const sl_propagator *p,
                  const sl_force *f, const sl_registry *reg, const ss_set *set, double *wall,
-                 double *de)
+                 double *de, double y[3])
 {
     for (int warm = 1; warm >= 0; warm--) {
         sl_ensemble *e;
@@ -114,7 +144,8 @@ static int timed(const sl_backend *be, const ss_opts *o, int64_t n, const sl_pro
         sl_param_values pv;
         int bad = sl_params_init(&pv, p->params, p->n_params) != SL_OK;
         for (int k = 0; !bad && k < set->n; k++)
-            bad = sl_params_set(&pv, set->key[k], set->val[k]) != SL_OK;
+            bad = strcmp(set->key[k], "megno") &&
+                  sl_params_set(&pv, set->key[k], set->val[k]) != SL_OK;
         if (bad || sl_params_complete(&pv) || p->pack(&pv, c.pp)) {
             fprintf(stderr, "ss-bench: %s: %s\n", p->name, sl_last_error());
             return -1;
@@ -122,7 +153,12 @@ static int timed(const sl_backend *be, const ss_opts *o, int64_t n, const sl_pro
         c.t_end = warm ? 10 * YEAR : o->years * YEAR;
         c.steps_per_launch = 1000;
         sl_run_result r;
-        if (sl_integrate(be, e, &c, &r)) {
+        sl_megno_config m;
+        sl_megno_config_default(&m);
+        m.interval = megno_steps(set) * c.pp[0];
+        sl_megno_result mr = {0};
+        if (m.interval > 0 ? sl_integrate_megno(be, e, &c, &m, &r, &mr)
+                           : sl_integrate(be, e, &c, &r)) {
             fprintf(stderr, "ss-bench: %s %s: %s\n", p->name, be->description, sl_last_error());
             sl_ensemble_destroy(e);
             return -1;
@@ -131,6 +167,9 @@ static int timed(const sl_backend *be, const ss_opts *o, int64_t n, const sl_pro
         *de = 0.0;
         for (int64_t s = 0; s < e->n_sys; s++)
             *de = fmax(*de, r.energy_error[s]);
+        if (m.interval > 0)
+            megno_summary(&mr, y);
+        sl_megno_result_free(&mr);
         sl_run_result_free(&r);
         sl_ensemble_destroy(e);
     }
@@ -184,14 +223,17 @@ int main(int argc, char **argv)
                     "by '/'\n", tok, colon + 1, SS_KEYS);
             return 2;
         }
-        double gw = NAN, ge = NAN, cw = NAN, ce = NAN;
-        if (want_gpu && timed(&gpu, &o, o.systems, p, newton, reg, &set, &gw, &ge))
+        double gw = NAN, ge = NAN, cw = NAN, ce = NAN, gy[3] = {NAN}, cy[3] = {NAN};
+        if (want_gpu && timed(&gpu, &o, o.systems, p, newton, reg, &set, &gw, &ge, gy))
             fail = 1;
-        if (want_cpu && timed(&cpu, &o, o.cpu_systems, p, newton, reg, &set, &cw, &ce))
+        if (want_cpu && timed(&cpu, &o, o.cpu_systems, p, newton, reg, &set, &cw, &ce, cy))
             fail = 1;
         double ratio = (cw / (double)o.cpu_systems) / (gw / (double)o.systems);
         printf("| %s | %s | %.3g | %.2g | %.3g | %.2g | %.3g |\n", tok, colon + 1, gw, ge, cw,
                ce, ratio);
+        if (megno_steps(&set) > 0)
+            printf("|   | <Y> median (min..max) | %.4f (%.4f..%.4f) | | %.4f (%.4f..%.4f) | | |\n",
+                   gy[0], gy[1], gy[2], cy[0], cy[1], cy[2]);
         fflush(stdout);
     }
     sl_registry_destroy(reg);

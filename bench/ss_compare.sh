@@ -3,9 +3,12 @@
 # machine: ss-bench (CUDA and CPU backends) and REBOUND (bench/rebound_ss.py,
 # WHFast on a process per core) on the same host, the same ensembles:
 #   the outer Solar System, 16384 copies, 1000 yr;
-#   the Sun and eight planets, 1e5 steps of 8 days (2190 yr).
+#   the Sun and eight planets, 1e5 steps of 8 days (2190 yr);
+#   megno: the outer Solar System's MEGNO, 16384 copies, 1000 yr, Jacobi
+#   coordinates at 0.2 yr (REBOUND's variational WHFast against starling's
+#   shadows, renormalised every 10 steps); not part of `all`.
 #
-#   bench/ss_compare.sh BUILD_DIR WHEEL_DIR OUT_DIR [outer|solar|all]
+#   bench/ss_compare.sh BUILD_DIR WHEEL_DIR OUT_DIR [outer|solar|megno|all]
 # WHEEL_DIR holds rebound and numpy wheels for the host's Python (it has no
 # network: pip download --only-binary=:all: --python-version 3.12 ...);
 # they are installed into a scratch directory. REBOUND runs 2048 copies of
@@ -52,4 +55,11 @@ for c in 0 17; do
   peer "$data/solar_system.csv" --systems "$peer_copies" --years 2190.2806297056811 \
     --dt-days 8 --integrator whfast512 --corrector "$c" | tee -a "$out/ss-solar.log"
 done
+fi
+
+if [ "$part" = megno ]; then
+"$build/bench/ss-bench" --data "$data/outer_ss.csv" --systems 16384 --cpu-systems 2048 \
+  --years 1000 --runs mvs:0.2/coordinates=1/megno=10,mvs:0.2/coordinates=1,mvs:0.2/coordinates=1/megno=100 |
+  tee "$out/ss-megno.log"
+peer "$data/outer_ss.csv" --systems 16384 --years 1000 --dt 0.2 --megno | tee -a "$out/ss-megno.log"
 fi

@@ -7,6 +7,7 @@
  * the run. */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,8 +24,19 @@ static const sl_param run_params[] = {
      "recorded in output headers", NULL, NULL},
 };
 
-static const char *const run_keys[] = {"ensemble", "integrator", "force",    "backend",
-                                       "monitors", "log",        "progress", "dry_run", NULL};
+static const char *const run_keys[] = {"ensemble", "integrator", "force",   "backend",
+                                       "monitors", "log",        "progress", "dry_run",
+                                       "megno",    NULL};
+
+/* megno = true, or a table of these (megno.h) */
+static const sl_param megno_params[] = {
+    {"interval", SL_PARAM_NUMBER, 0, 0, 1e300, 0,
+     "time between the shadows' renormalisations (0: 100 steps)", NULL, NULL},
+    {"delta", SL_PARAM_NUMBER, 1e-7, 1e-12, 1e-3, 0,
+     "the shadow's distance, relative to the system's spread", NULL, NULL},
+    {"seed", SL_PARAM_INTEGER, 1, 0, 9007199254740991.0, 0,
+     "picks the shadows' initial directions", NULL, NULL},
+};
 
 #define MONITORS_EXAMPLE "{ {\"eject\", r = 50}, \"close_encounter\" }"
 
@@ -37,6 +49,8 @@ typedef struct sl_lua_result {
     double *stop_time, *time;
     int64_t *steps;
     char backend[256];
+    int has_megno;
+    sl_megno_result megno; /* when has_megno */
 } sl_lua_result;
 
 static int r_gc(lua_State *L)
@@ -45,6 +59,7 @@ static int r_gc(lua_State *L)
     sl_run_result_free(&r->res);
     free(r->status), free(r->reason), free(r->detail);
     free(r->stop_time), free(r->time), free(r->steps);
+    sl_megno_result_free(&r->megno);
     memset(r, 0, sizeof *r);
     return 0;
 }
@@ -209,6 +224,38 @@ static int r_angmom_error(lua_State *L)
     return 1;
 }
 
+/* One of the MEGNO arrays of system i (nil where nothing was measured). */
+static int r_megno_field(lua_State *L, const char *fn, size_t offset)
+{
+    sl_lua_result *r = check_result(L);
+    int64_t s = result_sys(L, r, fn);
+    if (!r->has_megno)
+        return sl_lua_error(L, "%s: this run measured no MEGNO (give integrate the key megno = "
+                               "true)", fn);
+    const double *a = *(double *const *)((const char *)&r->megno + offset);
+    return push_number_or_nil(L, a[s]);
+}
+
+static int r_megno(lua_State *L)
+{
+    return r_megno_field(L, "megno", offsetof(sl_megno_result, megno));
+}
+
+static int r_megno_y(lua_State *L)
+{
+    return r_megno_field(L, "megno_y", offsetof(sl_megno_result, y));
+}
+
+static int r_lyapunov(lua_State *L)
+{
+    return r_megno_field(L, "lyapunov", offsetof(sl_megno_result, lyapunov));
+}
+
+static int r_megno_span(lua_State *L)
+{
+    return r_megno_field(L, "megno_span", offsetof(sl_megno_result, span));
+}
+
 static int r_survivors(lua_State *L)
 {
     sl_lua_result *r = check_result(L);
@@ -230,6 +277,8 @@ static void write_result_rows(FILE *f, const sl_lua_result *r, const sl_ensemble
 {
     fputs("sys,status,reason,detail,stop_time,time,steps,energy_error,angmom_error", f);
     int n_attr = e && e->n_sys == r->n_sys ? e->n_attr : 0;
+    if (r->has_megno)
+        fputs(",megno,megno_y,lyapunov,megno_span", f);
     for (int a = 0; a < n_attr; a++)
         fprintf(f, ",%s", e->attr_name[a]);
     fputc('\n', f);
@@ -249,6 +298,12 @@ static void write_result_rows(FILE *f, const sl_lua_result *r, const sl_ensemble
                 sl_status_label(r->status[s]), why, detail, stop,
                 r->time[s], (long long)r->steps[s], r->res.energy_error[s],
                 r->res.angmom_error[s]);
+        if (r->has_megno) {
+            const sl_megno_result *m = &r->megno;
+            const double v[4] = {m->megno[s], m->y[s], m->lyapunov[s], m->span[s]};
+            for (int k = 0; k < 4; k++)
+                isnan(v[k]) ? (void)fputc(',', f) : (void)fprintf(f, ",%.17g", v[k]);
+        }
         for (int a = 0; a < n_attr; a++)
             fprintf(f, ",%.17g", e->attr[(size_t)a * (size_t)e->n_sys + (size_t)s]);
         fputc('\n', f);
@@ -331,6 +386,8 @@ static void open_result(lua_State *L)
         {"time", r_time},           {"steps", r_steps},
         {"energy_error", r_energy_error}, {"angmom_error", r_angmom_error},
         {"survivors", r_survivors}, {"size", r_size},
+        {"megno", r_megno},         {"megno_y", r_megno_y},
+        {"lyapunov", r_lyapunov},   {"megno_span", r_megno_span},
         {"write_csv", r_write_csv}, {NULL, NULL},
     };
     luaL_newmetatable(L, SL_LUA_RESULT);
@@ -572,7 +629,34 @@ typedef struct run_plan {
     lua_Integer seed;
     int has_seed;
     int dry_run;
+    int megno;
+    sl_megno_config mc;
 } run_plan;
+
+/* megno = true, false or {interval = ..., delta = ..., seed = ...} */
+static void read_megno(lua_State *L, int cfg, run_plan *p)
+{
+    sl_megno_config_default(&p->mc);
+    int t = lua_getfield(L, cfg, "megno");
+    if (t == LUA_TTABLE) {
+        sl_param_values pv;
+        sl_param_values *pvs[] = {&pv};
+        sl_params_init(&pv, megno_params, sizeof megno_params / sizeof megno_params[0]);
+        sl_lua_check_keys(L, -1, "integrate: megno", NULL, pvs, 1, 0);
+        p->mc.interval = sl_params_get(&pv, "interval");
+        p->mc.delta = sl_params_get(&pv, "delta");
+        p->mc.seed = (uint64_t)sl_params_get(&pv, "seed");
+        p->megno = 1;
+    } else if (t == LUA_TBOOLEAN)
+        p->megno = lua_toboolean(L, -1);
+    else if (t != LUA_TNIL) {
+        char got[96];
+        sl_lua_describe(L, -1, got, sizeof got);
+        sl_lua_error(L, "integrate: key 'megno' = %s: expected true, or a table {interval = "
+                        "TIME, delta = 1e-7, seed = 1}", got);
+    }
+    lua_pop(L, 1);
+}
 
 static void read_config(lua_State *L, int cfg, run_plan *p)
 {
@@ -624,6 +708,7 @@ static void read_config(lua_State *L, int cfg, run_plan *p)
         rc->mon.log_on_stop = 1; /* a log without a log monitor records the stops */
     check_progress(L, cfg);
     p->dry_run = read_dry_run(L, cfg);
+    read_megno(L, cfg, p);
     sl_lua_open_backend(L, cfg, "integrate", SL_BACKEND_CAN_CPU | SL_BACKEND_CAN_CUDA, NULL,
                         &p->be);
 
@@ -751,7 +836,8 @@ static int dry_run(lua_State *L, const run_plan *p)
             sl_lua_error(L, "integrate: key 'log' = \"%s\": %s", p->log_path, sl_last_error());
         sl_afile_abort(&af);
     }
-    if (sl_run_check(&p->be, p->e, &p->rc) != SL_OK)
+    if ((p->megno ? sl_megno_check(&p->be, p->e, &p->rc, &p->mc)
+                  : sl_run_check(&p->be, p->e, &p->rc)) != SL_OK)
         return core_error(L, p->um);
     user_monitors_release(p->um);
     lua_createtable(L, 0, 8);
@@ -816,7 +902,9 @@ static int l_integrate(lua_State *L)
     }
 
     sl_run_result res;
-    sl_status st = sl_integrate(&p.be, p.e, &p.rc, &res);
+    sl_megno_result mr;
+    sl_status st = p.megno ? sl_integrate_megno(&p.be, p.e, &p.rc, &p.mc, &res, &mr)
+                           : sl_integrate(&p.be, p.e, &p.rc, &res);
 
     if (st != SL_OK) {
         if (lf)
@@ -830,6 +918,8 @@ static int l_integrate(lua_State *L)
     }
     user_monitors_release(p.um);
     take_results(r, p.e, &res, &p.be);
+    if (p.megno)
+        r->megno = mr, r->has_megno = 1;
     if (lf)
         sl_lua_afile_commit(L, lf, "integrate: log");
     if (p.rc.progress && pc.last < 1.0) /* so that a printer can finish its line */

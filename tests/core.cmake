@@ -187,3 +187,7 @@ add_dependencies(test_family ${SL_TEST_PLUGINS} verlet rkck rkck_adaptive hermit
 
 sl_add_test(test_forces SOURCES test_forces.c TIMEOUT 600)
 add_dependencies(test_forces ${SL_TEST_PLUGINS} gr j2 mvs verlet rkck rkck_adaptive hermite_adaptive)
+# MEGNO by shadow trajectories against REBOUND's (tests/data/megno_*.csv,
+# made by tests/reference/make_megno_reference.py)
+sl_add_test(test_megno SOURCES test_megno.c TIMEOUT 300)
+add_dependencies(test_megno ${SL_TEST_PLUGINS} mvs)

@@ -10,6 +10,7 @@
 #include "starling/fparams.h"
 #include "starling/launch.h"
 #include "starling/likelihood.h"
+#include "starling/megno.h"
 #include "starling/monitor.h"
 #include "starling/nomem.h"
 #include "starling/params.h"
