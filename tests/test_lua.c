@@ -1549,3 +1549,51 @@ Test(lua, new_into_empty_folder)
     cr_expect_eq(list_work(left, sizeof left), 5, "files: %s", left);
     cr_expect(exists("here.h") && exists("test_here.c"), "files: %s", left);
 }
+
+/* integrate{megno = ...}: results, CSV columns, and what is refused */
+Test(lua, megno_results_and_csv)
+{
+    write_text("megno.lua",
+               "local starling = require \"starling\"\n"
+               "local E = starling.ensemble{ n = 3, planets = 2, spacing = 0.5, seed = 1 }\n"
+               "local r = starling.integrate{ ensemble = E, integrator = 'mvs', dt = 0.05,\n"
+               "  t_end = 200, backend = 'cpu', megno = {interval = 2.5, seed = 3} }\n"
+               "for i = 1, 3 do\n"
+               "  assert(r:megno(i) > 1.5 and r:megno(i) < 2.5, r:megno(i))\n"
+               "  assert(math.abs(r:lyapunov(i)) < 0.05, r:lyapunov(i))\n"
+               "  assert(r:megno_span(i) == 200, r:megno_span(i))\n"
+               "  assert(r:megno_y(i) > 0)\n"
+               "end\n"
+               "r:write_csv('m.csv')\n"
+               "local q = starling.integrate{ ensemble = E:clone(), dt = 0.05, t_end = 201,\n"
+               "  backend = 'cpu', megno = true }\n"
+               "assert(q:megno(1) > 0)\n"
+               "local p = starling.integrate{ ensemble = E:clone(), dt = 0.05, t_end = 202,\n"
+               "  backend = 'cpu' }\n"
+               "local ok, err = pcall(function() return p:megno(1) end)\n"
+               "assert(not ok and err:find('this run measured no MEGNO'), err)\n"
+               "print('megno ok', r:megno(1))\n");
+    run_out o = run("run megno.lua", NULL);
+    cr_expect_eq(o.status, 0, "%s", o.err);
+    cr_expect(strstr(o.out, "megno ok"), "%s", o.out);
+    char path[400];
+    snprintf(path, sizeof path, "%s/m.csv", work);
+    char *csv = slurp(path);
+    cr_assert(csv && strstr(csv, "angmom_error,megno,megno_y,lyapunov,megno_span"), "%s", csv);
+    cr_assert(strstr(csv, "megno = {") || strstr(csv, "megno={"), "config not recorded: %s", csv);
+    free(csv);
+    free_out(&o);
+}
+
+Test(lua, megno_bad_keys)
+{
+    expect_bad("starling.integrate{ ensemble = E, t_end = 1, megno = {every = 3}, log = 'out.csv' }",
+               NEEDLES("integrate: megno", "every"));
+    expect_bad("starling.integrate{ ensemble = E, t_end = 1, megno = 5, log = 'out.csv' }",
+               NEEDLES("key 'megno' = 5", "expected true, or a table"));
+    expect_bad("starling.integrate{ ensemble = E, t_end = 1, megno = {delta = 0.5}, log = 'out.csv' }",
+               NEEDLES("delta", "0.5"));
+    expect_bad("starling.integrate{ ensemble = E, t_end = 1, dt = 0.1, megno = {interval = 0.25}, "
+               "log = 'out.csv' }",
+               NEEDLES("megno: interval = 0.25 is not a whole number of steps", "give 0.2 or 0.3"));
+}
