@@ -1587,11 +1587,11 @@ Test(lua, megno_results_and_csv)
 
 Test(lua, megno_bad_keys)
 {
-    expect_bad("starling.integrate{ ensemble = E, t_end = 1, megno = {every = 3}, log = 'out.csv' }",
+    expect_bad("starling.integrate{ ensemble = E, t_end = 1, dt = 0.1, megno = {every = 3}, log = 'out.csv' }",
                NEEDLES("integrate: megno", "every"));
-    expect_bad("starling.integrate{ ensemble = E, t_end = 1, megno = 5, log = 'out.csv' }",
+    expect_bad("starling.integrate{ ensemble = E, t_end = 1, dt = 0.1, megno = 5, log = 'out.csv' }",
                NEEDLES("key 'megno' = 5", "expected true, or a table"));
-    expect_bad("starling.integrate{ ensemble = E, t_end = 1, megno = {delta = 0.5}, log = 'out.csv' }",
+    expect_bad("starling.integrate{ ensemble = E, t_end = 1, dt = 0.1, megno = {delta = 0.5}, log = 'out.csv' }",
                NEEDLES("delta", "0.5"));
     expect_bad("starling.integrate{ ensemble = E, t_end = 1, dt = 0.1, megno = {interval = 0.25}, "
                "log = 'out.csv' }",
