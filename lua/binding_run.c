@@ -31,7 +31,7 @@ static const char *const run_keys[] = {"ensemble", "integrator", "force",   "bac
 /* megno = true, or a table of these (megno.h) */
 static const sl_param megno_params[] = {
     {"interval", SL_PARAM_NUMBER, 0, 0, 1e300, 0,
-     "time between the shadows' renormalisations (0: 100 steps)", NULL, NULL},
+     "time between the shadows' renormalisations (0: 10 steps)", NULL, NULL},
     {"delta", SL_PARAM_NUMBER, 1e-7, 1e-12, 1e-3, 0,
      "the shadow's distance, relative to the system's spread", NULL, NULL},
     {"seed", SL_PARAM_INTEGER, 1, 0, 9007199254740991.0, 0,

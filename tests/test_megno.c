@@ -314,7 +314,7 @@ Test(megno, inactive_system_has_no_value)
               "<Y> %g, %g", mr.megno[0], mr.megno[1]);
     cr_assert_eq(e->status[1], SL_SYS_STOPPED);
     cr_assert_eq(e->reason[1], SL_REASON_EJECTION);
-    cr_assert_eq(mr.interval, 100 * 0.0625, "the default interval: 100 steps");
+    cr_assert_eq(mr.interval, 10 * 0.0625, "the default interval: 10 steps");
     sl_megno_result_free(&mr);
     sl_ensemble_destroy(e);
     slt_unload(&p);

@@ -12,7 +12,7 @@
 #include "starling/fparams.h"
 #include "starling/rng.h"
 
-enum { DEFAULT_STEPS = 100 };
+enum { DEFAULT_STEPS = 10 };
 
 void sl_megno_config_default(sl_megno_config *m)
 {
