@@ -76,8 +76,9 @@ sl_status sl_megno_check(const sl_backend *be, const sl_ensemble *e, const sl_ru
 /* Integrates e to c->t_end as sl_integrate does and measures MEGNO. res is
  * as from sl_integrate, over the whole run (energy_error against the
  * energy at the start). User monitors are refused: they would be shown the
- * shadows as systems. On failure e may have been advanced to the end of an
- * interval, and mr holds nothing. */
+ * shadows as systems. e changes only when the whole run succeeds (the
+ * work happens on a copy): a failure or a cancel leaves it as it was, and
+ * mr holds nothing. */
 sl_status sl_integrate_megno(const sl_backend *be, sl_ensemble *e, const sl_run_config *c,
                              const sl_megno_config *m, sl_run_result *res,
                              sl_megno_result *mr);
