@@ -21,7 +21,9 @@
 -- reached.
 --
 -- Measured (2026-11-25, the defaults): 50 of 600 chaotic (<Y> > 4), 20
--- stopped by a close encounter; 52 s on one CPU core. <Y> ~ 2 outside the
+-- stopped by a close encounter; 52 s on one CPU core, 1.25 s on an H100
+-- (21 stopped there: one chaotic system meets its encounter on one
+-- backend only, as chaotic runs may). <Y> ~ 2 outside the
 -- resonances; chaos fills period ratios 1.48..1.65, where the resonances
 -- overlap (Wisdom 1980's mu^(2/7) rule), and marks the 2:1 resonance's
 -- separatrix (1.92..1.98) and, thinly, 5:3, 7:4, 7:3, 5:2 and 3:1
