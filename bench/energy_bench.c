@@ -71,12 +71,6 @@ static int parse(int argc, char **argv, en_opts *o)
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Median and largest |E/E0 - 1| over the systems (a stopped or failed
  * system counts as infinite: its energy is not the run's). */
 static void energy_errors(const sl_ensemble *e, const sl_force *f, const double *e0,
@@ -88,7 +82,7 @@ static void energy_errors(const sl_ensemble *e, const sl_force *f, const double 
         sl_system_energy(e, s, f, fp, &en, L);
         work[s] = e->status[s] == SL_SYS_ACTIVE ? fabs(en / e0[s] - 1.0) : INFINITY;
     }
-    qsort(work, (size_t)e->n_sys, sizeof *work, cmp_double);
+    qsort(work, (size_t)e->n_sys, sizeof *work, ss_cmp_double);
     *median = work[e->n_sys / 2];
     *worst = work[e->n_sys - 1];
 }

@@ -12,6 +12,13 @@
 
 enum { SS_NB_MAX = 16 };
 
+/* qsort's order for doubles */
+static inline int ss_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 /* The bodies of path into m, x, v; their number in *nb (2..SS_NB_MAX). */
 static int ss_read_state(const char *prog, const char *path, double m[SS_NB_MAX],
                          double x[SS_NB_MAX][3], double v[SS_NB_MAX][3], int *nb)

@@ -100,12 +100,6 @@ static int parse_set(const char *spec, ss_set *set)
     return set->n > 0 ? 0 : -1;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* median, min and max of <Y> over the copies into y[3] */
 static void megno_summary(const sl_megno_result *mr, double y[3])
 {
@@ -114,7 +108,7 @@ static void megno_summary(const sl_megno_result *mr, double y[3])
     if (!v)
         return;
     memcpy(v, mr->megno, (size_t)mr->n_sys * sizeof *v);
-    qsort(v, (size_t)mr->n_sys, sizeof *v, cmp_double);
+    qsort(v, (size_t)mr->n_sys, sizeof *v, ss_cmp_double);
     y[0] = v[mr->n_sys / 2], y[1] = v[0], y[2] = v[mr->n_sys - 1];
     free(v);
 }

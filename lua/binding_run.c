@@ -7,7 +7,6 @@
  * the run. */
 #include <errno.h>
 #include <math.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -224,37 +223,26 @@ static int r_angmom_error(lua_State *L)
     return 1;
 }
 
-/* One of the MEGNO arrays of system i (nil where nothing was measured). */
-static int r_megno_field(lua_State *L, const char *fn, size_t offset)
+enum { MEGNO_MEAN, MEGNO_Y, MEGNO_LYAPUNOV, MEGNO_SPAN };
+
+/* One of the MEGNO values of system i (nil where nothing was measured). */
+static int r_megno_field(lua_State *L, const char *fn, int which)
 {
     sl_lua_result *r = check_result(L);
     int64_t s = result_sys(L, r, fn);
     if (!r->has_megno)
         return sl_lua_error(L, "%s: this run measured no MEGNO (give integrate the key megno = "
                                "true)", fn);
-    const double *a = *(double *const *)((const char *)&r->megno + offset);
+    const sl_megno_result *m = &r->megno;
+    const double *a = which == MEGNO_MEAN ? m->megno : which == MEGNO_Y ? m->y
+                    : which == MEGNO_LYAPUNOV ? m->lyapunov : m->span;
     return push_number_or_nil(L, a[s]);
 }
 
-static int r_megno(lua_State *L)
-{
-    return r_megno_field(L, "megno", offsetof(sl_megno_result, megno));
-}
-
-static int r_megno_y(lua_State *L)
-{
-    return r_megno_field(L, "megno_y", offsetof(sl_megno_result, y));
-}
-
-static int r_lyapunov(lua_State *L)
-{
-    return r_megno_field(L, "lyapunov", offsetof(sl_megno_result, lyapunov));
-}
-
-static int r_megno_span(lua_State *L)
-{
-    return r_megno_field(L, "megno_span", offsetof(sl_megno_result, span));
-}
+static int r_megno(lua_State *L) { return r_megno_field(L, "megno", MEGNO_MEAN); }
+static int r_megno_y(lua_State *L) { return r_megno_field(L, "megno_y", MEGNO_Y); }
+static int r_lyapunov(lua_State *L) { return r_megno_field(L, "lyapunov", MEGNO_LYAPUNOV); }
+static int r_megno_span(lua_State *L) { return r_megno_field(L, "megno_span", MEGNO_SPAN); }
 
 static int r_survivors(lua_State *L)
 {

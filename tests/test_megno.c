@@ -37,16 +37,9 @@ static int read_ref(const char *name, ref_row *r)
 /* n copies of tests/data/megno_NAME.csv */
 static sl_ensemble *pairs_of(const char *name, int64_t n)
 {
-    double m[NP], x[NP][3], v[NP][3];
     char file[64];
     snprintf(file, sizeof file, "megno_%s.csv", name);
-    read_state_n(file, NP, m, x, v);
-    sl_ensemble *e;
-    SLT_OK(sl_ensemble_create(n, NP, &e));
-    for (int64_t s = 0; s < n; s++)
-        for (int b = 0; b < NP; b++)
-            SLT_OK(sl_ensemble_set_body(e, s, b, m[b], x[b], v[b]));
-    return e;
+    return state_copies(file, NP, n);
 }
 
 static void with_integrator(const slt_plugins *p, sl_run_config *c, const char *name,

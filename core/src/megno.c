@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "starling/megno.h"
 #include "starling/nomem.h"
@@ -11,6 +10,7 @@
 #include "starling/propagator.h"
 #include "starling/fparams.h"
 #include "starling/rng.h"
+#include "run_diag.h"
 
 enum { DEFAULT_STEPS = 10 };
 
@@ -19,13 +19,6 @@ void sl_megno_config_default(sl_megno_config *m)
     m->interval = 0.0;
     m->delta = 1e-7;
     m->seed = 1;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static double resolved_interval(const sl_run_config *c, const sl_megno_config *m)
@@ -305,14 +298,15 @@ static void sample(sl_ensemble *w, int64_t s, int64_t n, pair_state *p, double d
 /* The energy monitor against each system's energy at the start; the
  * shadow stops with its system. */
 static void energy_check(sl_ensemble *w, int64_t s, int64_t n, const sl_run_config *c,
-                         const sl_fparams *fpar, double e0)
+                         const sl_fparams *fpar, const double *ref)
 {
     if (w->status[s] != SL_SYS_ACTIVE)
         return;
     double en, L[3], fp[SL_FORCE_PARAMS_MAX];
     sl_fparams_get(fpar, s, fp);
     sl_system_energy(w, s, c->force, fp, &en, L);
-    double err = e0 != 0 ? fabs(en / e0 - 1.0) : fabs(en);
+    double err, dl;
+    sl__drift(ref[0], ref + 1, en, L, &err, &dl);
     if (err > c->mon.energy_max || !isfinite(err))
         for (int64_t k = s; k <= s + n; k += n) {
             w->status[k] = SL_SYS_STOPPED;
@@ -398,12 +392,8 @@ static void finish(sl_ensemble *e, const sl_ensemble *w, const pair_state *ps,
         double en, L[3], fp[SL_FORCE_PARAMS_MAX];
         sl_fparams_get(fpar, s, fp);
         sl_system_energy(e, s, c->force, fp, &en, L);
-        const double *r = &e0[4 * s], *L0 = r + 1;
-        double dl = sqrt((L[0] - L0[0]) * (L[0] - L0[0]) + (L[1] - L0[1]) * (L[1] - L0[1]) +
-                         (L[2] - L0[2]) * (L[2] - L0[2]));
-        double l0n = sqrt(L0[0] * L0[0] + L0[1] * L0[1] + L0[2] * L0[2]);
-        res->energy_error[s] = r[0] != 0 ? fabs(en / r[0] - 1.0) : fabs(en);
-        res->angmom_error[s] = l0n > 0 ? dl / l0n : dl;
+        sl__drift(e0[4 * s], &e0[4 * s + 1], en, L, &res->energy_error[s],
+                  &res->angmom_error[s]);
         res->system_steps += (double)(e->steps[s] - steps0[s]);
         res->n_active += e->status[s] == SL_SYS_ACTIVE;
         res->n_stopped += e->status[s] == SL_SYS_STOPPED;
@@ -448,7 +438,7 @@ static sl_status interval(const sl_backend *be, sl_ensemble *w, const sl_run_con
 #pragma omp parallel for schedule(static)
     for (int64_t s = 0; s < n; s++) {
         if (c->mon.energy_max > 0.0)
-            energy_check(w, s, n, c, fpar, e0[4 * s]);
+            energy_check(w, s, n, c, fpar, &e0[4 * s]);
         sample(w, s, n, &ps[s], delta);
     }
     return SL_OK;
@@ -458,7 +448,7 @@ sl_status sl_integrate_megno(const sl_backend *be, sl_ensemble *e, const sl_run_
                              const sl_megno_config *m, sl_run_result *res,
                              sl_megno_result *mr)
 {
-    double wall0 = now_s();
+    double wall0 = sl__now_s();
     memset(res, 0, sizeof *res);
     memset(mr, 0, sizeof *mr);
     sl_status st = sl_megno_check(be, e, c, m);
@@ -502,7 +492,7 @@ sl_status sl_integrate_megno(const sl_backend *be, sl_ensemble *e, const sl_run_
     sl_ensemble_destroy(w);
     free(ps), free(e0), free(steps0);
     sl_fparams_free(&fpar);
-    res->wall_s = now_s() - wall0;
+    res->wall_s = sl__now_s() - wall0;
     if (st) {
         sl_run_result_free(res);
         sl_megno_result_free(mr);

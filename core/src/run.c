@@ -6,6 +6,7 @@
 #include "starling/cancel.h"
 #include "starling/nomem.h"
 #include "monitor_user.h"
+#include "run_diag.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -15,13 +16,6 @@
 
 enum { SL_DEFAULT_LAUNCH_STEPS = 1000 };
 static const double SL_LOG_BUDGET_BYTES = 256.0 * 1024 * 1024;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 void sl_monitor_config_default(sl_monitor_config *mc)
 {
@@ -551,7 +545,7 @@ static sl_status run_launches(const sl_backend *be, sl_ensemble *e, const sl_run
                                  "integrate: host log buffer of %lld records", (long long)log_cap);
     }
     sl_status st = SL_OK;
-    double t0 = now_s();
+    double t0 = sl__now_s();
     for (int64_t launch = 0;; launch++) {
         unsigned long long cnt[SL_NCOUNTERS] = {0};
         a.first_launch = launch == 0;
@@ -565,9 +559,9 @@ static sl_status run_launches(const sl_backend *be, sl_ensemble *e, const sl_run
             st = fail_cancelled(be, e, b, c, launch, expect);
             break;
         }
-        double tk = now_s();
+        double tk = sl__now_s();
         st = be->kind == SL_BACKEND_CUDA ? k->cuda(&a) : k->cpu(&a);
-        res->kernel_s += now_s() - tk;
+        res->kernel_s += sl__now_s() - tk;
         res->launches++;
         if (st)
             break;
@@ -609,7 +603,7 @@ static sl_status run_launches(const sl_backend *be, sl_ensemble *e, const sl_run
         int64_t left = (int64_t)cnt[SL_CNT_UNFINISHED] - ended;
         if (c->progress &&
             c->progress(c->progress_ud, progress_fraction(be, e, b, c, launch, expect, t_min, span),
-                        launch + 1, now_s() - t0)) {
+                        launch + 1, sl__now_s() - t0)) {
             st = sl_fail(SL_ERR_CANCELLED, "integrate: cancelled by the progress function after "
                          "%lld launches", (long long)launch + 1);
             break;
@@ -630,7 +624,7 @@ static sl_status run_launches(const sl_backend *be, sl_ensemble *e, const sl_run
 sl_status sl_integrate(const sl_backend *be, sl_ensemble *e, const sl_run_config *c,
                        sl_run_result *res)
 {
-    double t0 = now_s();
+    double t0 = sl__now_s();
     memset(res, 0, sizeof *res);
     const sl_kernel_entry *k = NULL;
     sl_fparams fpar;
@@ -703,12 +697,7 @@ sl_status sl_integrate(const sl_backend *be, sl_ensemble *e, const sl_run_config
         double en, L[3], fp[SL_FORCE_PARAMS_MAX];
         sl_fparams_get(&fpar, s, fp);
         sl_system_energy(e, s, c->force, fp, &en, L);
-        const double *L0 = &l0[3 * s];
-        double dl = sqrt((L[0] - L0[0]) * (L[0] - L0[0]) + (L[1] - L0[1]) * (L[1] - L0[1]) +
-                         (L[2] - L0[2]) * (L[2] - L0[2]));
-        double l0n = sqrt(L0[0] * L0[0] + L0[1] * L0[1] + L0[2] * L0[2]);
-        res->energy_error[s] = e0[s] != 0 ? fabs(en / e0[s] - 1.0) : fabs(en);
-        res->angmom_error[s] = l0n > 0 ? dl / l0n : dl;
+        sl__drift(e0[s], &l0[3 * s], en, L, &res->energy_error[s], &res->angmom_error[s]);
     }
     for (int64_t s = 0; s < e->n_sys; s++) {
         res->system_steps += (double)(e->steps[s] - steps0[s]);
@@ -718,7 +707,7 @@ sl_status sl_integrate(const sl_backend *be, sl_ensemble *e, const sl_run_config
     }
     free(e0), free(l0), free(steps0);
     sl_fparams_free(&fpar);
-    res->wall_s = now_s() - t0;
+    res->wall_s = sl__now_s() - t0;
     if (st)
         sl_run_result_free(res);
     return st;
