@@ -749,6 +749,7 @@ static const char *event_label(double ev)
     case SL_LOG_STOP: return "stop";
     case SL_LOG_INITIAL: return "initial";
     case SL_LOG_FINAL: return "final";
+    case SL_LOG_MERGE: return "merge";
     }
     return "unknown";
 }

@@ -79,6 +79,9 @@ static const sl_param mcollide_params[] = {
      NULL},
     {"central_radius", SL_PARAM_NUMBER, NAN, 0, 1e300, 0, "radius of body 1, the central body",
      NULL, "the other bodies' rule"},
+    {"merge", SL_PARAM_BOOL, 0, 0, 1, 0,
+     "join the two bodies (mass, momentum and centre of mass kept) and go on, instead of "
+     "stopping the system", NULL, NULL},
 };
 
 static sl_status mcollide_configure(const sl_param_values *pv, sl_monitor_config *mc)
@@ -91,6 +94,7 @@ static sl_status mcollide_configure(const sl_param_values *pv, sl_monitor_config
     mc->collide_radius = rho > 0 ? 0.0 : r;
     mc->collide_density = rho;
     mc->collide_central = isnan(rc) ? -1.0 : rc;
+    mc->collide_merge = sl_params_get(pv, "merge") != 0.0;
     return SL_OK;
 }
 
@@ -110,8 +114,8 @@ MONITOR(meject, "eject", "stop a system when a body leaves radius r (optionally:
 MONITOR(mclose, "close_encounter", "stop a system on a close encounter between planets");
 MONITOR(mnonfinite, "nonfinite", "mark a system failed when its state becomes NaN or Inf");
 MONITOR(menergy, "energy", "stop a system whose relative energy error exceeds a bound");
-MONITOR(mcollide, "collision", "stop a system when two bodies touch (radii fixed or from a "
-                               "density)");
+MONITOR(mcollide, "collision", "stop a system when two bodies touch, or merge them (radii "
+                               "fixed or from a density)");
 
 static const sl_plugin_table tables[] = {
     {SL_KIND_MONITOR, "log", &mlog},

@@ -191,3 +191,7 @@ add_dependencies(test_forces ${SL_TEST_PLUGINS} gr j2 mvs verlet rkck rkck_adapt
 # made by tests/reference/make_megno_reference.py)
 sl_add_test(test_megno SOURCES test_megno.c TIMEOUT 300)
 add_dependencies(test_megno ${SL_TEST_PLUGINS} mvs)
+
+# The collision monitor's merge (tests/merge_cases.h)
+sl_add_test(test_merge SOURCES test_merge.c TIMEOUT 300)
+add_dependencies(test_merge ${SL_TEST_PLUGINS} mvs verlet rkck_adaptive)

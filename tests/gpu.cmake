@@ -37,9 +37,13 @@ if(SL_HAVE_CUDA)
   sl_add_test(test_gpu_megno SOURCES test_gpu_megno.c LABELS gpu TIMEOUT 300)
   add_dependencies(test_gpu_megno mvs hermite newton monitors)
 
+  # the collision monitor's merge: CUDA against the CPU
+  sl_add_test(test_gpu_merge SOURCES test_gpu_merge.c LABELS gpu TIMEOUT 300)
+  add_dependencies(test_gpu_merge mvs hermite newton monitors)
+
   set_tests_properties(test_gpu_agreement test_gpu_device test_gpu_rng test_gpu_composition
     test_gpu_user_monitors test_gpu_kepler_drift test_gpu_adaptive test_gpu_mvs test_gpu_megno
-    PROPERTIES SKIP_REGULAR_EXPRESSION "SL_GPU_SKIP")
+    test_gpu_merge PROPERTIES SKIP_REGULAR_EXPRESSION "SL_GPU_SKIP")
 
   # The installed SDK on the GPU: this build installed into a temporary
   # prefix, each `starling new` scaffold built against it with CUDA, its

@@ -87,13 +87,14 @@ static SLT_UNUSED void slt_monitor(const slt_plugins *p, sl_run_config *c, const
 }
 
 /* A log sink that keeps every record (and per-system, per-event counts). */
+enum { SLT_NEV = SL_LOG_MERGE + 1 }; /* events SL_LOG_* */
 typedef struct slt_log {
     int64_t n_sys;
     int rec_len;
     int64_t n;      /* records received */
     int64_t cap;
     double *rec;    /* n * rec_len */
-    int64_t *count; /* n_sys * 4: per system, per event (SL_LOG_*) */
+    int64_t *count; /* n_sys * SLT_NEV: per system, per event (SL_LOG_*) */
     int64_t calls;
     int bad;        /* a record with an out-of-range system or event */
     int unsorted;   /* a sink call whose records were not sorted by system, then step */
@@ -105,7 +106,7 @@ static SLT_UNUSED void slt_log_init(slt_log *l, int64_t n_sys)
 {
     memset(l, 0, sizeof *l);
     l->n_sys = n_sys;
-    l->count = calloc((size_t)n_sys * 4, sizeof(int64_t));
+    l->count = calloc((size_t)n_sys * SLT_NEV, sizeof(int64_t));
     l->last = calloc((size_t)n_sys, sizeof(int64_t));
     cr_assert_not_null(l->count);
     cr_assert_not_null(l->last);
@@ -140,11 +141,11 @@ static SLT_UNUSED sl_status slt_log_sink(void *ud, const double *records, int64_
         const double *r = records + (size_t)i * (size_t)rec_len;
         int64_t s = (int64_t)r[0];
         int ev = (int)r[3];
-        if (s < 0 || s >= l->n_sys || (double)s != r[0] || ev < 0 || ev > 3) {
+        if (s < 0 || s >= l->n_sys || (double)s != r[0] || ev < 0 || ev >= SLT_NEV) {
             l->bad = 1;
             continue;
         }
-        l->count[4 * s + ev]++;
+        l->count[SLT_NEV * s + ev]++;
         if (r[2] < (double)l->last[s])
             l->regress = 1;
         l->last[s] = (int64_t)r[2];

@@ -178,9 +178,9 @@ Test(adaptive, logs_see_true_times)
     run(e, &c, &r);
     slt_log_sort(&log);
     for (int64_t s = 0; s < 8; s++) {
-        cr_assert_eq(log.count[4 * s + SL_LOG_PERIODIC], e->steps[s], "system %lld: %lld "
+        cr_assert_eq(log.count[SLT_NEV * s + SL_LOG_PERIODIC], e->steps[s], "system %lld: %lld "
                      "records, %lld steps", (long long)s + 1,
-                     (long long)log.count[4 * s + SL_LOG_PERIODIC], (long long)e->steps[s]);
+                     (long long)log.count[SLT_NEV * s + SL_LOG_PERIODIC], (long long)e->steps[s]);
         double t_prev = -1.0, t_last = -1.0;
         int64_t k = 0;
         for (int64_t i = 0; i < log.n; i++) {

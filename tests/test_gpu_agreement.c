@@ -119,10 +119,10 @@ static void agreement(int n_body, int64_t n_sys, double spacing, const char *ker
         cr_assert(slt_same_bits(ec->stop_time[s], eg->stop_time[s]), "system %lld stop_time",
                   (long long)s);
         by_reason[ec->reason[s]]++;
-        for (int ev = 0; ev < 4; ev++)
-            cr_assert_eq(lc.count[4 * s + ev], lg.count[4 * s + ev],
+        for (int ev = 0; ev < SLT_NEV; ev++)
+            cr_assert_eq(lc.count[SLT_NEV * s + ev], lg.count[SLT_NEV * s + ev],
                          "system %lld: %lld vs %lld log records of event %d", (long long)s,
-                         (long long)lc.count[4 * s + ev], (long long)lg.count[4 * s + ev], ev);
+                         (long long)lc.count[SLT_NEV * s + ev], (long long)lg.count[SLT_NEV * s + ev], ev);
         if (ec->status[s] == SL_SYS_FAILED)
             continue; /* NaN on both sides: nothing to compare */
         double dx = rel_diff(ec, eg, s, SL_X), dv = rel_diff(ec, eg, s, SL_VX);

@@ -104,8 +104,8 @@ Test(gpu_user_monitors, cpu_and_cuda_stop_the_same_systems)
         cr_assert(slt_same_bits(ec->stop_time[s], eg->stop_time[s]), "system %lld stop_time",
                   (long long)s);
         cr_assert(slt_same_bits(ec->time[s], eg->time[s]));
-        for (int ev = 0; ev < 4; ev++)
-            cr_assert_eq(lc.count[4 * s + ev], lg.count[4 * s + ev], "system %lld event %d",
+        for (int ev = 0; ev < SLT_NEV; ev++)
+            cr_assert_eq(lc.count[SLT_NEV * s + ev], lg.count[SLT_NEV * s + ev], "system %lld event %d",
                          (long long)s, ev);
         static const char *const want[NKIND] = {"monitor slt_watch: late",
                                                 "monitor slt_watch: far",

@@ -750,6 +750,49 @@ Test(lua, gr_force_and_collision_monitor)
     free_out(&o);
 }
 
+/* The collision monitor's merge from Lua: the touching systems go on to
+ * t_end with one planet removed (mass 0, NaN state), count their merges
+ * in the ensemble's attribute 'merges', and the log shows the merge. */
+Test(lua, collision_merge)
+{
+    write_text("merge.lua",
+               "local starling = require \"starling\"\n"
+               "local E = starling.ensemble{ n = 40, planets = 2, spacing = {min = 0.05, "
+               "max = 0.6}, seed = 7 }\n"
+               "local r = starling.integrate{ ensemble = E, integrator = \"mvs\",\n"
+               "  dt = 0.01, t_end = 20, backend = \"cpu\", log = 'merge_log.csv',\n"
+               "  monitors = { {\"collision\", radius = 0.02, merge = true},\n"
+               "               {\"log\", every = 500} } }\n"
+               "assert(r.n_active == 40, r.n_active)\n"
+               "local merged = 0\n"
+               "for i = 1, 40 do\n"
+               "  local k = E:attr('merges', i)\n"
+               "  if k > 0 then\n"
+               "    merged = merged + 1\n"
+               "    local b = E:body(i, 3)\n"
+               "    assert(b[1] == 0 and b[2][1] ~= b[2][1], 'body 3 not removed')\n"
+               "    assert(E:body(i, 2)[1] > 0)\n"
+               "  end\n"
+               "  assert(E:time(i) == 20, E:time(i))\n"
+               "end\n"
+               "assert(merged > 0, 'no system merged')\n"
+               "r:write_csv('merge.csv')\n"
+               "print('merged', merged)\n");
+    run_out o = run("run merge.lua", NULL);
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    cr_expect(strstr(o.out, "merged\t"), "%s", o.out);
+    char path[400];
+    snprintf(path, sizeof path, "%s/merge.csv", work);
+    char *csv = slurp(path);
+    cr_assert(csv && strstr(csv, ",merges"), "%s", csv ? csv : "(none)");
+    free(csv);
+    snprintf(path, sizeof path, "%s/merge_log.csv", work);
+    csv = slurp(path);
+    cr_assert(csv && strstr(csv, ",merge,"), "no merge record in the log");
+    free(csv);
+    free_out(&o);
+}
+
 /* `starling check CONFIG --reference FINAL.csv`: the same run passes
  * against its own final state, a nudged reference fails naming the
  * system, and a reference of another shape is an error before any run. */

@@ -275,13 +275,13 @@ Test(megno, log_shows_only_the_systems)
     megno_run(e, &c, &m, &mr);
     cr_assert(!log.bad, "a record names a shadow (system >= 4) or a bad event");
     for (int s = 0; s < 4; s++) {
-        cr_assert_eq(log.count[4 * s + SL_LOG_INITIAL], 1, "system %d: %lld initial records",
-                     s + 1, (long long)log.count[4 * s + SL_LOG_INITIAL]);
-        cr_assert_eq(log.count[4 * s + SL_LOG_FINAL], 1, "system %d: %lld final records", s + 1,
-                     (long long)log.count[4 * s + SL_LOG_FINAL]);
+        cr_assert_eq(log.count[SLT_NEV * s + SL_LOG_INITIAL], 1, "system %d: %lld initial records",
+                     s + 1, (long long)log.count[SLT_NEV * s + SL_LOG_INITIAL]);
+        cr_assert_eq(log.count[SLT_NEV * s + SL_LOG_FINAL], 1, "system %d: %lld final records", s + 1,
+                     (long long)log.count[SLT_NEV * s + SL_LOG_FINAL]);
         /* 800 steps, every 40th */
-        cr_assert_eq(log.count[4 * s + SL_LOG_PERIODIC], 20, "system %d: %lld periodic records",
-                     s + 1, (long long)log.count[4 * s + SL_LOG_PERIODIC]);
+        cr_assert_eq(log.count[SLT_NEV * s + SL_LOG_PERIODIC], 20, "system %d: %lld periodic records",
+                     s + 1, (long long)log.count[SLT_NEV * s + SL_LOG_PERIODIC]);
     }
     cr_assert(!log.regress, "a system's log went back in steps");
     slt_log_free(&log);

@@ -212,6 +212,51 @@ void sl_ensemble_get_body(const sl_ensemble *e, int64_t s, int b, double *m, dou
         *m = e->state[sl_state_index(s, e->n_body, b, SL_M)];
 }
 
+int sl_ensemble_body_removed(const sl_ensemble *e, int64_t s, int b)
+{
+    return sl_ensemble_get(e, s, b, SL_M) == 0.0 && isnan(sl_ensemble_get(e, s, b, SL_X));
+}
+
+void sl_ensemble_remove_body(sl_ensemble *e, int64_t s, int b)
+{
+    for (int f = SL_X; f <= SL_VZ; f++)
+        e->state[sl_state_index(s, e->n_body, b, f)] = NAN;
+    e->state[sl_state_index(s, e->n_body, b, SL_M)] = 0.0;
+}
+
+int sl_ensemble_live_bodies(const sl_ensemble *e, int64_t s)
+{
+    int n = 0;
+    for (int b = 0; b < e->n_body; b++)
+        n += !sl_ensemble_body_removed(e, s, b);
+    return n;
+}
+
+int sl_ensemble_has_removed(const sl_ensemble *e)
+{
+    /* a removed body's x is NaN, and nothing else stores one: scan that first */
+    for (int64_t s = 0; s < e->n_sys; s++)
+        for (int b = 0; b < e->n_body; b++)
+            if (isnan(sl_ensemble_get(e, s, b, SL_X)) && sl_ensemble_body_removed(e, s, b))
+                return 1;
+    return 0;
+}
+
+void sl_ensemble_merge_bodies(sl_ensemble *e, int64_t s, int i, int j)
+{
+    double mi, mj, xi[3], xj[3], vi[3], vj[3];
+    sl_ensemble_get_body(e, s, i, &mi, xi, vi);
+    sl_ensemble_get_body(e, s, j, &mj, xj, vj);
+    double m = mi + mj;
+    double wi = m > 0 ? mi / m : 0.5, wj = m > 0 ? mj / m : 0.5;
+    for (int c = 0; c < 3; c++) {
+        e->state[sl_state_index(s, e->n_body, i, SL_X + c)] = wi * xi[c] + wj * xj[c];
+        e->state[sl_state_index(s, e->n_body, i, SL_VX + c)] = wi * vi[c] + wj * vj[c];
+    }
+    e->state[sl_state_index(s, e->n_body, i, SL_M)] = m;
+    sl_ensemble_remove_body(e, s, j);
+}
+
 sl_status sl_ensemble_attr(sl_ensemble *e, const char *name, int *index)
 {
     for (int i = 0; i < e->n_attr; i++)
@@ -243,6 +288,8 @@ void sl_ensemble_to_barycentric(sl_ensemble *e)
         double mt = 0, cx[3] = {0, 0, 0}, cv[3] = {0, 0, 0};
         for (int b = 0; b < e->n_body; b++) {
             double m, x[3], v[3];
+            if (sl_ensemble_body_removed(e, s, b))
+                continue;
             sl_ensemble_get_body(e, s, b, &m, x, v);
             mt += m;
             for (int c = 0; c < 3; c++) {

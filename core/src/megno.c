@@ -37,6 +37,13 @@ static double whole_times(double span, double step)
 sl_status sl_megno_check(const sl_backend *be, const sl_ensemble *e, const sl_run_config *c,
                          const sl_megno_config *m)
 {
+    if (c->mon.collide_merge)
+        return sl_fail(SL_ERR_UNSUPPORTED, "megno: the collision monitor's merge cannot be "
+                       "combined with megno: a merge would change a system and not its shadow "
+                       "(leave merge out: a collision then stops the system)");
+    if (sl_ensemble_has_removed(e))
+        return sl_fail(SL_ERR_UNSUPPORTED, "megno: the ensemble has removed (merged) bodies; "
+                       "megno measures systems with all their bodies");
     sl_status st = sl_run_check(be, e, c);
     if (st)
         return st;

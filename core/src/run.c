@@ -7,6 +7,7 @@
 #include "starling/nomem.h"
 #include "monitor_user.h"
 #include "run_diag.h"
+#include "run_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -43,11 +44,14 @@ void sl_system_energy(const sl_ensemble *e, int64_t s, const sl_force *f, const 
                       double *energy, double L[3])
 {
     double x[3 * SL_NBODY_MAX], v[3 * SL_NBODY_MAX], m[SL_NBODY_MAX];
-    int n = e->n_body;
+    int n = 0;
     double kin = 0;
     L[0] = L[1] = L[2] = 0;
-    for (int b = 0; b < n; b++) {
-        sl_ensemble_get_body(e, s, b, &m[b], &x[3 * b], &v[3 * b]);
+    for (int k = 0; k < e->n_body; k++) {
+        if (sl_ensemble_body_removed(e, s, k))
+            continue;
+        int b = n++;
+        sl_ensemble_get_body(e, s, k, &m[b], &x[3 * b], &v[3 * b]);
         const double *r = &x[3 * b], *u = &v[3 * b];
         kin += 0.5 * m[b] * (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
         L[0] += m[b] * (r[1] * u[2] - r[2] * u[1]);
@@ -127,7 +131,13 @@ static sl_status check_config(const sl_backend *be, const sl_ensemble *e, const 
         if (sc)
             return sl_fail_context(sc, "integrate: integrator '%s'", c->prop->name);
     }
-    sl_status st = sl_registry_kernel(c->registry, c->prop, c->force->name, e->n_body, kernel);
+    return sl__check_kernel(be, c, e->n_body, kernel);
+}
+
+sl_status sl__check_kernel(const sl_backend *be, const sl_run_config *c, int n_body,
+                           const sl_kernel_entry **kernel)
+{
+    sl_status st = sl_registry_kernel(c->registry, c->prop, c->force->name, n_body, kernel);
     if (st)
         return st;
     if (be->kind == SL_BACKEND_CUDA && !(*kernel)->cuda)
@@ -175,6 +185,13 @@ static sl_status check_all(const sl_backend *be, const sl_ensemble *e, const sl_
 }
 
 sl_status sl_run_check(const sl_backend *be, const sl_ensemble *e, const sl_run_config *c)
+{
+    if (sl__merging(e, c))
+        return sl__merge_check(be, e, c);
+    return sl__run_check_plain(be, e, c);
+}
+
+sl_status sl__run_check_plain(const sl_backend *be, const sl_ensemble *e, const sl_run_config *c)
 {
     const sl_kernel_entry *k = NULL;
     sl_fparams fpar;
@@ -280,8 +297,10 @@ static sl_status alloc_steps(const sl_backend *be, const sl_ensemble *e, sl_bufs
 }
 
 static sl_status alloc_bufs(const sl_backend *be, sl_ensemble *e, int persist_doubles,
-                            int64_t log_cap, sl_bufs *b)
+                            int64_t log_cap, const sl__pass_start *start, sl_bufs *b)
 {
+    const double *t_start = start ? start->time : e->time;
+    const int64_t *step_start = start ? start->steps : e->steps;
     size_t ns = (size_t)e->n_sys;
     size_t nstate = sl_state_len(e->n_sys, e->n_body);
     size_t npersist = (size_t)e->n_chunks * SL_CHUNK * (size_t)persist_doubles;
@@ -307,8 +326,8 @@ static sl_status alloc_bufs(const sl_backend *be, sl_ensemble *e, int persist_do
             return sl_fail_nomem(((double)npersist + (double)nlog + 4.0 * (double)ns) *
                                      sizeof(double) + SL_NCOUNTERS * sizeof(unsigned long long),
                                  "integrate: work buffers for %zu systems", ns);
-        memcpy(b->t_start, e->time, ns * sizeof(double));
-        memcpy(b->step_start, e->steps, ns * sizeof(int64_t));
+        memcpy(b->t_start, t_start, ns * sizeof(double));
+        memcpy(b->step_start, step_start, ns * sizeof(int64_t));
         return SL_OK;
     }
     sl_status st;
@@ -335,8 +354,8 @@ static sl_status alloc_bufs(const sl_backend *be, sl_ensemble *e, int persist_do
         (st = sl_dev_upload(b->status, e->status, ns * sizeof(int32_t), "uploading statuses")) ||
         (st = sl_dev_upload(b->reason, e->reason, ns * sizeof(int32_t), "uploading reasons")) ||
         (st = sl_dev_upload(b->detail, e->detail, ns * sizeof(int32_t), "uploading details")) ||
-        (st = sl_dev_upload(b->t_start, e->time, ns * sizeof(double), "uploading times")) ||
-        (st = sl_dev_upload(b->step_start, e->steps, ns * sizeof(int64_t), "uploading steps")))
+        (st = sl_dev_upload(b->t_start, t_start, ns * sizeof(double), "uploading times")) ||
+        (st = sl_dev_upload(b->step_start, step_start, ns * sizeof(int64_t), "uploading steps")))
         return st;
     return SL_OK;
 }
@@ -624,6 +643,14 @@ static sl_status run_launches(const sl_backend *be, sl_ensemble *e, const sl_run
 sl_status sl_integrate(const sl_backend *be, sl_ensemble *e, const sl_run_config *c,
                        sl_run_result *res)
 {
+    if (sl__merging(e, c))
+        return sl__integrate_merging(be, e, c, res);
+    return sl__integrate_pass(be, e, c, NULL, res);
+}
+
+sl_status sl__integrate_pass(const sl_backend *be, sl_ensemble *e, const sl_run_config *c,
+                             const sl__pass_start *start, sl_run_result *res)
+{
     double t0 = sl__now_s();
     memset(res, 0, sizeof *res);
     const sl_kernel_entry *k = NULL;
@@ -658,7 +685,7 @@ sl_status sl_integrate(const sl_backend *be, sl_ensemble *e, const sl_run_config
     int64_t log_cap = 0;
     int64_t launch_steps = plan_launch(e, c, &log_cap);
     sl_bufs b;
-    st = alloc_bufs(be, e, c->prop->persist_per_body * e->n_body, log_cap, &b);
+    st = alloc_bufs(be, e, c->prop->persist_per_body * e->n_body, log_cap, start, &b);
     if (!st && c->prop->adaptive)
         st = alloc_steps(be, e, &b);
     if (!st)
@@ -669,7 +696,7 @@ sl_status sl_integrate(const sl_backend *be, sl_ensemble *e, const sl_run_config
             st = sl_fail_nomem((double)ns * sizeof(double), "integrate: log schedule");
         else {
             for (size_t s = 0; s < ns; s++)
-                next[s] = e->time[s] + c->mon.log_every_dt;
+                next[s] = start ? start->next_log[s] : e->time[s] + c->mon.log_every_dt;
             if (be->kind == SL_BACKEND_CUDA) {
                 st = sl_dev_upload(b.next_log, next, ns * sizeof(double), "uploading log times");
                 if (!st)
@@ -682,7 +709,7 @@ sl_status sl_integrate(const sl_backend *be, sl_ensemble *e, const sl_run_config
         }
     }
     int logging = c->log_sink && (c->mon.log_every_steps > 0 || c->mon.log_every_dt > 0);
-    if (!st && logging)
+    if (!st && logging && !(start && start->skip_initial))
         st = host_snapshot(e, c, SL_LOG_INITIAL);
     if (!st)
         st = run_launches(be, e, c, k, &b, &fpar, launch_steps, log_cap, res);

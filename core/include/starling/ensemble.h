@@ -99,6 +99,23 @@ static inline double sl_ensemble_get(const sl_ensemble *e, int64_t s, int b, int
     return e->state[sl_state_index(s, e->n_body, b, field)];
 }
 
+/* Removed bodies. A body merged into another (the collision monitor's
+ * `merge`) keeps its index, so that body k stays body k in every output,
+ * with mass 0 and a NaN position and velocity: outputs show the removal,
+ * and sl_integrate runs a system with removed bodies on its survivors only.
+ * set_body on a removed body brings it back. */
+int sl_ensemble_body_removed(const sl_ensemble *e, int64_t s, int b);
+void sl_ensemble_remove_body(sl_ensemble *e, int64_t s, int b);
+/* The bodies of system s that are not removed. */
+int sl_ensemble_live_bodies(const sl_ensemble *e, int64_t s);
+/* Whether any system has a removed body. */
+int sl_ensemble_has_removed(const sl_ensemble *e);
+/* Joins body j into body i of system s (i != j, neither removed): body i
+ * gets the sum of the masses at the centre of mass, with the total
+ * momentum (equal weights when both are massless), and body j is removed.
+ * Energy and angular momentum change (the pair's relative motion is
+ * lost): sl_system_energy before and after measures by how much. */
+void sl_ensemble_merge_bodies(sl_ensemble *e, int64_t s, int i, int j);
 /* Adds (or finds) a named attribute column, zero-filled; returns its index. */
 sl_status sl_ensemble_attr(sl_ensemble *e, const char *name, int *index);
 

@@ -184,7 +184,8 @@ enum { SL_SYNC_OPEN = 0, SL_SYNC_CLOSE = 1 };
 #define SL_STAGES_MAX 16
 
 enum { SL_LOG_HEAD = 4 };  /* sys, time, step, event; then 6 doubles per body */
-enum { SL_LOG_PERIODIC = 0, SL_LOG_STOP = 1, SL_LOG_INITIAL = 2, SL_LOG_FINAL = 3 };
+enum { SL_LOG_PERIODIC = 0, SL_LOG_STOP = 1, SL_LOG_INITIAL = 2, SL_LOG_FINAL = 3,
+       SL_LOG_MERGE = 4 /* the state just after a merge (written by the host) */ };
 enum {
     SL_CNT_LOG = 0,
     SL_CNT_UNFINISHED = 1,

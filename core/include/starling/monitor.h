@@ -38,6 +38,12 @@ typedef struct sl_monitor_config {
     double collide_radius;
     double collide_density;
     double collide_central;
+    /* ABI 9: 1 merges the touching pair instead of stopping the system:
+     * sl_integrate joins body j into body i (i < j; mass, momentum and
+     * centre of mass kept), removes body j (sl_ensemble_remove_body) and
+     * goes on with the survivors (docs/ARCHITECTURE.md, "Merging"). The
+     * kernels never read it. */
+    int collide_merge;
 } sl_monitor_config;
 
 void sl_monitor_config_default(sl_monitor_config *mc);

@@ -1,0 +1,37 @@
+/* What run.c and merge.c share: one pass of sl_integrate over an ensemble
+ * all of whose bodies are live, and the checks it makes. merge.c builds
+ * collision merging out of such passes (docs/ARCHITECTURE.md, "Merging"). */
+#ifndef SL_RUN_INTERNAL_H
+#define SL_RUN_INTERNAL_H
+
+#include "starling/registry.h"
+#include "starling/run.h"
+
+/* Where a pass's systems started the call it belongs to, when not where
+ * they are now: the step cap and the step-size floor count from there, the
+ * log_every_dt schedule goes on from next_log, and skip_initial leaves out
+ * the initial log records (merge.c writes a merge record instead). */
+typedef struct sl__pass_start {
+    const double *time;
+    const int64_t *steps;
+    const double *next_log;
+    int skip_initial;
+} sl__pass_start;
+
+/* sl_integrate without merging (start NULL: a whole call). */
+sl_status sl__integrate_pass(const sl_backend *be, sl_ensemble *e, const sl_run_config *c,
+                             const sl__pass_start *start, sl_run_result *res);
+/* sl_run_check without merging. */
+sl_status sl__run_check_plain(const sl_backend *be, const sl_ensemble *e, const sl_run_config *c);
+/* The kernel for n_body bodies, refused when the backend cannot run it. */
+sl_status sl__check_kernel(const sl_backend *be, const sl_run_config *c, int n_body,
+                           const sl_kernel_entry **kernel);
+
+/* merge.c: whether a call merges (the collision monitor's merge, or an
+ * ensemble with removed bodies), its checks, and the call. */
+int sl__merging(const sl_ensemble *e, const sl_run_config *c);
+sl_status sl__merge_check(const sl_backend *be, const sl_ensemble *e, const sl_run_config *c);
+sl_status sl__integrate_merging(const sl_backend *be, sl_ensemble *e, const sl_run_config *c,
+                                sl_run_result *res);
+
+#endif
