@@ -237,7 +237,7 @@ static SLT_UNUSED void guard(const guard_case *g, int scalar, int64_t per_launch
         cr_assert(g->t > 0 ? fabs(x[0] - 100.0 - g->t) < 1e-12 : x[0] == 100.0,
                   "mode %d, system %lld: x = %.17g after t = %.17g", g->mode, (long long)s + 1,
                   x[0], g->t);
-        cr_assert_eq(log.count[4 * s + SL_LOG_STOP], 1);
+        cr_assert_eq(log.count[SLT_NEV * s + SL_LOG_STOP], 1);
     }
     cr_assert_eq(r.rejected_steps, 4 * g->rejected, "mode %d: %lld rejected steps", g->mode,
                  (long long)r.rejected_steps);

@@ -751,14 +751,19 @@ Test(lua, gr_force_and_collision_monitor)
 }
 
 /* The collision monitor's merge from Lua: the touching systems go on to
- * t_end with one planet removed (mass 0, NaN state), count their merges
- * in the ensemble's attribute 'merges', and the log shows the merge. */
+ * t_end with a body removed per merge (mass 0, NaN state) and their mass,
+ * count their merges in the ensemble's attribute 'merges', and the log
+ * shows the merge. */
 Test(lua, collision_merge)
 {
     write_text("merge.lua",
                "local starling = require \"starling\"\n"
                "local E = starling.ensemble{ n = 40, planets = 2, spacing = {min = 0.05, "
                "max = 0.6}, seed = 7 }\n"
+               "local m0 = {}\n"
+               "for i = 1, 40 do\n"
+               "  m0[i] = E:body(i, 1).m + E:body(i, 2).m + E:body(i, 3).m\n"
+               "end\n"
                "local r = starling.integrate{ ensemble = E, integrator = \"mvs\",\n"
                "  dt = 0.01, t_end = 20, backend = \"cpu\", log = 'merge_log.csv',\n"
                "  monitors = { {\"collision\", radius = 0.02, merge = true},\n"
@@ -766,13 +771,15 @@ Test(lua, collision_merge)
                "assert(r.n_active == 40, r.n_active)\n"
                "local merged = 0\n"
                "for i = 1, 40 do\n"
-               "  local k = E:attr('merges', i)\n"
-               "  if k > 0 then\n"
-               "    merged = merged + 1\n"
-               "    local b = E:body(i, 3)\n"
-               "    assert(b[1] == 0 and b[2][1] ~= b[2][1], 'body 3 not removed')\n"
-               "    assert(E:body(i, 2)[1] > 0)\n"
+               "  local k, gone, mass = E:attr('merges', i), 0, 0\n"
+               "  for b = 1, 3 do\n"
+               "    local t = E:body(i, b)\n"
+               "    if t.m == 0 and t.x[1] ~= t.x[1] then gone = gone + 1 end\n"
+               "    mass = mass + t.m\n"
                "  end\n"
+               "  assert(gone == k, string.format('%d removed, %d merges', gone, k))\n"
+               "  assert(math.abs(mass - m0[i]) < 1e-14, mass - m0[i])\n"
+               "  if k > 0 then merged = merged + 1 end\n"
                "  assert(E:time(i) == 20, E:time(i))\n"
                "end\n"
                "assert(merged > 0, 'no system merged')\n"

@@ -171,7 +171,7 @@ Test(monitors, stop_exactly_the_right_systems)
                      (long long)s, k, sl_reason_label(e->reason[s]), sl_reason_label(want_reason));
         cr_assert_eq(e->detail[s], want_detail, "system %lld (kind %d): detail %d, expected %d",
                      (long long)s, k, e->detail[s], want_detail);
-        const int64_t *cnt = &log.count[4 * s];
+        const int64_t *cnt = &log.count[SLT_NEV * s];
         cr_assert_eq(cnt[SL_LOG_INITIAL], 1, "system %lld: initial records", (long long)s);
         if (want_status == SL_SYS_ACTIVE) {
             cr_assert_eq(e->time[s], t_end, "benign system %lld stopped at t = %.17g",
@@ -440,7 +440,7 @@ Test(monitors, log_every_k_steps)
     int64_t periodic = 0;
     for (int64_t s = 0; s < NS; s++) {
         int k = kinds[s % 5];
-        const int64_t *cnt = &log.count[4 * s];
+        const int64_t *cnt = &log.count[SLT_NEV * s];
         cr_assert_eq(cnt[SL_LOG_INITIAL], 1);
         cr_assert_eq(cnt[SL_LOG_STOP], 0, "on_stop = 0 must not write stop records");
         if (k == K_BENIGN) {
@@ -531,10 +531,10 @@ Test(monitors, log_every_dt)
         cr_assert(!log.bad && !log.unsorted && !log.regress);
         slt_log_sort(&log);
         for (int64_t s = 0; s < NS; s++)
-            cr_assert_eq(log.count[4 * s + SL_LOG_PERIODIC], want,
+            cr_assert_eq(log.count[SLT_NEV * s + SL_LOG_PERIODIC], want,
                          "steps_per_launch %lld, system %lld: %lld records, expected %lld",
                          (long long)spl[v], (long long)s,
-                         (long long)log.count[4 * s + SL_LOG_PERIODIC], (long long)want);
+                         (long long)log.count[SLT_NEV * s + SL_LOG_PERIODIC], (long long)want);
         /* record j (1-based) lies in [j ldt, j ldt + dt) */
         int64_t j = 0, last_s = -1;
         for (int64_t i = 0; i < log.n; i++) {

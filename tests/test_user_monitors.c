@@ -186,10 +186,10 @@ Test(user_monitors, stops_are_logged)
     for (int64_t s = 0; s < NS; s++) {
         int stopped = s % 4 == 0;
         cr_assert_eq(e->status[s], stopped ? SL_SYS_STOPPED : SL_SYS_ACTIVE);
-        cr_assert_eq(log.count[4 * s + SL_LOG_STOP], stopped, "system %lld: %lld stop records",
-                     (long long)s, (long long)log.count[4 * s + SL_LOG_STOP]);
-        cr_assert_eq(log.count[4 * s + SL_LOG_FINAL], !stopped);
-        cr_assert_eq(log.count[4 * s + SL_LOG_PERIODIC], stopped ? 20 : 40);
+        cr_assert_eq(log.count[SLT_NEV * s + SL_LOG_STOP], stopped, "system %lld: %lld stop records",
+                     (long long)s, (long long)log.count[SLT_NEV * s + SL_LOG_STOP]);
+        cr_assert_eq(log.count[SLT_NEV * s + SL_LOG_FINAL], !stopped);
+        cr_assert_eq(log.count[SLT_NEV * s + SL_LOG_PERIODIC], stopped ? 20 : 40);
     }
     int seen = 0;
     for (int64_t i = 0; i < log.n; i++) {
