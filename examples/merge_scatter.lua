@@ -2,7 +2,7 @@
 -- other; how often do two of them collide and merge, and how does that
 -- depend on their spacing?
 --
---   starling run examples/merge_scatter.lua [out_prefix [systems [orbits]]]
+--   starling run examples/merge_scatter.lua [out_prefix [systems [orbits [backend]]]]
 --
 -- Each system is a star of mass 1 and radius 0.00465 (the Sun's, in AU)
 -- and three planets of mass 1e-3 (about Jupiter's) on circular, coplanar
@@ -17,11 +17,11 @@
 -- Writes OUT.csv (per system: spacing, merges, status, reason, energy
 -- error net of the merges) and OUT.png (the fraction of systems with at
 -- least one merge against s, in 15 bins). Default OUT: merge_scatter;
--- 1500 systems; 300 inner orbits.
+-- 1500 systems; 300 inner orbits; backend auto (the GPU where there is one).
 
 local starling = require "starling"
 
-local out, n_arg, o_arg = ...
+local out, n_arg, o_arg, backend = ...
 out = out or "merge_scatter"
 local n = math.tointeger(tonumber(n_arg)) or 1500
 local orbits = tonumber(o_arg) or 300
@@ -36,6 +36,7 @@ local r = starling.integrate{
   ensemble = E,
   integrator = "hermite_adaptive", eta = 0.02, dt = 0.01,
   t_end = 2 * math.pi * orbits,
+  backend = backend or "auto",
   monitors = {
     {"collision", density = 2.24e6, central_radius = 0.00465, merge = true},
     {"eject", r = 100},
