@@ -1055,6 +1055,20 @@ Test(lua, quickstart_tiny)
     free_out(&o);
 }
 
+/* The scattering example, small, on the CPU: it runs, merges some systems
+ * and writes its table and picture. */
+Test(lua, merge_scatter_tiny)
+{
+    run_out o = run("run '" SL_SOURCE_DIR "/examples/merge_scatter.lua' ms 64 40 cpu", NULL);
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    int merged = -1;
+    const char *at = strstr(o.out, "64 systems: ");
+    cr_assert(at && sscanf(at, "64 systems: %d with a merge", &merged) == 1, "%s", o.out);
+    cr_expect(merged > 0 && merged < 64, "%d of 64 systems merged", merged);
+    cr_expect(exists("ms.csv") && exists("ms.png"), "merge_scatter did not write its files");
+    free_out(&o);
+}
+
 /* ---- out of memory ---------------------------------------------------------------- */
 
 /* 1e9 systems of 64 bodies need 3.3 TiB: refused before allocating, with
