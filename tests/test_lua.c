@@ -952,6 +952,51 @@ Test(lua, explicit_systems_and_ejection)
     free_out(&o);
 }
 
+/* Many explicit systems are recorded in outputs by count and digest, not
+ * body by body: the line stays short, equal inputs give equal lines and a
+ * nudged body another; a few systems are still written out in full. */
+Test(lua, config_line_of_many_explicit_systems)
+{
+    write_text("many.lua",
+               "local starling = require \"starling\"\n"
+               "local function systems(n, nudge)\n"
+               "  local s = {}\n"
+               "  for i = 1, n do\n"
+               "    local a = 1 + i / n\n"
+               "    s[i] = { {m = 1, x = {0, 0, 0}, v = {0, 0, 0}},\n"
+               "             {m = 1e-3, x = {a, 0, 0}, v = {0, a ^ -0.5, 0}},\n"
+               "             {m = 1e-3, x = {-2 * a, 0, 0}, v = {0, -(2 * a) ^ -0.5, 0}} }\n"
+               "  end\n"
+               "  if nudge then s[n][2].x[1] = s[n][2].x[1] + 1e-12 end\n"
+               "  return s\n"
+               "end\n"
+               "local A = starling.ensemble{ systems = systems(600) }\n"
+               "local B = starling.ensemble{ systems = systems(600) }\n"
+               "local C = starling.ensemble{ systems = systems(600, true) }\n"
+               "local D = starling.ensemble{ systems = systems(3) }\n"
+               "local a, c, d = A:_meta().config, C:_meta().config, D:_meta().config\n"
+               "assert(#a < 120, #a .. ': ' .. a)\n"
+               "assert(a:find('systems=<600 systems of 3 bodies, fnv1a64 %x+>'), a)\n"
+               "assert(a == B:_meta().config and a ~= c, a .. ' / ' .. c)\n"
+               "assert(d:find('m=0.001', 1, true), d)\n"
+               "local r = starling.integrate{ ensemble = A, dt = 0.01, t_end = 0.1, backend = 'cpu' }\n"
+               "r:write_csv('many.csv')\n"
+               "print(a)\n");
+    run_out o = run("run many.lua", NULL);
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    char path[400];
+    snprintf(path, sizeof path, "%s/many.csv", work);
+    char *csv = slurp(path);
+    cr_assert_not_null(csv);
+    const char *cfg = strstr(csv, "# config: ");
+    cr_assert(cfg, "%.300s", csv);
+    size_t len = strcspn(cfg, "\n");
+    cr_expect(len < 400, "config line of %zu characters", len);
+    cr_expect(strstr(cfg, "600 systems of 3 bodies"), "%.*s", (int)len, cfg);
+    free(csv);
+    free_out(&o);
+}
+
 /* ---- user monitors (tests/plugins/user_monitor.c) ------------------------------- */
 
 /* The test plugin's monitors slt_watch and slt_parity are on the plugin

@@ -86,11 +86,48 @@ function M.plugins() return core.plugins() end
 --- Plugins that could not be loaded, one message each.
 function M.problems() return core.problems() end
 
+-- Explicit bodies of more than this many systems are recorded by count and
+-- digest, not body by body: a config line of every body grows with the
+-- ensemble (180 KB for 600 three-body systems).
+local SYSTEMS_IN_FULL = 16
+
+-- FNV-1a (64 bits, wrapping integer arithmetic) of a string.
+local function fnv1a(text, h)
+  h = h or -3750763034362895579 -- 0xcbf29ce484222325
+  for i = 1, #text do
+    h = (h ~ text:byte(i)) * 1099511628211
+  end
+  return h
+end
+
+-- The config text of an ensemble spec: explicit systems beyond
+-- SYSTEMS_IN_FULL become "<N systems of B bodies, fnv1a64 HEX>", the digest
+-- of their full text, so equal inputs still give equal lines.
+local function ensemble_text(spec)
+  local systems = type(spec) == "table" and rawget(spec, "systems")
+  if type(systems) ~= "table" or rawlen(systems) <= SYSTEMS_IN_FULL then
+    return "ensemble" .. serialize(spec)
+  end
+  local h, bodies = nil, 0
+  for i = 1, rawlen(systems) do
+    local sys = rawget(systems, i)
+    h = fnv1a(serialize(sys) .. "\n", h)
+    if type(sys) == "table" then bodies = math.max(bodies, rawlen(sys)) end
+  end
+  local rest = {}
+  for k, v in next, spec do rest[k] = v end
+  rest.systems = nil
+  local text = serialize(rest)
+  local summary = string.format("systems=<%d systems of %d bodies, fnv1a64 %016x>",
+                                rawlen(systems), bodies, h)
+  return "ensemble{" .. summary .. (text == "{}" and "}" or ", " .. text:sub(2))
+end
+
 --- A new ensemble: generated test systems {n = ..., planets = ..., ...} or
 --- explicit bodies {systems = {{ {m =, x = {}, v = {}}, ... }, ...}}.
 function M.ensemble(spec)
   local e = core.ensemble(spec)
-  e:_meta().config = "ensemble" .. serialize(spec)
+  e:_meta().config = ensemble_text(spec)
   return e
 end
 
