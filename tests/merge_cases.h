@@ -65,16 +65,7 @@ static SLT_UNUSED sl_ensemble *merge_systems(int64_t n)
 static SLT_UNUSED void merge_config(const slt_plugins *p, sl_run_config *c, const char *name,
                                     double dt, double t_end, int merge)
 {
-    slt_config(p, c, dt, t_end);
-    c->registry = p->reg;
-    const void *t;
-    SLT_OK(sl_registry_get(p->reg, SL_KIND_PROPAGATOR, name, &t));
-    c->prop = t;
-    sl_param_values pv;
-    SLT_OK(sl_params_init(&pv, c->prop->params, c->prop->n_params));
-    SLT_OK(sl_params_set(&pv, "dt", dt));
-    SLT_OK(sl_params_complete(&pv));
-    SLT_OK(c->prop->pack(&pv, c->pp));
+    slt_config_with(p, c, name, dt, t_end, NULL, 0);
     slt_monitor(p, c, "collision", 3, (const char *[]){"radius", "central_radius", "merge"},
                 (double[]){MR, MR0, merge});
 }

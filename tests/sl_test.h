@@ -71,6 +71,25 @@ static SLT_UNUSED void slt_config(const slt_plugins *p, sl_run_config *c, double
     c->t_end = t_end;
 }
 
+/* A run config for integrator `name` with step dt to t_end, force newton;
+ * key, if not NULL, set to value too (other keys at their defaults). */
+static SLT_UNUSED void slt_config_with(const slt_plugins *p, sl_run_config *c, const char *name,
+                                       double dt, double t_end, const char *key, double value)
+{
+    slt_config(p, c, dt, t_end);
+    c->registry = p->reg;
+    const void *t;
+    SLT_OK(sl_registry_get(p->reg, SL_KIND_PROPAGATOR, name, &t));
+    c->prop = t;
+    sl_param_values pv;
+    SLT_OK(sl_params_init(&pv, c->prop->params, c->prop->n_params));
+    SLT_OK(sl_params_set(&pv, "dt", dt));
+    if (key)
+        SLT_OK(sl_params_set(&pv, key, value));
+    SLT_OK(sl_params_complete(&pv));
+    SLT_OK(c->prop->pack(&pv, c->pp));
+}
+
 /* Configures one monitor plugin by name with (key, value) pairs. */
 static SLT_UNUSED void slt_monitor(const slt_plugins *p, sl_run_config *c, const char *name,
                                    int n_kv, const char *const *keys, const double *vals)

@@ -32,16 +32,7 @@ static sl_ensemble *systems(double hi, double lo)
 
 static void configure(const slt_plugins *p, sl_run_config *c, const char *name, double t_end)
 {
-    slt_config(p, c, 0.05, t_end);
-    const void *t;
-    SLT_OK(sl_registry_get(p->reg, SL_KIND_PROPAGATOR, name, &t));
-    c->prop = t;
-    c->registry = p->reg;
-    sl_param_values pv;
-    SLT_OK(sl_params_init(&pv, c->prop->params, c->prop->n_params));
-    SLT_OK(sl_params_set(&pv, "dt", 0.05));
-    SLT_OK(sl_params_complete(&pv));
-    SLT_OK(c->prop->pack(&pv, c->pp));
+    slt_config_with(p, c, name, 0.05, t_end, NULL, 0);
     c->mon.log_every_steps = 250;
     c->mon.close_hill = 0.5;
 }

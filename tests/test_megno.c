@@ -45,18 +45,7 @@ static sl_ensemble *pairs_of(const char *name, int64_t n)
 static void with_integrator(const slt_plugins *p, sl_run_config *c, const char *name,
                             double dt, double t_end, int jacobi)
 {
-    slt_config(p, c, dt, t_end);
-    c->registry = p->reg;
-    const void *t;
-    SLT_OK(sl_registry_get(p->reg, SL_KIND_PROPAGATOR, name, &t));
-    c->prop = t;
-    sl_param_values pv;
-    SLT_OK(sl_params_init(&pv, c->prop->params, c->prop->n_params));
-    SLT_OK(sl_params_set(&pv, "dt", dt));
-    if (jacobi)
-        SLT_OK(sl_params_set(&pv, "coordinates", 1));
-    SLT_OK(sl_params_complete(&pv));
-    SLT_OK(c->prop->pack(&pv, c->pp));
+    slt_config_with(p, c, name, dt, t_end, jacobi ? "coordinates" : NULL, 1);
 }
 
 static void megno_run(sl_ensemble *e, const sl_run_config *c, const sl_megno_config *m,
