@@ -3,8 +3,9 @@
  * (mass 0, NaN state, its index kept), and the system goes on with its
  * survivors to t_end, on the same step grid, exactly as a fresh run of the
  * survivors would; systems that touch nothing are not disturbed; the log
- * keeps one column per body; the step cap and later calls count across
- * merges; and what cannot merge is refused before any work. */
+ * keeps one column per body; user monitors see whole systems; the step cap
+ * and later calls count across merges; and what cannot merge is refused
+ * before any work. */
 #include "merge_cases.h"
 
 #include "starling/megno.h"
@@ -407,10 +408,62 @@ Test(merge, later_calls_run_the_survivors)
     slt_unload(&p);
 }
 
-static int never(const void *ctx, const sl_monitor_system *sys)
+/* A user monitor that stops a system once its body 2 is removed ("gone"),
+ * and says "wrong" if it is shown a system not whole or not at its own
+ * index (kinds follow the index: only meeting planets and the star that
+ * swallows both planets lose body 2, the latter as it is left alone). */
+static int body2_gone(const void *ctx, const sl_monitor_system *sys)
 {
-    (void)ctx, (void)sys;
-    return 0;
+    (void)ctx;
+    int kind = (int)(sys->index % M_KINDS);
+    if (sys->n_body != 3 || sys->m[0] <= 0.0)
+        return 2;
+    int gone = sys->m[2] == 0.0 && isnan(sys->x[6]) && isnan(sys->v[8]);
+    if (gone && kind != M_MEET && kind != M_BOTH)
+        return 2;
+    if (kind == M_QUIET && (isnan(sys->x[3]) || sys->m[1] != 3.0 * MPM))
+        return 2;
+    return gone ? 1 : 0;
+}
+
+/* User monitors see each system whole, at its own index, removed bodies
+ * as mass 0 and NaN, and their stops name them as in any run. */
+Test(merge, user_monitors_see_whole_systems)
+{
+    slt_plugins p;
+    slt_load(&p);
+    sl_run_config c;
+    merge_config(&p, &c, "hermite", DT, T_END, 1);
+    c.steps_per_launch = 100;
+    static const char *const codes[] = {"gone", "wrong", NULL};
+    sl_monitor mon = {.abi = SL_ABI_VERSION, .kind = SL_KIND_MONITOR, .name = "body2",
+                      .check = body2_gone, .codes = codes};
+    sl_monitor_use use = {&mon, NULL};
+    c.user_monitors = &use;
+    c.n_user_monitors = 1;
+    sl_ensemble *e = merge_systems(NS);
+    sl_run_result res;
+    run_cpu(&c, e, &res);
+    for (int64_t s = 0; s < NS; s++) {
+        int kind = (int)(s % M_KINDS);
+        char label[160];
+        sl_stop_label(e, e->reason[s], e->detail[s], label, sizeof label);
+        cr_assert_eq(merge_attr(e, "merges", s), kind == M_MEET ? 1 : merge_count(kind));
+        /* the star left alone coasts to t_end in no steps and no launch:
+         * no monitor sees it, and it ends active */
+        if (kind == M_MEET) {
+            cr_assert_eq(e->status[s], SL_SYS_STOPPED, "system %lld (kind %d): %s",
+                         (long long)s, kind, label);
+            cr_assert_str_eq(label, "monitor body2: gone", "system %lld", (long long)s);
+            cr_assert(e->time[s] < T_END);
+        } else {
+            cr_assert_eq(e->status[s], SL_SYS_ACTIVE, "system %lld (kind %d): %s",
+                         (long long)s, kind, label);
+        }
+    }
+    sl_run_result_free(&res);
+    sl_ensemble_destroy(e);
+    slt_unload(&p);
 }
 
 /* What merging cannot do is refused before any work, saying why. */
@@ -424,24 +477,13 @@ Test(merge, refusals)
     merge_config(&p, &c, "hermite", DT, T_END, 1);
     sl_ensemble *e = merge_systems(8), *keep;
     SLT_OK(sl_ensemble_clone(e, &keep));
-    static const char *const codes[] = {"x", NULL};
-    sl_monitor mon = {.abi = SL_ABI_VERSION, .kind = SL_KIND_MONITOR, .name = "never",
-                      .check = never, .codes = codes};
-    sl_monitor_use use = {&mon, NULL};
-    c.user_monitors = &use;
-    c.n_user_monitors = 1;
     sl_run_result res;
-    cr_assert_eq(sl_integrate(&be, e, &c, &res), SL_ERR_UNSUPPORTED);
-    cr_assert(strstr(sl_last_error(), "user monitors") && strstr(sl_last_error(), "merge"), "%s",
-              sl_last_error());
-    slt_assert_same_ensemble(e, keep, "after the refusal");
-    c.user_monitors = NULL;
-    c.n_user_monitors = 0;
     sl_megno_config mg;
     sl_megno_config_default(&mg);
     sl_megno_result mr;
     cr_assert_eq(sl_integrate_megno(&be, e, &c, &mg, &res, &mr), SL_ERR_UNSUPPORTED);
     cr_assert(strstr(sl_last_error(), "merge"), "%s", sl_last_error());
+    slt_assert_same_ensemble(e, keep, "after the refusal");
     /* an ensemble with a removed body is no system for megno */
     sl_run_config plain;
     merge_config(&p, &plain, "hermite", DT, T_END, 0);

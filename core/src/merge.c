@@ -12,6 +12,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "run_internal.h"
 
+#include "monitor_user.h"
 #include "run_diag.h"
 #include "starling/fparams.h"
 #include "starling/nomem.h"
@@ -66,6 +67,12 @@ static sl_status gather(const sl_ensemble *e, sl_group *g)
                 sub->attr[(size_t)idx * (size_t)g->n + (size_t)k] =
                     e->attr[(size_t)a * (size_t)e->n_sys + (size_t)g->sys[k]];
     }
+    /* the same stop sources in the same slots, so details keep their meaning */
+    for (int i = 0; i < e->n_stop_sources && !st; i++) {
+        int slot;
+        const sl_stop_source *src = &e->stop_sources[i];
+        st = sl_ensemble_stop_source(sub, src->name, (const char *const *)src->codes, &slot);
+    }
     if (st) {
         group_free(g);
         return st;
@@ -105,7 +112,20 @@ static int32_t original_detail(int32_t reason, int32_t detail, const int *bmap)
     }
 }
 
-static void scatter(sl_ensemble *e, const sl_group *g)
+/* A user monitor's stop names a stop source of sub: name e's. */
+static sl_status monitor_detail(sl_ensemble *e, const sl_ensemble *sub, int32_t *detail)
+{
+    int slot = *detail / 256;
+    if (slot < 0 || slot >= sub->n_stop_sources)
+        return SL_OK;
+    const sl_stop_source *src = &sub->stop_sources[slot];
+    sl_status st = sl_ensemble_stop_source(e, src->name, (const char *const *)src->codes, &slot);
+    if (!st)
+        *detail = slot * 256 + *detail % 256;
+    return st;
+}
+
+static sl_status scatter(sl_ensemble *e, const sl_group *g)
 {
     const sl_ensemble *sub = g->sub;
     for (int64_t k = 0; k < g->n; k++) {
@@ -121,7 +141,13 @@ static void scatter(sl_ensemble *e, const sl_group *g)
         e->reason[s] = sub->reason[k];
         e->detail[s] = original_detail(sub->reason[k], sub->detail[k], bmap);
         e->stop_time[s] = sub->stop_time[k];
+        if (e->reason[s] == SL_REASON_MONITOR) {
+            sl_status st = monitor_detail(e, sub, &e->detail[s]);
+            if (st)
+                return st;
+        }
     }
+    return SL_OK;
 }
 
 /* The active systems, by number of live bodies: sys sorted by that number
@@ -154,11 +180,6 @@ static sl_status by_live_count(const sl_ensemble *e, const int64_t *cand, int64_
 
 sl_status sl__merge_check(const sl_backend *be, const sl_ensemble *e, const sl_run_config *c)
 {
-    if (c->n_user_monitors > 0)
-        return sl_fail(SL_ERR_UNSUPPORTED, "integrate: user monitors do not run with the "
-                       "collision monitor's merge, nor on an ensemble with removed bodies, in "
-                       "this version (they would see compacted systems); leave out merge, or "
-                       "the user monitor");
     if (!c->prop || !c->force)
         return sl_fail(SL_ERR_ARG, "integrate: an integrator and a force are required");
     if (!sl_ensemble_has_removed(e)) {
@@ -308,7 +329,8 @@ static sl_status run_group(sl_merge_run *m, sl_group *g)
             k_start[k] = m->k0[g->sys[k]];
             next[k] = next_log_time(m, g->sys[k]);
         }
-        sl__pass_start start = {t_start, k_start, next, 1};
+        sl__monitor_view view = {g->sys, g->bmap, g->L, m->e->n_body};
+        sl__pass_start start = {t_start, k_start, next, 1, &view};
         sl_run_config cc = *m->c;
         if (cc.log_sink) {
             cc.log_sink = log_all;
@@ -324,7 +346,7 @@ static sl_status run_group(sl_merge_run *m, sl_group *g)
         if (!st) {
             add_result(m, &r);
             sl_run_result_free(&r);
-            scatter(m->e, g);
+            st = scatter(m->e, g);
         } else {
             st = sl_fail_context(st, "integrate: after merges, the systems with %d bodies",
                                  g->L);

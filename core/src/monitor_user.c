@@ -4,6 +4,7 @@
 #include "monitor_user.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,12 +80,27 @@ sl_status sl_user_monitors_valid(const sl_run_config *c)
 
 /* Runs the monitors on system s; returns the code of the first that stops
  * it, with its index in *which. */
-static int check_system(const sl_ensemble *e, int64_t s, const sl_run_config *c, int *which)
+static int check_system(const sl_ensemble *e, int64_t s, const sl_run_config *c,
+                        const sl__monitor_view *view, int *which)
 {
     double x[3 * SL_NBODY_MAX], v[3 * SL_NBODY_MAX], m[SL_NBODY_MAX];
-    for (int b = 0; b < e->n_body; b++)
-        sl_ensemble_get_body(e, s, b, &m[b], &x[3 * b], &v[3 * b]);
     sl_monitor_system sys = {s, e->n_body, e->time[s], e->steps[s], x, v, m};
+    if (view) {
+        sys.index = view->sys[s];
+        sys.n_body = view->n_body;
+        for (int b = 0; b < view->n_body; b++) {
+            m[b] = 0.0;
+            for (int k = 0; k < 3; k++)
+                x[3 * b + k] = v[3 * b + k] = NAN;
+        }
+        for (int b = 0; b < e->n_body; b++) {
+            int o = view->bmap[s * view->L + b];
+            sl_ensemble_get_body(e, s, b, &m[o], &x[3 * o], &v[3 * o]);
+        }
+    } else {
+        for (int b = 0; b < e->n_body; b++)
+            sl_ensemble_get_body(e, s, b, &m[b], &x[3 * b], &v[3 * b]);
+    }
     for (size_t k = 0; k < c->n_user_monitors; k++) {
         const sl_monitor_use *u = &c->user_monitors[k];
         int code = u->monitor->check(u->ctx, &sys);
@@ -123,8 +139,8 @@ static sl_status log_stops(const sl_ensemble *e, const sl_run_config *c, const i
     return st;
 }
 
-sl_status sl_user_monitors_check(sl_ensemble *e, const sl_run_config *c, int64_t *stopped,
-                                 int64_t *ended)
+sl_status sl_user_monitors_check(sl_ensemble *e, const sl_run_config *c,
+                                 const sl__monitor_view *view, int64_t *stopped, int64_t *ended)
 {
     *stopped = *ended = 0;
     if (c->n_user_monitors == 0)
@@ -143,7 +159,7 @@ sl_status sl_user_monitors_check(sl_ensemble *e, const sl_run_config *c, int64_t
         int which = 0;
         if (e->status[s] != SL_SYS_ACTIVE)
             continue;
-        int code = check_system(e, s, c, &which);
+        int code = check_system(e, s, c, view, &which);
         hit[2 * s] = which;
         hit[2 * s + 1] = code;
     }

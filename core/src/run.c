@@ -479,7 +479,7 @@ static sl_status fail_cancelled(const sl_backend *be, const sl_ensemble *e, cons
  * stopped systems that the launch had counted as unfinished. */
 static sl_status user_monitors_after_launch(const sl_backend *be, sl_ensemble *e,
                                             const sl_run_config *c, const sl_bufs *b,
-                                            int64_t *ended)
+                                            const sl__monitor_view *view, int64_t *ended)
 {
     int64_t stopped = 0;
     *ended = 0;
@@ -487,7 +487,7 @@ static sl_status user_monitors_after_launch(const sl_backend *be, sl_ensemble *e
         return SL_OK;
     sl_status st = download_bufs(be, e, b);
     if (!st)
-        st = sl_user_monitors_check(e, c, &stopped, ended);
+        st = sl_user_monitors_check(e, c, view, &stopped, ended);
     if (st || stopped == 0 || be->kind != SL_BACKEND_CUDA)
         return st;
     size_t ns = (size_t)e->n_sys;
@@ -515,7 +515,8 @@ static double progress_fraction(const sl_backend *be, const sl_ensemble *e, cons
 
 static sl_status run_launches(const sl_backend *be, sl_ensemble *e, const sl_run_config *c,
                               const sl_kernel_entry *k, sl_bufs *b, const sl_fparams *fpar,
-                              int64_t launch_steps, int64_t log_cap, sl_run_result *res)
+                              int64_t launch_steps, int64_t log_cap,
+                              const sl__monitor_view *view, sl_run_result *res)
 {
     sl_run_args a;
     memset(&a, 0, sizeof a);
@@ -617,7 +618,7 @@ static sl_status run_launches(const sl_backend *be, sl_ensemble *e, const sl_run
         res->log_records += nrec;
         res->rejected_steps += (int64_t)cnt[SL_CNT_REJECTED];
         int64_t ended = 0;
-        if ((st = user_monitors_after_launch(be, e, c, b, &ended)))
+        if ((st = user_monitors_after_launch(be, e, c, b, view, &ended)))
             break;
         int64_t left = (int64_t)cnt[SL_CNT_UNFINISHED] - ended;
         if (c->progress &&
@@ -712,7 +713,8 @@ sl_status sl__integrate_pass(const sl_backend *be, sl_ensemble *e, const sl_run_
     if (!st && logging && !(start && start->skip_initial))
         st = host_snapshot(e, c, SL_LOG_INITIAL);
     if (!st)
-        st = run_launches(be, e, c, k, &b, &fpar, launch_steps, log_cap, res);
+        st = run_launches(be, e, c, k, &b, &fpar, launch_steps, log_cap,
+                          start ? start->view : NULL, res);
     if (!st)
         st = download_bufs(be, e, &b);
     free_bufs(be, &b, e);

@@ -9,13 +9,15 @@
 
 /* Where a pass's systems started the call it belongs to, when not where
  * they are now: the step cap and the step-size floor count from there, the
- * log_every_dt schedule goes on from next_log, and skip_initial leaves out
- * the initial log records (merge.c writes a merge record instead). */
+ * log_every_dt schedule goes on from next_log, skip_initial leaves out
+ * the initial log records (merge.c writes a merge record instead), and
+ * user monitors see each system through view. */
 typedef struct sl__pass_start {
     const double *time;
     const int64_t *steps;
     const double *next_log;
     int skip_initial;
+    const struct sl__monitor_view *view; /* what user monitors see (monitor_user.h) */
 } sl__pass_start;
 
 /* sl_integrate without merging (start NULL: a whole call). */

@@ -50,7 +50,8 @@ void sl_monitor_config_default(sl_monitor_config *mc);
 
 /* One system as a user monitor sees it: host copies, not strided (body b's
  * position is x[3b], x[3b+1], x[3b+2]; body 0 is the central body). Valid
- * only during the call. */
+ * only during the call. A body removed by a merge (the collision monitor's
+ * merge) has m[b] = 0 and NaN position and velocity. */
 typedef struct sl_monitor_system {
     int64_t index;    /* 0-based, in the ensemble */
     int n_body;
