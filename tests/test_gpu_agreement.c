@@ -1,6 +1,7 @@
 /* GPU suite: the CUDA backend against the CPU backend on the same
- * ensembles (hermite + newton, N = 3 and 6 with unrolled kernels, N = 20
- * with the runtime-N fallback), with monitors on and systems designed to
+ * ensembles (hermite + newton, N = 3 and 6 with unrolled kernels, N = 9
+ * and 16 with grouped ones (several threads per system; verlet and rkck
+ * too at N = 16), N = 20 with the runtime-N fallback), with monitors on and systems designed to
  * eject, meet, fall onto the central body or go non-finite. Statuses, reasons, details, step counts
  * and times must be identical; positions and velocities agree to 1e-10
  * (relative to the system's scale); log record counts are identical.
@@ -55,9 +56,10 @@ static sl_ensemble *make_ensemble(int n_body, int64_t n_sys, double spacing)
     return e;
 }
 
-static void configure(const slt_plugins *p, sl_run_config *c, slt_log *log, int64_t n_sys)
+static void configure(const slt_plugins *p, sl_run_config *c, slt_log *log, int64_t n_sys,
+                      const char *integrator)
 {
-    slt_config(p, c, 0.01, 15.0); /* 1500 steps */
+    slt_config_with(p, c, integrator, 0.01, 15.0, NULL, 0); /* 1500 steps */
     slt_monitor(p, c, "eject", 1, (const char *[]){"r"}, (double[]){16.0});
     slt_monitor(p, c, "close_encounter", 1, (const char *[]){"hill"}, (double[]){3.0});
     slt_monitor(p, c, "nonfinite", 0, NULL, NULL);
@@ -80,7 +82,8 @@ static double rel_diff(const sl_ensemble *a, const sl_ensemble *b, int64_t s, in
     return d / scale;
 }
 
-static void agreement(int n_body, int64_t n_sys, double spacing, const char *kernel)
+static void agreement_of(const char *integrator, int n_body, int64_t n_sys, double spacing,
+                         const char *kernel)
 {
     SLT_REQUIRE_GPU();
     slt_plugins p;
@@ -93,8 +96,8 @@ static void agreement(int n_body, int64_t n_sys, double spacing, const char *ker
     SLT_OK(sl_ensemble_clone(ec, &eg));
     sl_run_config cc, cg;
     slt_log lc, lg;
-    configure(&p, &cc, &lc, n_sys);
-    configure(&p, &cg, &lg, n_sys);
+    configure(&p, &cc, &lc, n_sys, integrator);
+    configure(&p, &cg, &lg, n_sys, integrator);
     sl_run_result rc, rg;
     SLT_OK(sl_integrate(&cpu, ec, &cc, &rc));
     SLT_OK(sl_integrate(&gpu, eg, &cg, &rg));
@@ -173,13 +176,26 @@ static void agreement(int n_body, int64_t n_sys, double spacing, const char *ker
     slt_unload(&p);
 }
 
+static void agreement(int n_body, int64_t n_sys, double spacing, const char *kernel)
+{
+    agreement_of("hermite", n_body, n_sys, spacing, kernel);
+}
+
 Test(gpu_agreement, n3_unrolled) { agreement(3, 3000, 0.5, "hermite/newton/3"); }
 Test(gpu_agreement, n6_unrolled) { agreement(6, 2000, 0.4, "hermite/newton/6"); }
 Test(gpu_agreement, n20_runtime_n) { agreement(20, 400, 0.15, "hermite/newton/any"); }
 
+/* Body counts whose kernels run a system on a group of threads
+ * (internal/group.h: 4 threads at N = 9, 16 at N = 16), every stop kind and
+ * the log included: the same stops at the same steps as the CPU's loop. */
+Test(gpu_agreement, n9_grouped) { agreement(9, 1200, 0.3, "hermite/newton/9"); }
+Test(gpu_agreement, n16_grouped) { agreement(16, 700, 0.15, "hermite/newton/16"); }
+Test(gpu_agreement, n16_grouped_verlet) { agreement_of("verlet", 16, 700, 0.15, "verlet/newton/16"); }
+Test(gpu_agreement, n16_grouped_rkck) { agreement_of("rkck", 16, 700, 0.15, "rkck/newton/16"); }
+
 /* On the GPU too, a run is reproducible and does not depend on how many
  * steps one launch takes (the Hermite state persists between launches). */
-Test(gpu_agreement, reproducible_and_independent_of_steps_per_launch)
+static void reproducible(int n_body, const char *kernel)
 {
     SLT_REQUIRE_GPU();
     slt_plugins p;
@@ -190,14 +206,14 @@ Test(gpu_agreement, reproducible_and_independent_of_steps_per_launch)
     sl_ensemble *ref = NULL;
     slt_log ref_log = {0};
     for (int v = 0; v < 5; v++) {
-        sl_ensemble *e = make_ensemble(4, 600, 0.4);
+        sl_ensemble *e = make_ensemble(n_body, 600, 0.4);
         sl_run_config c;
         slt_log log;
-        configure(&p, &c, &log, e->n_sys);
+        configure(&p, &c, &log, e->n_sys, "hermite");
         c.steps_per_launch = spl[v];
         sl_run_result res;
         SLT_OK(sl_integrate(&gpu, e, &c, &res));
-        cr_assert_str_eq(res.kernel, "hermite/newton/4");
+        cr_assert_str_eq(res.kernel, kernel);
         sl_run_result_free(&res);
         slt_log_sort(&log);
         if (!ref) {
@@ -220,4 +236,15 @@ Test(gpu_agreement, reproducible_and_independent_of_steps_per_launch)
     slt_log_free(&ref_log);
     sl_ensemble_destroy(ref);
     slt_unload(&p);
+}
+
+Test(gpu_agreement, reproducible_and_independent_of_steps_per_launch)
+{
+    reproducible(4, "hermite/newton/4");
+}
+
+/* A grouped kernel keeps its working array per body across launches. */
+Test(gpu_agreement, grouped_reproducible_and_independent_of_steps_per_launch)
+{
+    reproducible(16, "hermite/newton/16");
 }

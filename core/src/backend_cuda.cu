@@ -126,3 +126,45 @@ extern "C" sl_status sl_cuda_launch_systems(const void *kernel, const char *name
     SL_CUDA_TRY(cudaDeviceSynchronize(), name);
     return SL_OK;
 }
+
+/* A grouped kernel (internal/group.h): `group` consecutive threads of one
+ * warp per system, and each system's block of shared memory. Blocks shrink
+ * for small ensembles as above, and stay whole warps. */
+extern "C" sl_status sl_cuda_launch_groups(const void *kernel, const char *name,
+                                           const sl_run_args *a, int group,
+                                           size_t shared_per_system)
+{
+    if (group < 1 || group > 32 || (group & (group - 1)))
+        return sl_fail(SL_ERR_ARG, "%s: %d threads per system (expected a power of 2 up to 32)",
+                       name, group);
+    int dev = 0, sms = 1;
+    SL_CUDA_TRY(cudaGetDevice(&dev), name);
+    SL_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), name);
+    cudaFuncAttributes fa;
+    SL_CUDA_TRY(cudaFuncGetAttributes(&fa, kernel), name);
+    const int64_t threads = a->n_sys * group;
+    int block = 128;
+    while (block > 32 && threads < (int64_t)block * sms * 2)
+        block /= 2;
+    if (block > fa.maxThreadsPerBlock)
+        block = fa.maxThreadsPerBlock / 32 * 32;
+    if (block < 32)
+        return sl_fail(SL_ERR_ARG, "%s: the kernel allows %d threads per block", name,
+                       fa.maxThreadsPerBlock);
+    const size_t shared = (size_t)(block / group) * shared_per_system;
+    if (shared > 48 * 1024)
+        SL_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)shared),
+                    name);
+    int64_t grid = (threads + block - 1) / block;
+    if (grid > 0x7fffffff)
+        return sl_fail(SL_ERR_ARG, "%s: %lld systems exceed one launch", name, (long long)a->n_sys);
+    sl_run_args copy = *a;
+    void *args[] = {&copy};
+    SL_CUDA_TRY(cudaLaunchKernel(kernel, dim3((unsigned)grid), dim3((unsigned)block), args,
+                                 shared, 0),
+                name);
+    SL_CUDA_TRY(cudaGetLastError(), name);
+    SL_CUDA_TRY(cudaDeviceSynchronize(), name);
+    return SL_OK;
+}

@@ -14,6 +14,7 @@
 
 #define SL_FORCE_newton_JERK 1    /* acc_jerk: for Hermite */
 #define SL_FORCE_newton_PERTURB 1 /* acc_perturb: for mvs */
+#define SL_FORCE_newton_AT 1      /* acc_at, acc_jerk_at: for grouped kernels */
 
 SL_HD SL_INLINE void sl_force_newton_acc(int n, int S, const double *x, const double *v,
                                          const double *m, const double *fp, double *a)
@@ -84,6 +85,61 @@ SL_HD SL_INLINE void sl_force_newton_acc_jerk(int n, int S, const double *x, con
             j[S * (3 * k + 2)] -= mi * jz;
         }
     }
+}
+
+/* The pull (and its jerk) on body i alone from every other body, arrays not
+ * strided (S = 1): for the grouped CUDA kernels (internal/group.h), where a
+ * thread sums the pulls on the bodies it owns. i is known only at run time,
+ * so body i's own term is masked rather than skipped. */
+SL_HD SL_INLINE void sl_force_newton_acc_at(int n, const double *x, const double *v,
+                                            const double *m, const double *fp, int i, double *a)
+{
+    (void)v, (void)fp;
+    const double xi = x[3 * i], yi = x[3 * i + 1], zi = x[3 * i + 2];
+    double ax = 0.0, ay = 0.0, az = 0.0;
+    SL_UNROLL
+    for (int k = 0; k < n; k++) {
+        double dx = x[3 * k] - xi, dy = x[3 * k + 1] - yi, dz = x[3 * k + 2] - zi;
+        double rinv = k == i ? 0.0 : SL_RSQRT(dx * dx + dy * dy + dz * dz);
+        double f = m[k] * rinv * rinv * rinv;
+        ax += f * dx;
+        ay += f * dy;
+        az += f * dz;
+    }
+    a[0] = ax;
+    a[1] = ay;
+    a[2] = az;
+}
+
+SL_HD SL_INLINE void sl_force_newton_acc_jerk_at(int n, const double *x, const double *v,
+                                                 const double *m, const double *fp, int i,
+                                                 double *a, double *j)
+{
+    (void)fp;
+    const double xi = x[3 * i], yi = x[3 * i + 1], zi = x[3 * i + 2];
+    const double ui = v[3 * i], vi = v[3 * i + 1], wi = v[3 * i + 2];
+    double ax = 0.0, ay = 0.0, az = 0.0, jx = 0.0, jy = 0.0, jz = 0.0;
+    SL_UNROLL
+    for (int k = 0; k < n; k++) {
+        double dx = x[3 * k] - xi, dy = x[3 * k + 1] - yi, dz = x[3 * k + 2] - zi;
+        double du = v[3 * k] - ui, dv = v[3 * k + 1] - vi, dw = v[3 * k + 2] - wi;
+        double rinv = k == i ? 0.0 : SL_RSQRT(dx * dx + dy * dy + dz * dz);
+        double rinv2 = rinv * rinv;
+        double f = m[k] * rinv * rinv2;
+        double rv = 3.0 * (dx * du + dy * dv + dz * dw) * rinv2;
+        ax += f * dx;
+        ay += f * dy;
+        az += f * dz;
+        jx += f * (du - rv * dx);
+        jy += f * (dv - rv * dy);
+        jz += f * (dw - rv * dz);
+    }
+    a[0] = ax;
+    a[1] = ay;
+    a[2] = az;
+    j[0] = jx;
+    j[1] = jy;
+    j[2] = jz;
 }
 
 /* The perturbation part, for integrators that move each body about body 0

@@ -18,6 +18,7 @@
 #define SL_PROP_hermite_PERTURB 0
 #define SL_PROP_hermite_SYNC 0
 #define SL_PROP_hermite_ADAPTIVE 0
+#define SL_PROP_hermite_BODYWISE 1
 
 SL_HD SL_INLINE void sl_prop_hermite_begin(int n, int S, const double *x, const double *v,
                                            const double *m, double *ps, const double *a,

@@ -35,6 +35,7 @@
 #define SL_PROP_rkck_PERTURB 0
 #define SL_PROP_rkck_SYNC 0
 #define SL_PROP_rkck_ADAPTIVE 0
+#define SL_PROP_rkck_BODYWISE 1
 
 /* The Cash-Karp tableau: nodes c_i, coefficients a_ij, fifth-order
  * weights b_j (b_2 = b_5 = 0) and the embedded fourth-order ones d_j. */

@@ -43,6 +43,7 @@
 #define SL_PROP_verlet_PERTURB 0  /* the whole force, not the part beyond the central body's pull */
 #define SL_PROP_verlet_SYNC 0
 #define SL_PROP_verlet_ADAPTIVE 0 /* fixed step pp[0]: no control function */
+#define SL_PROP_verlet_BODYWISE 1 /* each body's stages read and write only its own entries */
 
 /* Called after the loop evaluated the force at the initial state: keep it
  * as the a0 of the first step. j is not written when JERK is 0. */

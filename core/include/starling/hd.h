@@ -46,4 +46,17 @@
 #define SL_STR_(a) #a
 #define SL_STR(a) SL_STR_(a)
 
+/* SL_OPT_FLAG(X): 1 when X is a macro defined as 1, else 0 (X undefined or
+ * 0), as a literal for SL_CAT. For optional constants of the kernel
+ * contract (SL_PROP_<P>_BODYWISE, SL_FORCE_<F>_AT): a plugin written before
+ * a constant existed compiles unchanged and is taken not to have it.
+ * SL__PROBE(p) is 1 when p expands to "~, 1" (a probe), else 0. */
+#define SL__PROBE_ARG2(a, b, ...) b
+#define SL__PROBE_(...) SL__PROBE_ARG2(__VA_ARGS__)
+#define SL__PROBE(p) SL__PROBE_(p, 0, ~)
+#define SL__PROBE_FLAG_1 ~, 1
+#define SL__PROBE_CAT_(a, b) a##b
+#define SL__PROBE_CAT(a, b) SL__PROBE_CAT_(a, b)
+#define SL_OPT_FLAG(X) SL__PROBE(SL__PROBE_CAT(SL__PROBE_FLAG_, X))
+
 #endif

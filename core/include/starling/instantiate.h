@@ -10,6 +10,7 @@
 #ifndef STARLING_INSTANTIATE_H
 #define STARLING_INSTANTIATE_H
 
+#include "starling/internal/group.h"
 #include "starling/internal/lanes.h"
 #include "starling/internal/loop.h"
 #include "starling/launch.h"
@@ -49,6 +50,10 @@ SL_EXTERN_C_BEGIN
 /* Launches a loop kernel over a->n_sys systems, one thread each, and waits;
  * checks the launch and the execution. Defined in core (backend_cuda.cu). */
 sl_status sl_cuda_launch_systems(const void *kernel, const char *name, const sl_run_args *a);
+/* The same for a grouped kernel (internal/group.h): `group` threads per
+ * system, shared_per_system bytes of shared memory each. */
+sl_status sl_cuda_launch_groups(const void *kernel, const char *name, const sl_run_args *a,
+                                int group, size_t shared_per_system);
 SL_EXTERN_C_END
 
 #define SL__INST_KERNEL(P, F, SUFFIX, NDECL, NVAL)                                         \
@@ -64,7 +69,30 @@ SL_EXTERN_C_END
         return sl_cuda_launch_systems((const void *)sl_kernel_##P##_##F##_##SUFFIX,        \
                                       #P "/" #F "/" #SUFFIX, a);                           \
     }
-#define SL__INST_N_ON(P, F, N) SL__INST_KERNEL(P, F, N, N, N)
+/* N's kernel when G = SL_GROUP_THREADS(N) threads run one system
+ * (internal/group.h); same names as the thread-per-system kernel's. */
+#define SL__INST_GROUP_KERNEL(P, F, N)                                                     \
+    SL_GROUP_LOOP_DEFINE(P, F, N, SL_GROUP_THREADS(N))                                     \
+    __global__ void __launch_bounds__(128, SL_GROUP_MIN_BLOCKS(SL_GROUP_THREADS(N)))       \
+        sl_kernel_##P##_##F##_##N(const sl_run_args a)                                     \
+    {                                                                                      \
+        extern __shared__ double sl__group_shared[];                                       \
+        const int G = SL_GROUP_THREADS(N);                                                 \
+        int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;                        \
+        int64_t s = t / G;                                                                 \
+        if (s < a.n_sys)                                                                   \
+            sl_gloop_##P##_##F##_##N(&a, s, (int)(t % G),                                  \
+                                     sl__group_shared + (threadIdx.x / G) * SL_GROUP_STRIDE(N)); \
+    }                                                                                      \
+    extern "C" sl_status sl_run_##P##_##F##_##N##_cuda(const sl_run_args *a)               \
+    {                                                                                      \
+        return sl_cuda_launch_groups((const void *)sl_kernel_##P##_##F##_##N,              \
+                                     #P "/" #F "/" #N, a, SL_GROUP_THREADS(N),             \
+                                     SL_GROUP_STRIDE(N) * sizeof(double));                 \
+    }
+#define SL__INST_THREAD_KERNEL(P, F, N) SL__INST_KERNEL(P, F, N, N, N)
+#define SL__INST_N_ON(P, F, N)                                                             \
+    SL_GROUP_PICK(SL_GROUP_USE(P, F, N), SL__INST_GROUP_KERNEL, SL__INST_THREAD_KERNEL, P, F, N)
 #define SL__INST_N(P, F, N)                                                                \
     SL_CHECK_NBODY(P, F, N) SL__NWHEN(SL_CUDA_HAS_N(N), SL__INST_N_ON, P, F, N)
 #define SL__INST_FORCE_ON(P, NBODIES, F)                                                   \

@@ -109,74 +109,113 @@ SL_HD SL_INLINE double sl_collide_radius(const sl_monitor_config *mc, int b, dou
     return mc->collide_radius;
 }
 
+/* The stop monitors row by row, so that a grouped kernel (group.h) can
+ * split the rows among its threads and still find the stop the one-thread
+ * loop finds first. Arrays strided by S; body 0 is the central body. */
+
+/* Body b (>= 1) beyond eject_r (SL_REASON_EJECTION), or beyond unbound_r
+ * and unbound from body 0 (SL_REASON_UNBOUND); else SL_REASON_NONE. */
+SL_HD SL_INLINE int sl_monitor_escape(const sl_monitor_config *mc, int S, const double *x,
+                                      const double *v, const double *m, int b)
+{
+#define SL_XS(b, c) x[S * (3 * (b) + (c))]
+    double dx = SL_XS(b, 0) - SL_XS(0, 0), dy = SL_XS(b, 1) - SL_XS(0, 1),
+           dz = SL_XS(b, 2) - SL_XS(0, 2);
+#undef SL_XS
+    double r2 = dx * dx + dy * dy + dz * dz;
+    if (mc->eject_r > 0.0 && r2 > mc->eject_r * mc->eject_r)
+        return SL_REASON_EJECTION;
+    if (mc->unbound_r >= 0.0 && r2 > mc->unbound_r * mc->unbound_r) {
+        double ux = v[S * (3 * b)] - v[0], uy = v[S * (3 * b + 1)] - v[S],
+               uz = v[S * (3 * b + 2)] - v[2 * S];
+        double e = 0.5 * (ux * ux + uy * uy + uz * uz) - (m[0] + m[S * b]) / sqrt(r2);
+        if (e > 0.0)
+            return SL_REASON_UNBOUND;
+    }
+    return SL_REASON_NONE;
+}
+
+/* The first planet j > i (i >= 1) closer to planet i than close_hill mutual
+ * Hill radii, or -1. */
+SL_HD SL_INLINE int sl_monitor_close_row(const sl_monitor_config *mc, int n, int S,
+                                         const double *x, const double *m, int i)
+{
+    SL_UNROLL
+    for (int j = i + 1; j < n; j++) {
+        double hill = cbrt((m[S * i] + m[S * j]) / (3.0 * m[0]));
+        if (sl_close_pair(S, x, i, j, hill, mc->close_hill))
+            return j;
+    }
+    return -1;
+}
+
+/* The first body j > i touching body i (their radii summed), or -1. */
+SL_HD SL_INLINE int sl_collide_row(const sl_monitor_config *mc, int n, int S, const double *x,
+                                   const double *m, int i)
+{
+    double ri = sl_collide_radius(mc, i, m[S * i]);
+    for (int j = i + 1; j < n; j++) {
+        double lim = ri + sl_collide_radius(mc, j, m[S * j]);
+        double dx = x[S * (3 * i)] - x[S * (3 * j)], dy = x[S * (3 * i + 1)] - x[S * (3 * j + 1)],
+               dz = x[S * (3 * i + 2)] - x[S * (3 * j + 2)];
+        if (dx * dx + dy * dy + dz * dz < lim * lim)
+            return j;
+    }
+    return -1;
+}
+
 /* The first pair (i, j), i < j, closer than the sum of their radii: i*256+j,
  * or -1. Arrays strided by S. */
 SL_HD SL_INLINE int sl_collide_pair(const sl_monitor_config *mc, int n, int S, const double *x,
                                     const double *m)
 {
     for (int i = 0; i < n; i++) {
-        double ri = sl_collide_radius(mc, i, m[S * i]);
-        for (int j = i + 1; j < n; j++) {
-            double lim = ri + sl_collide_radius(mc, j, m[S * j]);
-            double dx = x[S * (3 * i)] - x[S * (3 * j)], dy = x[S * (3 * i + 1)] - x[S * (3 * j + 1)],
-                   dz = x[S * (3 * i + 2)] - x[S * (3 * j + 2)];
-            if (dx * dx + dy * dy + dz * dz < lim * lim)
-                return i * 256 + j;
-        }
+        int j = sl_collide_row(mc, n, S, x, m, i);
+        if (j >= 0)
+            return i * 256 + j;
     }
     return -1;
 }
 
+/* Whether any of the k values is not finite (inf * 0 and nan * 0 are nan,
+ * so one sum covers them all). */
+SL_HD SL_INLINE int sl_nonfinite(int k, int S, const double *x, const double *v)
+{
+    double sum = 0.0;
+    SL_UNROLL
+    for (int i = 0; i < k; i++)
+        sum += x[S * i] * 0.0 + v[S * i] * 0.0;
+    return sum != 0.0;
+}
+
 /* Stop conditions that need only the state: non-finite values, ejection,
- * unbound bodies, close encounters and collisions. Body 0 is the central body; arrays
- * are strided by S (see forces/newton/newton.h). Returns an sl_stop_reason,
- * with the body (or pair i*256+j) in *detail. */
+ * unbound bodies, close encounters and collisions, in that order, each in
+ * body (pair) order. Returns an sl_stop_reason, with the body (or pair
+ * i*256+j) in *detail. */
 SL_HD SL_INLINE int sl_monitor_stop(const sl_monitor_config *mc, int n, int S, const double *x,
                                     const double *v, const double *m, int *detail)
 {
-#define SL_XS(b, c) x[S * (3 * (b) + (c))]
-    if (mc->check_nonfinite) {
-        /* inf * 0 and nan * 0 are nan, so one sum covers every component */
-        double sum = 0.0;
-        SL_UNROLL
-        for (int k = 0; k < 3 * n; k++)
-            sum += x[S * k] * 0.0 + v[S * k] * 0.0;
-        if (sum != 0.0) {
-            *detail = -1;
-            return SL_REASON_NONFINITE;
-        }
+    if (mc->check_nonfinite && sl_nonfinite(3 * n, S, x, v)) {
+        *detail = -1;
+        return SL_REASON_NONFINITE;
     }
     if (mc->eject_r > 0.0 || mc->unbound_r >= 0.0) {
         SL_UNROLL
         for (int b = 1; b < n; b++) {
-            double dx = SL_XS(b, 0) - SL_XS(0, 0), dy = SL_XS(b, 1) - SL_XS(0, 1),
-                   dz = SL_XS(b, 2) - SL_XS(0, 2);
-            double r2 = dx * dx + dy * dy + dz * dz;
-            if (mc->eject_r > 0.0 && r2 > mc->eject_r * mc->eject_r) {
+            int why = sl_monitor_escape(mc, S, x, v, m, b);
+            if (why) {
                 *detail = b;
-                return SL_REASON_EJECTION;
-            }
-            if (mc->unbound_r >= 0.0 && r2 > mc->unbound_r * mc->unbound_r) {
-                double ux = v[S * (3 * b)] - v[0], uy = v[S * (3 * b + 1)] - v[S],
-                       uz = v[S * (3 * b + 2)] - v[2 * S];
-                double e = 0.5 * (ux * ux + uy * uy + uz * uz) - (m[0] + m[S * b]) / sqrt(r2);
-                if (e > 0.0) {
-                    *detail = b;
-                    return SL_REASON_UNBOUND;
-                }
+                return why;
             }
         }
     }
     if (mc->close_hill > 0.0) {
         SL_UNROLL
         for (int i = 1; i < n; i++) {
-            SL_UNROLL
-            for (int j = i + 1; j < n; j++) {
-                double hill = cbrt((m[S * i] + m[S * j]) / (3.0 * m[0]));
-                if (sl_close_pair(S, x, i, j, hill, mc->close_hill)) {
-                    *detail = i * 256 + j;
-                    return SL_REASON_CLOSE_ENCOUNTER;
-                }
+            int j = sl_monitor_close_row(mc, n, S, x, m, i);
+            if (j >= 0) {
+                *detail = i * 256 + j;
+                return SL_REASON_CLOSE_ENCOUNTER;
             }
         }
     }
@@ -187,7 +226,6 @@ SL_HD SL_INLINE int sl_monitor_stop(const sl_monitor_config *mc, int n, int S, c
             return SL_REASON_COLLISION;
         }
     }
-#undef SL_XS
     return SL_REASON_NONE;
 }
 

@@ -1,0 +1,336 @@
+/* Internal: the grouped CUDA loop, G threads per system, for systems too
+ * large for one thread's registers (docs/ARCHITECTURE.md, "Many bodies: a
+ * group of threads per system").
+ *
+ * One thread holding a whole system of N bodies keeps x, v, the stage
+ * points, forces and the integrator's working array in registers: about 30
+ * doubles per body for Hermite, past the 255 registers a thread has from N
+ * = 5 on, so larger systems spill to local memory and run 4x less
+ * efficiently per body pair at N = 16. Here a system is G threads of one
+ * warp; thread g owns bodies g, g + G, g + 2G, ... and keeps only their
+ * state. Each force evaluation publishes the owned stage points to shared
+ * memory, and every thread sums the pull on its own bodies from all N
+ * (the force's *_at functions). Monitors, logs and the energy check read
+ * the published state, every thread of the group alike, so the group
+ * agrees on every stop without a vote.
+ *
+ * Which (integrator, force, N) run this way is decided at build time
+ * (instantiate.h, SL_GROUP_USE): the integrator's stages act on each body
+ * on its own (SL_PROP_<P>_BODYWISE), it is fixed-step and not SYNC, the
+ * force has the *_at functions (SL_FORCE_<F>_AT), and the table
+ * SL_GROUP_THREADS_<N> gives more than one thread for N. The kernel's name
+ * and table entry are the thread-per-system kernel's: nothing else
+ * changes. */
+#ifndef STARLING_INTERNAL_GROUP_H
+#define STARLING_INTERNAL_GROUP_H
+
+#include "starling/internal/loop.h"
+
+/* Threads per system by body count, measured on the H100 and H200
+ * (docs/BENCHMARKS.md): 1 is one thread per system. Powers of 2 up to 32. */
+#define SL_GROUP_THREADS_2 1
+#define SL_GROUP_THREADS_3 1
+#define SL_GROUP_THREADS_4 1
+#define SL_GROUP_THREADS_5 1
+#define SL_GROUP_THREADS_6 1
+#define SL_GROUP_THREADS_7 1
+#define SL_GROUP_THREADS_8 8
+#define SL_GROUP_THREADS_9 4
+#define SL_GROUP_THREADS_10 4
+#define SL_GROUP_THREADS_11 4
+#define SL_GROUP_THREADS_12 4
+#define SL_GROUP_THREADS_13 16
+#define SL_GROUP_THREADS_14 16
+#define SL_GROUP_THREADS_15 16
+#define SL_GROUP_THREADS_16 16
+
+/* Blocks of 128 threads an SM should hold at once, for G threads per
+ * system: caps a grouped kernel's registers (65536 / (128 * 4) = 128 for
+ * 16 threads per system, 256 for the others). Its monitors, unrolled for N,
+ * would otherwise take registers the step needs for occupancy; measured as
+ * SL_GROUP_THREADS_<N> was (docs/BENCHMARKS.md). */
+#define SL_GROUP_MIN_BLOCKS(G) ((G) >= 16 ? 4 : 2)
+
+/* Doubles of shared memory per system: x, v (3N each) and m (N), padded to
+ * an odd count so that the groups of a warp reading body k of their own
+ * systems hit different banks. */
+#define SL_GROUP_STRIDE(N) ((7 * (N)) % 2 ? 7 * (N) : 7 * (N) + 1)
+
+/* Whether integrator P and force F can run grouped, as a literal: P's
+ * stages are per body (BODYWISE), fixed-step (ADAPTIVE 0) and plain (SYNC
+ * 0); F has the *_at functions. */
+#define SL__GROUP_OK_1001 ~, 1
+#define SL__GROUP_OK_(b, ad, sy, at) SL__PROBE(SL__GROUP_OK_##b##ad##sy##at)
+#define SL__GROUP_OK(b, ad, sy, at) SL__GROUP_OK_(b, ad, sy, at)
+#define SL_GROUP_OK(P, F)                                                                  \
+    SL__GROUP_OK(SL_OPT_FLAG(SL_PROP_##P##_BODYWISE), SL_PROP_##P##_ADAPTIVE,              \
+                 SL_PROP_##P##_SYNC, SL_OPT_FLAG(SL_FORCE_##F##_AT))
+/* Whether (P, F, N) runs grouped: SL_GROUP_OK and more than one thread. */
+#define SL__GROUP_USE_1_2 ~, 1
+#define SL__GROUP_USE_1_4 ~, 1
+#define SL__GROUP_USE_1_8 ~, 1
+#define SL__GROUP_USE_1_16 ~, 1
+#define SL__GROUP_USE_1_32 ~, 1
+#define SL__GROUP_USE_(ok, g) SL__PROBE(SL__GROUP_USE_##ok##_##g)
+#define SL__GROUP_USE(ok, g) SL__GROUP_USE_(ok, g)
+#define SL__GROUP_CAT_(a, b) a##b
+#define SL__GROUP_CAT(a, b) SL__GROUP_CAT_(a, b)
+#define SL_GROUP_THREADS(N) SL__GROUP_CAT(SL_GROUP_THREADS_, N)
+#define SL_GROUP_USE(P, F, N) SL__GROUP_USE(SL_GROUP_OK(P, F), SL_GROUP_THREADS(N))
+
+/* SL_GROUP_PICK(C, T, E, args...): T(args...) when C is 1, else E(args...)
+ * (own pasting: it expands inside instantiate.h's SL_WHEN). */
+#define SL__GROUP_PICK_1(T, E, ...) T(__VA_ARGS__)
+#define SL__GROUP_PICK_0(T, E, ...) E(__VA_ARGS__)
+#define SL_GROUP_PICK(C, T, E, ...) SL__GROUP_CAT(SL__GROUP_PICK_, C)(T, E, __VA_ARGS__)
+
+#if defined(__CUDACC__)
+
+/* The *_at call the stages need, on JERK: the pull (and jerk) on body i
+ * from every body, arrays in shared memory (S = 1). */
+#define SL_FORCE_AT_1(F, n, x, v, m, fp, i, acc, jerk)                                     \
+    sl_force_##F##_acc_jerk_at(n, x, v, m, fp, i, acc, jerk)
+#define SL_FORCE_AT_0(F, n, x, v, m, fp, i, acc, jerk) sl_force_##F##_acc_at(n, x, v, m, fp, i, acc)
+#define SL_FORCE_AT(F, P, ...) SL_CAT(SL_FORCE_AT_, SL_PROP_##P##_JERK)(F, __VA_ARGS__)
+
+/* The group's lanes in the warp, for __syncwarp: G consecutive lanes
+ * starting at a multiple of G. */
+SL_HD SL_INLINE unsigned sl_group_mask(int G)
+{
+#if defined(__CUDA_ARCH__)
+    if (G >= 32)
+        return 0xffffffffu;
+    return ((1u << G) - 1u) << ((threadIdx.x & 31u) & ~(unsigned)(G - 1));
+#else
+    return (unsigned)G;
+#endif
+}
+
+#if defined(__CUDA_ARCH__)
+#define SL__GROUP_SYNC() __syncwarp(gmask)
+#else
+#define SL__GROUP_SYNC()
+#endif
+
+/* The smallest of the group's keys: a butterfly over lanes g ^ 1, g ^ 2,
+ * ..., which stay inside an aligned group of G lanes. */
+#if defined(__CUDA_ARCH__)
+#define SL__GROUP_MIN(key)                                                                 \
+    SL_UNROLL                                                                              \
+    for (int off = GT / 2; off > 0; off /= 2) {                                            \
+        unsigned other = __shfl_xor_sync(gmask, key, off);                                 \
+        key = other < key ? other : key;                                                   \
+    }
+#else
+#define SL__GROUP_MIN(key)
+#endif
+
+/* The stop monitors of loop.h (sl_monitor_stop) split by rows: each thread
+ * checks the rows of the bodies it owns and keys its first stop by
+ * (category, row, column), in the order sl_monitor_stop checks them; the
+ * group's smallest key is the stop sl_monitor_stop finds first. Sets why and
+ * detail. Each thread checks its own rows, not the whole system: the close
+ * encounter check is O(N^2) cube roots. */
+#define SL__GROUP_KEY_NONE 0xffffffffu
+#define SL__GROUP_KEY(cat, i, j) (((unsigned)(cat) << 20) | ((unsigned)(i) << 10) | (unsigned)(j))
+#define SL__GROUP_MONITORS()                                                               \
+    {                                                                                      \
+        unsigned key = SL__GROUP_KEY_NONE;                                                 \
+        if (a->mon.check_nonfinite && sl_nonfinite(3 * GL, 1, x, v))                       \
+            key = SL__GROUP_KEY(0, 0, 0);                                                  \
+        SL_UNROLL                                                                          \
+        for (int l = 0; l < GL && key == SL__GROUP_KEY_NONE; l++) {                        \
+            const int b = g + GT * l;                                                      \
+            if (b >= n)                                                                    \
+                break;                                                                     \
+            if (b >= 1 && (a->mon.eject_r > 0.0 || a->mon.unbound_r >= 0.0)) {             \
+                int w = sl_monitor_escape(&a->mon, 1, sx, sv, sm, b);                      \
+                if (w)                                                                     \
+                    key = SL__GROUP_KEY(1, b, w == SL_REASON_EJECTION ? 0 : 1);            \
+            }                                                                              \
+        }                                                                                  \
+        SL_UNROLL                                                                          \
+        for (int l = 0; l < GL; l++) {                                                     \
+            const int b = g + GT * l;                                                      \
+            if (b >= n || key != SL__GROUP_KEY_NONE)                                       \
+                break;                                                                     \
+            if (b >= 1 && a->mon.close_hill > 0.0) {                                       \
+                int jj = sl_monitor_close_row(&a->mon, n, 1, sx, sm, b);                   \
+                if (jj >= 0)                                                               \
+                    key = SL__GROUP_KEY(2, b, jj);                                         \
+            }                                                                              \
+        }                                                                                  \
+        SL_UNROLL                                                                          \
+        for (int l = 0; l < GL; l++) {                                                     \
+            const int b = g + GT * l;                                                      \
+            if (b >= n || key != SL__GROUP_KEY_NONE)                                       \
+                break;                                                                     \
+            if (sl_collide_on(&a->mon)) {                                                  \
+                int jj = sl_collide_row(&a->mon, n, 1, sx, sm, b);                         \
+                if (jj >= 0)                                                               \
+                    key = SL__GROUP_KEY(3, b, jj);                                         \
+            }                                                                              \
+        }                                                                                  \
+        SL__GROUP_MIN(key)                                                                 \
+        if (key != SL__GROUP_KEY_NONE) {                                                   \
+            const int cat = (int)(key >> 20), ki = (int)((key >> 10) & 1023u),             \
+                      kj = (int)(key & 1023u);                                             \
+            why = cat == 0   ? SL_REASON_NONFINITE                                         \
+                  : cat == 1 ? (kj == 0 ? SL_REASON_EJECTION : SL_REASON_UNBOUND)          \
+                  : cat == 2 ? SL_REASON_CLOSE_ENCOUNTER                                   \
+                             : SL_REASON_COLLISION;                                        \
+            detail = cat == 0 ? -1 : cat == 1 ? ki : ki * 256 + kj;                        \
+        }                                                                                  \
+    }
+
+/* Own bodies' xs, vs into the shared copy. */
+#define SL__GROUP_PUBLISH(xs, vs)                                                          \
+    SL_UNROLL                                                                              \
+    for (int l = 0; l < GL; l++) {                                                         \
+        const int b = g + GT * l;                                                          \
+        if (b < n) {                                                                       \
+            SL_UNROLL                                                                      \
+            for (int c = 0; c < 3; c++) {                                                  \
+                sx[3 * b + c] = (xs)[3 * l + c];                                           \
+                sv[3 * b + c] = (vs)[3 * l + c];                                           \
+            }                                                                              \
+        }                                                                                  \
+    }
+
+/* The force at the published points, on the own bodies. */
+#define SL__GROUP_FORCE(P, F)                                                              \
+    SL_UNROLL                                                                              \
+    for (int l = 0; l < GL; l++) {                                                         \
+        const int b = g + GT * l;                                                          \
+        if (b < n)                                                                         \
+            SL_FORCE_AT(F, P, n, sx, sv, sm, fp, b, ae + 3 * l, je + 3 * l);               \
+    }
+
+/* Own entries of the working array: the integrator keeps it in blocks of 3n
+ * (3 per body, the BODYWISE contract), here blocks of 3 GL. */
+#define SL__GROUP_PERSIST(P, LOAD)                                                         \
+    SL_UNROLL                                                                              \
+    for (int k = 0; k < SL_PROP_##P##_PERSIST * GL; k++) {                                 \
+        const int blk = k / (3 * GL), l = (k % (3 * GL)) / 3, c = k % 3;                   \
+        const int b = g + GT * l;                                                          \
+        if (b < n) {                                                                       \
+            const size_t at = sl_persist_index(s, n, SL_PROP_##P##_PERSIST,                \
+                                               blk * 3 * n + 3 * b + c);                   \
+            if (LOAD)                                                                      \
+                ps[k] = a->persist[at];                                                    \
+            else                                                                           \
+                a->persist[at] = ps[k];                                                    \
+        }                                                                                  \
+    }
+
+/* One step of size h through every stage, each force evaluation between
+ * two group barriers (the second keeps the next publish from overwriting
+ * points a slower lane is still reading). */
+#define SL__GROUP_STAGES(P, F, h)                                                          \
+    SL_UNROLL                                                                              \
+    for (int st = 0; st < SL_PROP_##P##_NSTAGES; st++) {                                   \
+        sl_prop_##P##_point(st, GL, 1, h, x, v, m, ps, xe, ve, a->pp);                     \
+        SL__GROUP_PUBLISH(xe, ve)                                                          \
+        SL__GROUP_SYNC();                                                                  \
+        SL__GROUP_FORCE(P, F)                                                              \
+        SL__GROUP_SYNC();                                                                  \
+        sl_prop_##P##_apply(st, GL, 1, h, x, v, m, ps, ae, je, a->pp);                     \
+    }
+
+/* The loop of one system by its group: thread g of GT, sh the system's
+ * shared block (SL_GROUP_STRIDE(N) doubles). The same steps, stops and
+ * records as SL_LOOP_DEFINE's fixed-step loop. */
+#define SL_GROUP_LOOP_DEFINE(P, F, N, G)                                                   \
+    SL_STATIC_ASSERT(SL_PROP_##P##_SCRATCH % 3 == 0 && SL_PROP_##P##_PERSIST % 3 == 0,     \
+                     "integrator " #P ": a BODYWISE integrator keeps its working array "   \
+                     "in blocks of 3 doubles per body");                                   \
+    __device__ __forceinline__ void sl_gloop_##P##_##F##_##N(const sl_run_args *a,         \
+                                                             int64_t s, int g, double *sh) \
+    {                                                                                      \
+        enum { GT = (G), GL = ((N) + (G)-1) / (G) };                                       \
+        const int n = (N);                                                                 \
+        if (a->status[s] != SL_SYS_ACTIVE)                                                 \
+            return;                                                                        \
+        const unsigned gmask = sl_group_mask(GT);                                          \
+        (void)gmask;                                                                       \
+        double *sx = sh, *sv = sh + 3 * (N), *sm = sh + 6 * (N);                           \
+        double x[3 * GL], v[3 * GL], m[GL], xe[3 * GL], ve[3 * GL], ae[3 * GL],            \
+            je[3 * GL];                                                                    \
+        double ps[SL_SCRATCH_LEN(P) * GL];                                                 \
+        double fp[SL_FORCE_PARAMS_MAX];                                                    \
+        SL_UNROLL                                                                          \
+        for (int l = 0; l < GL; l++) {                                                     \
+            const int b = g + GT * l;                                                      \
+            SL_UNROLL                                                                      \
+            for (int c = 0; c < 3; c++) {                                                  \
+                x[3 * l + c] = b < n ? a->state[sl_state_at(s, n, b, SL_X + c)] : 0.0;     \
+                v[3 * l + c] = b < n ? a->state[sl_state_at(s, n, b, SL_VX + c)] : 0.0;    \
+                ae[3 * l + c] = je[3 * l + c] = 0.0;                                       \
+            }                                                                              \
+            m[l] = b < n ? a->state[sl_state_at(s, n, b, SL_M)] : 0.0;                     \
+            if (b < n)                                                                     \
+                sm[b] = m[l];                                                              \
+        }                                                                                  \
+        SL_UNROLL                                                                          \
+        for (int k = 0; k < SL_SCRATCH_LEN(P) * GL; k++)                                   \
+            ps[k] = 0.0;                                                                   \
+        sl_load_fp(a, s, fp);                                                              \
+        if (a->first_launch) {                                                             \
+            SL__GROUP_PUBLISH(x, v)                                                        \
+            SL__GROUP_SYNC();                                                              \
+            SL__GROUP_FORCE(P, F)                                                          \
+            SL__GROUP_SYNC();                                                              \
+            sl_prop_##P##_begin(GL, 1, x, v, m, ps, ae, je, a->pp);                        \
+        } else {                                                                           \
+            SL__GROUP_PERSIST(P, 1)                                                        \
+        }                                                                                  \
+        double t = a->time[s];                                                             \
+        int64_t step = a->steps[s];                                                        \
+        const double t0 = a->t_start[s];                                                   \
+        const int64_t k0 = a->step_start[s];                                               \
+        double next_log = a->mon.log_every_dt > 0.0 ? a->next_log[s] : 0.0;                \
+        int why = SL_REASON_NONE, detail = -1;                                             \
+        const double dt = a->pp[0];                                                        \
+        const int64_t n_need = sl_steps_needed(t0, a->t_end, dt);                          \
+        for (int64_t k = 0; k < a->launch_steps && step - k0 < n_need; k++) {              \
+            const int64_t j = step - k0 + 1;                                               \
+            const double t_next = sl_step_time(t0, a->t_end, dt, j, n_need);               \
+            const double h = j < n_need ? dt : t_next - t;                                 \
+            SL__GROUP_STAGES(P, F, h)                                                      \
+            t = t_next;                                                                    \
+            step++;                                                                        \
+            SL__GROUP_PUBLISH(x, v)                                                        \
+            SL__GROUP_SYNC();                                                              \
+            SL__GROUP_MONITORS()                                                           \
+            if (!why && a->mon.energy_max > 0.0 && step % a->mon.check_every == 0) {       \
+                double e = sl_kinetic(n, 1, sv, sm) + sl_force_##F##_potential(n, 1, sx, sm, fp); \
+                if (!(fabs(e / a->e0[s] - 1.0) <= a->mon.energy_max))                      \
+                    why = SL_REASON_ENERGY;                                                \
+            }                                                                              \
+            if (!why && a->max_steps > 0 && step - k0 >= a->max_steps && t < a->t_end)     \
+                why = SL_REASON_STEP_CAP;                                                  \
+            if (why)                                                                       \
+                break;                                                                     \
+            if (sl_log_due(&a->mon, t, step, next_log)) {                                  \
+                if (a->mon.log_every_dt > 0.0)                                             \
+                    while (next_log <= t)                                                  \
+                        next_log += a->mon.log_every_dt;                                   \
+                if (g == 0)                                                                \
+                    sl_log_record(a, s, n, 1, t, step, SL_LOG_PERIODIC, sx, sv);           \
+            }                                                                              \
+            SL__GROUP_SYNC();                                                              \
+        }                                                                                  \
+        SL__GROUP_SYNC();                                                                  \
+        SL__GROUP_PUBLISH(x, v)                                                            \
+        SL__GROUP_SYNC();                                                                  \
+        SL__GROUP_PERSIST(P, 0)                                                            \
+        if (g == 0) {                                                                      \
+            if (a->mon.log_every_dt > 0.0)                                                 \
+                a->next_log[s] = next_log;                                                 \
+            sl_finish_system(a, s, n, t, step, why, detail, sx, sv);                       \
+        }                                                                                  \
+    }
+
+#endif /* __CUDACC__ */
+
+#endif
