@@ -132,6 +132,59 @@ static void jerk(force_fns f)
 Test(forces, gr_jerk_is_the_derivative) { jerk(gr_fns()); }
 Test(forces, j2_jerk_is_the_derivative) { jerk(j2_fns()); }
 
+typedef void (*acc_at_fn)(int, const double *, const double *, const double *, const double *,
+                          int, double *);
+typedef void (*jerk_at_fn)(int, const double *, const double *, const double *,
+                           const double *, int, double *, double *);
+
+/* The pull on one body (acc_at, acc_jerk_at: what the grouped CUDA kernels
+ * call) is that body's row of the whole force, to rounding (the sums run in
+ * another order), body 0's reaction to the added term included. */
+static void one_body(const char *name, acc_fn acc, jerk_fn jerk, acc_at_fn acc_at,
+                     jerk_at_fn jerk_at, const double *fp)
+{
+    double x[3 * NB], v[3 * NB], m[NB], a[3 * NB], j[3 * NB], a2[3 * NB];
+    bodies(x, v, m);
+    jerk(NB, 1, x, v, m, fp, a, j);
+    acc(NB, 1, x, v, m, fp, a2);
+    for (int i = 0; i < NB; i++) {
+        double ai[3] = {0}, aj[3] = {0}, jj[3] = {0};
+        acc_at(NB, x, v, m, fp, i, ai);
+        jerk_at(NB, x, v, m, fp, i, aj, jj);
+        double sa = max_abs(a + 3 * i, 3), sj = max_abs(j + 3 * i, 3);
+        for (int c = 0; c < 3; c++) {
+            cr_assert(fabs(ai[c] - a2[3 * i + c]) <= 1e-13 * sa,
+                      "%s: acc_at(%d)[%d] = %.17g, acc's row %.17g", name, i, c, ai[c],
+                      a2[3 * i + c]);
+            cr_assert(fabs(aj[c] - a[3 * i + c]) <= 1e-13 * sa,
+                      "%s: acc_jerk_at(%d) acc[%d] = %.17g, acc_jerk's row %.17g", name, i, c,
+                      aj[c], a[3 * i + c]);
+            cr_assert(fabs(jj[c] - j[3 * i + c]) <= 1e-13 * sj,
+                      "%s: acc_jerk_at(%d) jerk[%d] = %.17g, acc_jerk's row %.17g", name, i, c,
+                      jj[c], j[3 * i + c]);
+        }
+    }
+}
+
+Test(forces, newton_pull_on_one_body)
+{
+    const double fp[SL_FORCE_PARAMS_MAX] = {0};
+    one_body("newton", sl_force_newton_acc, sl_force_newton_acc_jerk, sl_force_newton_acc_at,
+             sl_force_newton_acc_jerk_at, fp);
+}
+
+Test(forces, gr_pull_on_one_body)
+{
+    force_fns f = gr_fns();
+    one_body("gr", f.acc, f.jerk, sl_force_gr_acc_at, sl_force_gr_acc_jerk_at, f.fp);
+}
+
+Test(forces, j2_pull_on_one_body)
+{
+    force_fns f = j2_fns();
+    one_body("j2", f.acc, f.jerk, sl_force_j2_acc_at, sl_force_j2_acc_jerk_at, f.fp);
+}
+
 /* The perturbation part is the whole force less body 0's Newtonian pull on
  * the others, body 0's row zero; the whole conserves momentum. */
 static void perturbation(force_fns f)

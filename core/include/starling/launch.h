@@ -28,7 +28,13 @@
  *                        in ps and leave x, v behind, which the loop has
  *                        them write only when it needs them (below); 0:
  *                        every step updates x, v. Not 1 with ADAPTIVE 1
- * (each a literal 0 or 1 where a flag: the loops paste them into names)
+ * (each a literal 0 or 1 where a flag: the loops paste them into names),
+ * optionally
+ *   SL_PROP_<P>_BODYWISE 1: begin, point and apply touch only each body's
+ *                        own entries (3b+c; ps in blocks of 3n), so CUDA
+ *                        may run a system of 8..16 bodies on a group of
+ *                        threads, each calling them with n its own bodies
+ *                        (internal/group.h; fixed-step, SYNC 0 only)
  * and three functions, which the loop calls as
  *   sl_prop_<P>_begin(n, S, x, v, m, ps, a, j, pp)
  *       once per run, before the first step, after a force call at (x, v);
@@ -142,7 +148,14 @@
  * 0's frame). A pair (P, F) where P needs a part that F's flags say it
  * lacks is not stamped (instantiate.h): the run is refused, naming the
  * part (registry.c). Velocities reach acc too, for forces that depend on
- * them (drag, post-Newtonian terms).
+ * them (drag, post-Newtonian terms). Optionally, SL_FORCE_<F>_AT 1 and
+ *   void sl_force_<F>_acc_at(int n, const double *x, const double *v,
+ *                            const double *m, const double *fp, int i, double *a);
+ *   void sl_force_<F>_acc_jerk_at(int n, const double *x, const double *v,
+ *                                 const double *m, const double *fp, int i,
+ *                                 double *a, double *j);
+ * the pull (and jerk) on body i alone, arrays not strided: with a
+ * BODYWISE integrator, CUDA then runs 8..16 bodies on a group of threads.
  *
  * Parameters. pp holds SL_PROP_PARAMS_MAX doubles from the integrator
  * table's pack; pp[0] is the step the loop uses, or an adaptive
