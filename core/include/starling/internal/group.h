@@ -292,6 +292,10 @@ SL_HD SL_INLINE unsigned sl_group_mask(int G)
         int why = SL_REASON_NONE, detail = -1;                                             \
         const double dt = a->pp[0];                                                        \
         const int64_t n_need = sl_steps_needed(t0, a->t_end, dt);                          \
+        /* whether anything after a step reads the whole state (the non-finite       \
+         * check reads each thread's own bodies) */                                  \
+        const int shared_state = sl_stop_monitors_on(&a->mon) || a->mon.energy_max > 0.0 ||  \
+                                 a->mon.log_every_steps > 0 || a->mon.log_every_dt > 0.0;  \
         for (int64_t k = 0; k < a->launch_steps && step - k0 < n_need; k++) {              \
             const int64_t j = step - k0 + 1;                                               \
             const double t_next = sl_step_time(t0, a->t_end, dt, j, n_need);               \
@@ -299,8 +303,10 @@ SL_HD SL_INLINE unsigned sl_group_mask(int G)
             SL__GROUP_STAGES(P, F, h)                                                      \
             t = t_next;                                                                    \
             step++;                                                                        \
-            SL__GROUP_PUBLISH(x, v)                                                        \
-            SL__GROUP_SYNC();                                                              \
+            if (shared_state) {                                                            \
+                SL__GROUP_PUBLISH(x, v)                                                    \
+                SL__GROUP_SYNC();                                                          \
+            }                                                                              \
             SL__GROUP_MONITORS()                                                           \
             if (!why && a->mon.energy_max > 0.0 && step % a->mon.check_every == 0) {       \
                 double e = sl_kinetic(n, 1, sv, sm) + sl_force_##F##_potential(n, 1, sx, sm, fp); \
@@ -318,7 +324,8 @@ SL_HD SL_INLINE unsigned sl_group_mask(int G)
                 if (g == 0)                                                                \
                     sl_log_record(a, s, n, 1, t, step, SL_LOG_PERIODIC, sx, sv);           \
             }                                                                              \
-            SL__GROUP_SYNC();                                                              \
+            if (shared_state)                                                              \
+                SL__GROUP_SYNC();                                                          \
         }                                                                                  \
         SL__GROUP_SYNC();                                                                  \
         SL__GROUP_PUBLISH(x, v)                                                            \
