@@ -16,7 +16,7 @@ bin=$(mktemp -d /tmp/group_sweep.XXXXXX)
 trap 'rm -rf "$bin"' EXIT
 for g in 1 2 4 8 16; do
   nvcc -O3 -arch="sm_$arch" -DSL_SWEEP_G=$g -I"$build/include" -I"$src/core/include" -I"$src" \
-       -o "$bin/g$g" "$src/bench/group_sweep.cu" -L"$build/lib" -lstarling \
+       -cudart shared -o "$bin/g$g" "$src/bench/group_sweep.cu" -L"$build/lib" -lstarling \
        -Xlinker -rpath="$build/lib" &
 done
 wait

@@ -18,10 +18,11 @@
 #define SL_PROP_@NAME@_PERTURB 0    /* the whole force (not its perturbation part, acc_perturb) */
 #define SL_PROP_@NAME@_SYNC 0
 #define SL_PROP_@NAME@_ADAPTIVE 0 /* a fixed step, pp[0] */
-/* Each stage touches only each body's own entries (3b+c), so CUDA may run
- * systems of 8..16 bodies on a group of threads (docs/PLUGINS.md, "Many
- * bodies"). Remove it if a stage mixes bodies. */
-#define SL_PROP_@NAME@_BODYWISE 1
+/* Each stage touches only each body's own entries (3b+c), so CUDA could
+ * run systems of 8..16 bodies on a group of threads (docs/PLUGINS.md,
+ * "Many bodies"): worth it for integrators with a large state per body
+ * (hermite, rkck), not for a leapfrog, whose state one thread holds:
+ * #define SL_PROP_@NAME@_BODYWISE 1 */
 
 /* After a force call at (x, v): remember a. */
 SL_HD SL_INLINE void sl_prop_@NAME@_begin(int n, int S, const double *x, const double *v,
