@@ -132,5 +132,10 @@ sl_status sl_dev_zero(void *p, size_t n, const char *what)
     (void)p, (void)n;
     return no_cuda(what);
 }
+sl_status sl_dev_copy(void *d, const void *s, size_t n, const char *what)
+{
+    (void)d, (void)s, (void)n;
+    return no_cuda(what);
+}
 sl_status sl_dev_sync(const char *what) { return no_cuda(what); }
 #endif

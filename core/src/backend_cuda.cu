@@ -6,14 +6,7 @@
 #include "starling/backend.h"
 #include "starling/launch.h"
 #include "starling/nomem.h"
-
-#define SL_CUDA_TRY(call, what)                                                            \
-    do {                                                                                   \
-        cudaError_t err_ = (call);                                                         \
-        if (err_ != cudaSuccess)                                                           \
-            return sl_fail(SL_ERR_CUDA, "%s: %s (%s)", (what), cudaGetErrorString(err_),   \
-                           #call);                                                         \
-    } while (0)
+#include "cuda_try.h"
 
 extern "C" int sl_cuda_device_count(void)
 {
@@ -83,6 +76,13 @@ extern "C" sl_status sl_dev_download(void *dst, const void *src, size_t bytes, c
 {
     if (bytes)
         SL_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), what);
+    return SL_OK;
+}
+
+extern "C" sl_status sl_dev_copy(void *dst, const void *src, size_t bytes, const char *what)
+{
+    if (bytes)
+        SL_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice), what);
     return SL_OK;
 }
 

@@ -8,9 +8,10 @@
 #include "starling/nomem.h"
 #include "starling/params.h"
 #include "starling/propagator.h"
-#include "starling/fparams.h"
 #include "starling/rng.h"
+#include "megno_pairs.h"
 #include "run_diag.h"
+#include "run_internal.h"
 
 enum { DEFAULT_STEPS = 10 };
 
@@ -77,11 +78,6 @@ sl_status sl_megno_check(const sl_backend *be, const sl_ensemble *e, const sl_ru
         return sl_fail(SL_ERR_ARG, "megno: interval = %s is not a whole number of steps of "
                        "integrator '%s' (dt = %s), whose sequence of equal steps it would break: "
                        "give %s or %s", a, c->prop->name, b, lo, hi);
-    }
-    if (c->mon.log_every_dt > 0.0 && whole_times(iv, c->mon.log_every_dt) < 0) {
-        sl_fmt_num(b, sizeof b, c->mon.log_every_dt);
-        return sl_fail(SL_ERR_ARG, "megno: interval = %s is not a whole number of the log's "
-                       "period every_dt = %s: the log's times restart at each interval", a, b);
     }
     return SL_OK;
 }
@@ -151,30 +147,6 @@ static void spread(const sl_ensemble *w, int64_t s, double *r, double *v)
     *r = sqrt(r2), *v = sqrt(v2);
 }
 
-/* The shadow's distance from its system, in units of the spread. */
-static double distance(const sl_ensemble *w, int64_t s, int64_t n, const double *unit)
-{
-    double d2 = 0;
-    for (int b = 0; b < w->n_body; b++)
-        for (int f = 0; f < 6; f++) {
-            double d = (w->state[sl_state_index(s + n, w->n_body, b, f)] -
-                        w->state[sl_state_index(s, w->n_body, b, f)]) / unit[f < 3 ? 0 : 1];
-            d2 += d * d;
-        }
-    return sqrt(d2);
-}
-
-/* shadow = system + (shadow - system) * k */
-static void pull(sl_ensemble *w, int64_t s, int64_t n, double k)
-{
-    for (int b = 0; b < w->n_body; b++)
-        for (int f = 0; f < 6; f++) {
-            size_t i = sl_state_index(s, w->n_body, b, f);
-            size_t j = sl_state_index(s + n, w->n_body, b, f);
-            w->state[j] = w->state[i] + (w->state[j] - w->state[i]) * k;
-        }
-}
-
 /* A direction drawn from (seed, s), scaled so the shadow lies at distance
  * delta. unit: the system's spread (r, v). */
 static void displace(sl_ensemble *w, int64_t s, int64_t n, const double *unit, uint64_t seed,
@@ -196,131 +168,50 @@ static void displace(sl_ensemble *w, int64_t s, int64_t n, const double *unit, u
                 unit[f < 3 ? 0 : 1] * delta * u[6 * b + f] / norm;
 }
 
-/* ---- what the inner runs report ------------------------------------------------ */
+/* ---- the run --------------------------------------------------------------------- */
 
-typedef struct wrap {
+typedef struct megno_run {
+    const sl_backend *be;
     const sl_run_config *c;
-    int64_t n;            /* systems; records of shadows are dropped */
-    int first, last;      /* this interval is the run's first, last */
-    double t_lo, t_hi;    /* this interval */
-    double t_from, t_end; /* the run */
-    int64_t launches;     /* before this interval */
-    double elapsed;
+    int64_t n;               /* systems; n..2n-1 are their shadows */
+    sl__megno_pair *pairs;   /* host */
+    sl__megno_pair *d_pairs; /* CUDA: the device's copy, which the run works on */
+    double delta;
     int64_t records;
-} wrap;
+} megno_run;
 
-/* Shadows' records, and the snapshots each inner run takes at its start
- * and end except the run's own first and last, are not the user's. */
-static int keep_record(const wrap *w, const double *rec)
-{
-    if (rec[0] >= (double)w->n)
-        return 0;
-    if (rec[3] == SL_LOG_INITIAL)
-        return w->first;
-    if (rec[3] == SL_LOG_FINAL)
-        return w->last;
-    return 1;
-}
-
+/* Shadows' log records are not the user's. */
 static sl_status log_filter(void *ud, const double *rec, int64_t nrec, int rec_len)
 {
-    wrap *w = ud;
+    megno_run *r = ud;
     int64_t i = 0;
     while (i < nrec) {
         int64_t j = i; /* a run of records to keep */
-        while (j < nrec && keep_record(w, rec + (size_t)j * (size_t)rec_len))
+        while (j < nrec && rec[(size_t)j * (size_t)rec_len] < (double)r->n)
             j++;
         if (j > i) {
-            sl_status st = w->c->log_sink(w->c->log_ud, rec + (size_t)i * (size_t)rec_len,
+            sl_status st = r->c->log_sink(r->c->log_ud, rec + (size_t)i * (size_t)rec_len,
                                           j - i, rec_len);
             if (st)
                 return st;
-            w->records += j - i;
+            r->records += j - i;
         }
         i = j + 1;
     }
     return SL_OK;
 }
 
-/* The fraction of the whole run, from the inner run's fraction of its interval. */
-static int progress_filter(void *ud, double fraction, int64_t launches, double elapsed_s)
+/* Between intervals, where the pass keeps the systems. */
+static sl_status sample_pairs(void *ud, const sl__pass_view *w)
 {
-    wrap *w = ud;
-    double span = w->t_end - w->t_from;
-    double f = span > 0 ? (w->t_lo - w->t_from + fraction * (w->t_hi - w->t_lo)) / span : 1.0;
-    return w->c->progress(w->c->progress_ud, fmin(f, 1.0), w->launches + launches,
-                          w->elapsed + elapsed_s);
-}
-
-/* ---- the measurement ------------------------------------------------------------- */
-
-typedef struct pair_state {
-    double unit[2]; /* the metric: spread in position, velocity */
-    double t0;      /* time at the start */
-    double tau;     /* time since, at the last sample */
-    double I;       /* integral of s dL */
-    double J;       /* integral of Y ds */
-    double Y;
-    /* <Y> against time, least squares: its slope is lambda / 2 for a
-     * chaotic orbit (Cincotta & Simo 2000) and ~0 for a regular one */
-    double n, mean_t, mean_y, cov_ty, var_t;
-    int live;       /* still measured */
-} pair_state;
-
-static void fit_add(pair_state *p, double t, double y)
-{
-    p->n += 1.0;
-    double dt = t - p->mean_t; /* from the previous means (Welford) */
-    p->mean_t += dt / p->n;
-    p->mean_y += (y - p->mean_y) / p->n;
-    p->cov_ty += dt * (y - p->mean_y);
-    p->var_t += dt * (t - p->mean_t);
-}
-
-static void sample(sl_ensemble *w, int64_t s, int64_t n, pair_state *p, double delta)
-{
-    if (!p->live)
-        return;
-    if (w->status[s] != SL_SYS_ACTIVE || w->status[s + n] != SL_SYS_ACTIVE) {
-        p->live = 0; /* the values stay those of the last interval both finished */
-        return;
-    }
-    double tau = w->time[s] - p->t0;
-    if (!(tau > p->tau))
-        return;
-    double d = distance(w, s, n, p->unit);
-    if (!(d > 0.0) || !isfinite(d)) {
-        p->live = 0;
-        return;
-    }
-    double dL = log(d / delta);
-    p->I += dL * 0.5 * (p->tau + tau);
-    double y = 2.0 * p->I / tau;
-    p->J += 0.5 * (p->Y + y) * (tau - p->tau);
-    p->Y = y, p->tau = tau;
-    fit_add(p, tau, p->J / tau);
-    pull(w, s, n, delta / d);
-}
-
-/* The energy monitor against each system's energy at the start; the
- * shadow stops with its system. */
-static void energy_check(sl_ensemble *w, int64_t s, int64_t n, const sl_run_config *c,
-                         const sl_fparams *fpar, const double *ref)
-{
-    if (w->status[s] != SL_SYS_ACTIVE)
-        return;
-    double en, L[3], fp[SL_FORCE_PARAMS_MAX];
-    sl_fparams_get(fpar, s, fp);
-    sl_system_energy(w, s, c->force, fp, &en, L);
-    double err, dl;
-    sl__drift(ref[0], ref + 1, en, L, &err, &dl);
-    if (err > c->mon.energy_max || !isfinite(err))
-        for (int64_t k = s; k <= s + n; k += n) {
-            w->status[k] = SL_SYS_STOPPED;
-            w->reason[k] = SL_REASON_ENERGY;
-            w->detail[k] = -1;
-            w->stop_time[k] = w->time[k];
-        }
+    megno_run *r = ud;
+    if (r->be->kind == SL_BACKEND_CUDA)
+        return sl__megno_sample_cuda(w, r->n, r->d_pairs, r->delta);
+    int64_t n = r->n;
+#pragma omp parallel for schedule(static)
+    for (int64_t s = 0; s < n; s++)
+        sl__megno_sample(w, s, n, &r->pairs[s], r->delta);
+    return SL_OK;
 }
 
 static sl_status alloc_result(int64_t n, double interval, sl_megno_result *mr)
@@ -347,28 +238,18 @@ void sl_megno_result_free(sl_megno_result *mr)
     memset(mr, 0, sizeof *mr);
 }
 
-/* Systems, shadows and their bookkeeping, set up. */
-static sl_status start(const sl_ensemble *e, const sl_run_config *c, const sl_megno_config *m,
-                       sl_ensemble **w, pair_state **ps, double **e0, sl_fparams *fpar)
+/* Systems, shadows and their pairs' bookkeeping, set up. */
+static sl_status start(const sl_ensemble *e, const sl_megno_config *m, sl_ensemble **w,
+                       sl__megno_pair **ps)
 {
     int64_t n = e->n_sys;
-    *w = NULL, *ps = NULL, *e0 = NULL;
-    memset(fpar, 0, sizeof *fpar);
+    *w = NULL, *ps = NULL;
     sl_status st = make_pairs(e, w);
-    if (!st) {
-        *ps = calloc((size_t)n, sizeof **ps);
-        *e0 = malloc((size_t)n * 4 * sizeof **e0);
-        if (!*ps || !*e0)
-            st = sl_fail_nomem((double)n * (sizeof **ps + 4 * sizeof **e0), "megno: bookkeeping "
-                               "of %lld systems", (long long)n);
-    }
-    if (!st)
-        st = sl_fparams_build(c->force, c->force_values, c->fp, *w, fpar);
+    if (!st && !(*ps = calloc((size_t)n, sizeof **ps)))
+        st = sl_fail_nomem((double)n * sizeof **ps, "megno: bookkeeping of %lld systems",
+                           (long long)n);
     for (int64_t s = 0; s < n && !st; s++) {
-        pair_state *p = &(*ps)[s];
-        double fp[SL_FORCE_PARAMS_MAX];
-        sl_fparams_get(fpar, s, fp);
-        sl_system_energy(*w, s, c->force, fp, &(*e0)[4 * s], &(*e0)[4 * s + 1]);
+        sl__megno_pair *p = &(*ps)[s];
         p->t0 = (*w)->time[s];
         p->live = (*w)->status[s] == SL_SYS_ACTIVE;
         if (!p->live)
@@ -384,28 +265,31 @@ static sl_status start(const sl_ensemble *e, const sl_run_config *c, const sl_me
     return st;
 }
 
-static void finish(sl_ensemble *e, const sl_ensemble *w, const pair_state *ps,
-                   const double *e0, const sl_fparams *fpar, const sl_run_config *c,
-                   const int64_t *steps0, sl_run_result *res, sl_megno_result *mr)
+/* The systems back into e, the values per system, and res over the
+ * systems alone from the pass's (ri: 2n systems). */
+static void finish(sl_ensemble *e, const sl_ensemble *w, const sl__megno_pair *ps,
+                   const int64_t *steps0, const sl_run_result *ri, sl_run_result *res,
+                   sl_megno_result *mr)
 {
     for (int64_t s = 0; s < e->n_sys; s++) {
         copy_system(w, s, e, s);
-        const pair_state *p = &ps[s];
+        const sl__megno_pair *p = &ps[s];
         int any = p->tau > 0.0;
         mr->megno[s] = any ? p->J / p->tau : NAN;
         mr->y[s] = any ? p->Y : NAN;
         mr->lyapunov[s] = any ? (p->var_t > 0 ? 2.0 * p->cov_ty / p->var_t : 0.0) : NAN;
         mr->span[s] = p->tau;
-        double en, L[3], fp[SL_FORCE_PARAMS_MAX];
-        sl_fparams_get(fpar, s, fp);
-        sl_system_energy(e, s, c->force, fp, &en, L);
-        sl__drift(e0[4 * s], &e0[4 * s + 1], en, L, &res->energy_error[s],
-                  &res->angmom_error[s]);
+        res->energy_error[s] = ri->energy_error[s];
+        res->angmom_error[s] = ri->angmom_error[s];
         res->system_steps += (double)(e->steps[s] - steps0[s]);
         res->n_active += e->status[s] == SL_SYS_ACTIVE;
         res->n_stopped += e->status[s] == SL_SYS_STOPPED;
         res->n_failed += e->status[s] == SL_SYS_FAILED;
     }
+    res->kernel_s = ri->kernel_s;
+    res->launches = ri->launches;
+    res->rejected_steps = ri->rejected_steps;
+    memcpy(res->kernel, ri->kernel, sizeof res->kernel);
 }
 
 /* The run's first time: the earliest active system's. */
@@ -418,37 +302,32 @@ static double first_time(const sl_ensemble *e)
     return t;
 }
 
-/* One interval: the inner run, its figures added to res, then the samples. */
-static sl_status interval(const sl_backend *be, sl_ensemble *w, const sl_run_config *c,
-                          wrap *wr, pair_state *ps, const double *e0, const sl_fparams *fpar,
-                          double delta, sl_run_result *res)
+/* The pairs on the device for a CUDA run (*d NULL on the CPU). */
+static sl_status pairs_to_device(const sl_backend *be, const sl__megno_pair *ps, int64_t n,
+                                 sl__megno_pair **d)
+{
+    *d = NULL;
+    if (be->kind != SL_BACKEND_CUDA)
+        return SL_OK;
+    size_t bytes = (size_t)n * sizeof *ps;
+    sl_status st = sl_dev_alloc((void **)d, bytes, "megno: the pairs' bookkeeping");
+    return st ? st : sl_dev_upload(*d, ps, bytes, "megno: uploading the pairs");
+}
+
+/* One pass over systems and shadows, cut at every interval. */
+static sl_status run_pairs(const sl_backend *be, sl_ensemble *w, const sl_run_config *c,
+                           double t_from, double iv, megno_run *r, sl_run_result *ri)
 {
     sl_run_config ci = *c;
-    ci.t_end = wr->t_hi;
-    ci.mon.energy_max = 0.0; /* against the start of the run, below */
     if (c->log_sink)
-        ci.log_sink = log_filter, ci.log_ud = wr;
-    if (c->progress)
-        ci.progress = progress_filter, ci.progress_ud = wr;
-    sl_run_result ri;
-    sl_status st = sl_integrate(be, w, &ci, &ri);
-    if (st)
-        return st;
-    res->kernel_s += ri.kernel_s;
-    res->launches += ri.launches;
-    res->rejected_steps += ri.rejected_steps;
-    memcpy(res->kernel, ri.kernel, sizeof res->kernel);
-    wr->launches += ri.launches;
-    wr->elapsed += ri.wall_s;
-    sl_run_result_free(&ri);
-    int64_t n = wr->n;
-#pragma omp parallel for schedule(static)
-    for (int64_t s = 0; s < n; s++) {
-        if (c->mon.energy_max > 0.0)
-            energy_check(w, s, n, c, fpar, &e0[4 * s]);
-        sample(w, s, n, &ps[s], delta);
-    }
-    return SL_OK;
+        ci.log_sink = log_filter, ci.log_ud = r;
+    sl__segments seg = {t_from, iv, sample_pairs, r};
+    sl__pass_start from = {NULL, NULL, NULL, 0, NULL, &seg};
+    sl_status st = sl__integrate_pass(be, w, &ci, &from, ri);
+    if (!st && r->d_pairs)
+        st = sl_dev_download(r->pairs, r->d_pairs, (size_t)r->n * sizeof *r->pairs,
+                             "megno: reading the pairs");
+    return st;
 }
 
 sl_status sl_integrate_megno(const sl_backend *be, sl_ensemble *e, const sl_run_config *c,
@@ -463,10 +342,10 @@ sl_status sl_integrate_megno(const sl_backend *be, sl_ensemble *e, const sl_run_
         return st;
     int64_t n = e->n_sys;
     double iv = resolved_interval(c, m);
-    sl_ensemble *w;
-    pair_state *ps;
-    double *e0; /* per system: energy and angular momentum at the start */
-    sl_fparams fpar;
+    sl_ensemble *w = NULL;
+    megno_run r = {be, c, n, NULL, NULL, m->delta, 0};
+    sl_run_result ri;
+    memset(&ri, 0, sizeof ri);
     int64_t *steps0 = malloc((size_t)n * sizeof *steps0);
     res->energy_error = malloc((size_t)n * sizeof(double));
     res->angmom_error = malloc((size_t)n * sizeof(double));
@@ -475,30 +354,21 @@ sl_status sl_integrate_megno(const sl_backend *be, sl_ensemble *e, const sl_run_
     if (!st)
         st = alloc_result(n, iv, mr);
     if (!st)
-        st = start(e, c, m, &w, &ps, &e0, &fpar);
-    else
-        w = NULL, ps = NULL, e0 = NULL, memset(&fpar, 0, sizeof fpar);
+        st = start(e, m, &w, &r.pairs);
+    if (!st)
+        st = pairs_to_device(be, r.pairs, n, &r.d_pairs);
     for (int64_t s = 0; s < n && steps0; s++)
         steps0[s] = e->steps[s];
-
-    wrap wr = {c, n, 1, 0, 0, 0, first_time(e), c->t_end, 0, 0, 0};
-    double span = isfinite(wr.t_from) && c->t_end > wr.t_from ? c->t_end - wr.t_from : 0.0;
-    /* the last interval may be shorter; one whose length is a rounding
-     * remainder of the others is merged into them */
-    int64_t k_max = span > 0 ? (int64_t)ceil(span / iv * (1.0 - 1e-12)) : 0;
-    for (int64_t k = 1; k <= k_max && !st; k++) {
-        wr.t_lo = wr.t_from + (double)(k - 1) * iv;
-        wr.t_hi = k == k_max ? c->t_end : wr.t_from + (double)k * iv;
-        wr.first = k == 1, wr.last = k == k_max;
-        st = interval(be, w, c, &wr, ps, e0, &fpar, m->delta, res);
-    }
+    if (!st)
+        st = run_pairs(be, w, c, first_time(e), iv, &r, &ri);
     if (!st) {
-        finish(e, w, ps, e0, &fpar, c, steps0, res, mr);
-        res->log_records = wr.records;
+        finish(e, w, r.pairs, steps0, &ri, res, mr);
+        res->log_records = r.records;
     }
+    sl_run_result_free(&ri);
+    sl_dev_free(r.d_pairs);
     sl_ensemble_destroy(w);
-    free(ps), free(e0), free(steps0);
-    sl_fparams_free(&fpar);
+    free(r.pairs), free(steps0);
     res->wall_s = sl__now_s() - wall0;
     if (st) {
         sl_run_result_free(res);

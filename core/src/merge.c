@@ -330,7 +330,7 @@ static sl_status run_group(sl_merge_run *m, sl_group *g)
             next[k] = next_log_time(m, g->sys[k]);
         }
         sl__monitor_view view = {g->sys, g->bmap, g->L, m->e->n_body};
-        sl__pass_start start = {t_start, k_start, next, 1, &view};
+        sl__pass_start start = {t_start, k_start, next, 1, &view, NULL};
         sl_run_config cc = *m->c;
         if (cc.log_sink) {
             cc.log_sink = log_all;

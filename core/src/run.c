@@ -299,8 +299,8 @@ static sl_status alloc_steps(const sl_backend *be, const sl_ensemble *e, sl_bufs
 static sl_status alloc_bufs(const sl_backend *be, sl_ensemble *e, int persist_doubles,
                             int64_t log_cap, const sl__pass_start *start, sl_bufs *b)
 {
-    const double *t_start = start ? start->time : e->time;
-    const int64_t *step_start = start ? start->steps : e->steps;
+    const double *t_start = start && start->time ? start->time : e->time;
+    const int64_t *step_start = start && start->steps ? start->steps : e->steps;
     size_t ns = (size_t)e->n_sys;
     size_t nstate = sl_state_len(e->n_sys, e->n_body);
     size_t npersist = (size_t)e->n_chunks * SL_CHUNK * (size_t)persist_doubles;
@@ -499,145 +499,238 @@ static sl_status user_monitors_after_launch(const sl_backend *be, sl_ensemble *e
     return SL_OK;
 }
 
-/* How far the run is after launch `launch` (0-based): by launches for a
- * fixed step, by the earliest active system's time for an adaptive one. */
-static double progress_fraction(const sl_backend *be, const sl_ensemble *e, const sl_bufs *b,
-                                const sl_run_config *c, int64_t launch, int64_t expect,
-                                double t_min, double span)
+/* One pass's launches: the run's span, the segment under way, the counts. */
+typedef struct sl_launcher {
+    const sl_backend *be;
+    sl_ensemble *e;
+    const sl_run_config *c;
+    const sl_kernel_entry *k;
+    sl_bufs *b;
+    const sl__monitor_view *view;
+    sl_run_args a;
+    double *host_log;    /* CUDA: where records are read to */
+    double t_min, span;  /* the run: its earliest active system, to t_end */
+    double f_lo, f_hi;   /* the segment's share of the span, as fractions */
+    int64_t expect;      /* launches a fixed step needs in the segment; 0 adaptive */
+    int64_t launches;    /* in the whole pass */
+    int64_t n_seg;
+    double t0;           /* the pass's start, wall clock */
+} sl_launcher;
+
+/* How far the run is after a launch that left the segment `within` done
+ * (fixed step, by launches) or by the earliest active system's time
+ * (adaptive). */
+static double progress_fraction(const sl_launcher *L, double within)
 {
-    if (!c->prop->adaptive)
-        return expect > 0 ? fmin(1.0, (launch + 1.0) / expect) : 1.0;
-    double t = reached_time(be, e, b);
-    if (!(span > 0) || !isfinite(t))
+    if (!L->c->prop->adaptive)
+        return fmin(1.0, L->f_lo + within * (L->f_hi - L->f_lo));
+    double t = reached_time(L->be, L->e, L->b);
+    if (!(L->span > 0) || !isfinite(t))
         return 1.0;
-    return fmin(1.0, fmax(0.0, (t - t_min) / span));
+    return fmin(1.0, fmax(0.0, (t - L->t_min) / L->span));
+}
+
+/* The launch's counters read, its log records passed on, the user
+ * monitors run; *left: the systems still short of the segment's end. */
+static sl_status after_launch(sl_launcher *L, int64_t *left, sl_run_result *res)
+{
+    const sl_backend *be = L->be;
+    unsigned long long cnt[SL_NCOUNTERS] = {0};
+    int rec_len = SL_LOG_HEAD + 6 * L->e->n_body;
+    sl_status st;
+    if (be->kind == SL_BACKEND_CUDA)
+        st = sl_dev_download(cnt, L->b->counters, sizeof cnt, "reading counters");
+    else
+        memcpy(cnt, L->b->counters, sizeof cnt), st = SL_OK;
+    if (st)
+        return st;
+    if (cnt[SL_CNT_LOST])
+        return sl_fail(SL_ERR_INTERNAL, "integrate: %llu log records did not fit the buffer",
+                       cnt[SL_CNT_LOST]);
+    int64_t nrec = (int64_t)cnt[SL_CNT_LOG];
+    if (nrec > 0 && L->c->log_sink) {
+        double *rec = L->b->log;
+        if (be->kind == SL_BACKEND_CUDA) {
+            st = sl_dev_download(L->host_log, L->b->log, (size_t)nrec * rec_len * sizeof(double),
+                                 "reading log records");
+            rec = L->host_log;
+        }
+        if (!st)
+            st = sort_records(rec, nrec, rec_len);
+        if (!st)
+            st = L->c->log_sink(L->c->log_ud, rec, nrec, rec_len);
+        if (st)
+            return st;
+    }
+    res->log_records += nrec;
+    res->rejected_steps += (int64_t)cnt[SL_CNT_REJECTED];
+    int64_t ended = 0;
+    if ((st = user_monitors_after_launch(be, L->e, L->c, L->b, L->view, &ended)))
+        return st;
+    *left = (int64_t)cnt[SL_CNT_UNFINISHED] - ended;
+    return SL_OK;
+}
+
+/* The launches the whole pass needs, where known (one segment, fixed step). */
+static int64_t planned(const sl_launcher *L)
+{
+    return L->n_seg == 1 ? L->expect : 0;
+}
+
+/* Launches until every system has reached a.t_end or stopped. */
+static sl_status run_segment(sl_launcher *L, sl_run_result *res)
+{
+    const sl_backend *be = L->be;
+    sl_status st = SL_OK;
+    for (int64_t launch = 0;; launch++) {
+        L->a.first_launch = launch == 0;
+        if (be->kind == SL_BACKEND_CUDA)
+            st = sl_dev_zero(L->b->counters, SL_NCOUNTERS * sizeof(unsigned long long),
+                             "resetting counters");
+        else
+            memset(L->b->counters, 0, SL_NCOUNTERS * sizeof(unsigned long long));
+        if (st)
+            return st;
+        if (sl_cancelled())
+            return fail_cancelled(be, L->e, L->b, L->c, L->launches, planned(L));
+        double tk = sl__now_s();
+        st = be->kind == SL_BACKEND_CUDA ? L->k->cuda(&L->a) : L->k->cpu(&L->a);
+        res->kernel_s += sl__now_s() - tk;
+        res->launches++;
+        L->launches++;
+        if (st)
+            return st;
+        if (sl_cancelled()) /* the launch may have skipped chunks: abandon it */
+            return fail_cancelled(be, L->e, L->b, L->c, L->launches, planned(L));
+        int64_t left = 0;
+        if ((st = after_launch(L, &left, res)))
+            return st;
+        double within = L->expect > 0 ? (launch + 1.0) / (double)L->expect : 1.0;
+        if (L->c->progress && L->c->progress(L->c->progress_ud,
+                                             progress_fraction(L, left == 0 ? 1.0 : within),
+                                             L->launches, sl__now_s() - L->t0))
+            return sl_fail(SL_ERR_CANCELLED, "integrate: cancelled by the progress function "
+                           "after %lld launches", (long long)L->launches);
+        if (left == 0)
+            return SL_OK;
+        if (L->expect > 0 && launch > L->expect + 2)
+            return sl_fail(SL_ERR_INTERNAL, "integrate: %lld systems still short of t = %g after "
+                           "%lld launches", (long long)left, L->a.t_end, (long long)launch + 1);
+    }
+}
+
+/* Segment g of n_seg (1-based): where it ends. */
+static double segment_end(const sl__segments *seg, int64_t g, int64_t n_seg, double t_end)
+{
+    return g == n_seg ? t_end : seg->t_from + (double)g * seg->length;
+}
+
+/* Segments of a pass; one for a pass not cut. The last may be shorter; one
+ * whose length would be a rounding remainder is merged into the one before. */
+static int64_t segment_count(const sl__segments *seg, double t_end)
+{
+    if (!seg || !(t_end > seg->t_from))
+        return 1;
+    return (int64_t)fmax(1.0, ceil((t_end - seg->t_from) / seg->length * (1.0 - 1e-12)));
+}
+
+/* A new segment counts its grid of fixed steps, and the step cap, from where
+ * each system is now, as a new call would. */
+static sl_status restart_grid(sl_launcher *L)
+{
+    size_t ns = (size_t)L->e->n_sys;
+    if (L->be->kind != SL_BACKEND_CUDA) {
+        memcpy(L->b->t_start, L->b->time, ns * sizeof(double));
+        memcpy(L->b->step_start, L->b->steps, ns * sizeof(int64_t));
+        return SL_OK;
+    }
+    sl_status st = sl_dev_copy(L->b->t_start, L->b->time, ns * sizeof(double), "segment times");
+    return st ? st : sl_dev_copy(L->b->step_start, L->b->steps, ns * sizeof(int64_t),
+                                 "segment steps");
+}
+
+static void launcher_args(sl_launcher *L, const sl_fparams *fpar, int64_t launch_steps,
+                          int64_t log_cap)
+{
+    const sl_bufs *b = L->b;
+    const sl_run_config *c = L->c;
+    sl_run_args *a = &L->a;
+    memset(a, 0, sizeof *a);
+    a->state = b->state;
+    a->persist = b->persist;
+    a->time = b->time;
+    a->steps = b->steps;
+    a->status = b->status;
+    a->reason = b->reason;
+    a->detail = b->detail;
+    a->stop_time = b->stop_time;
+    a->next_log = b->next_log;
+    a->t_start = b->t_start;
+    a->step_start = b->step_start;
+    a->e0 = b->e0;
+    a->log = b->log;
+    a->counters = b->counters;
+    a->log_cap = log_cap;
+    a->n_sys = L->e->n_sys;
+    a->n_body = L->e->n_body;
+    a->t_end = c->t_end;
+    a->launch_steps = launch_steps;
+    a->max_steps = c->max_steps;
+    a->mon = c->mon;
+    memcpy(a->fp, fpar->fp, sizeof a->fp);
+    a->fp_sys = b->fp_sys;
+    a->n_fp = fpar->n_fp;
+    memcpy(a->pp, c->pp, sizeof a->pp);
+    a->h_next = b->h_next;
 }
 
 static sl_status run_launches(const sl_backend *be, sl_ensemble *e, const sl_run_config *c,
                               const sl_kernel_entry *k, sl_bufs *b, const sl_fparams *fpar,
                               int64_t launch_steps, int64_t log_cap,
-                              const sl__monitor_view *view, sl_run_result *res)
+                              const sl__monitor_view *view, const sl__segments *seg,
+                              sl_run_result *res)
 {
-    sl_run_args a;
-    memset(&a, 0, sizeof a);
-    a.state = b->state;
-    a.persist = b->persist;
-    a.time = b->time;
-    a.steps = b->steps;
-    a.status = b->status;
-    a.reason = b->reason;
-    a.detail = b->detail;
-    a.stop_time = b->stop_time;
-    a.next_log = b->next_log;
-    a.t_start = b->t_start;
-    a.step_start = b->step_start;
-    a.e0 = b->e0;
-    a.log = b->log;
-    a.counters = b->counters;
-    a.log_cap = log_cap;
-    a.n_sys = e->n_sys;
-    a.n_body = e->n_body;
-    a.t_end = c->t_end;
-    a.launch_steps = launch_steps;
-    a.max_steps = c->max_steps;
-    a.mon = c->mon;
-    memcpy(a.fp, fpar->fp, sizeof a.fp);
-    a.fp_sys = b->fp_sys;
-    a.n_fp = fpar->n_fp;
-    memcpy(a.pp, c->pp, sizeof a.pp);
-    a.h_next = b->h_next;
-
-    double t_min = INFINITY;
+    sl_launcher L;
+    memset(&L, 0, sizeof L);
+    L.be = be, L.e = e, L.c = c, L.k = k, L.b = b, L.view = view;
+    launcher_args(&L, fpar, launch_steps, log_cap);
+    L.t_min = INFINITY;
     for (int64_t s = 0; s < e->n_sys; s++)
-        if (e->status[s] == SL_SYS_ACTIVE && e->time[s] < t_min)
-            t_min = e->time[s];
-    double span = isfinite(t_min) && c->t_end > t_min ? c->t_end - t_min : 0.0;
-    /* Launches a fixed step needs; 0 for an adaptive integrator, whose
-     * every launch still moves each unfinished system on or stops it. */
-    double need = (double)sl_steps_needed(0.0, span, c->pp[0]);
-    int64_t expect = c->prop->adaptive ? 0 : (int64_t)ceil(need / (double)launch_steps);
+        if (e->status[s] == SL_SYS_ACTIVE && e->time[s] < L.t_min)
+            L.t_min = e->time[s];
+    L.span = isfinite(L.t_min) && c->t_end > L.t_min ? c->t_end - L.t_min : 0.0;
     int rec_len = SL_LOG_HEAD + 6 * e->n_body;
-    double *host_log = NULL;
     if (be->kind == SL_BACKEND_CUDA && log_cap > 0) {
-        host_log = malloc((size_t)log_cap * (size_t)rec_len * sizeof(double));
-        if (!host_log)
+        L.host_log = malloc((size_t)log_cap * (size_t)rec_len * sizeof(double));
+        if (!L.host_log)
             return sl_fail_nomem((double)log_cap * rec_len * sizeof(double),
                                  "integrate: host log buffer of %lld records", (long long)log_cap);
     }
+    sl__pass_view w = {b->state, b->time, b->stop_time, b->status, b->reason, b->detail,
+                       e->n_sys, e->n_body};
+    L.t0 = sl__now_s();
+    L.n_seg = segment_count(seg, c->t_end);
     sl_status st = SL_OK;
-    double t0 = sl__now_s();
-    for (int64_t launch = 0;; launch++) {
-        unsigned long long cnt[SL_NCOUNTERS] = {0};
-        a.first_launch = launch == 0;
-        if (be->kind == SL_BACKEND_CUDA)
-            st = sl_dev_zero(b->counters, sizeof cnt, "resetting counters");
-        else
-            memset(b->counters, 0, sizeof cnt);
-        if (st)
-            break;
-        if (sl_cancelled()) {
-            st = fail_cancelled(be, e, b, c, launch, expect);
-            break;
-        }
-        double tk = sl__now_s();
-        st = be->kind == SL_BACKEND_CUDA ? k->cuda(&a) : k->cpu(&a);
-        res->kernel_s += sl__now_s() - tk;
-        res->launches++;
-        if (st)
-            break;
-        if (sl_cancelled()) { /* the launch may have skipped chunks: abandon it */
-            st = fail_cancelled(be, e, b, c, launch + 1, expect);
-            break;
-        }
-        if (be->kind == SL_BACKEND_CUDA)
-            st = sl_dev_download(cnt, b->counters, sizeof cnt, "reading counters");
-        else
-            memcpy(cnt, b->counters, sizeof cnt);
-        if (st)
-            break;
-        if (cnt[SL_CNT_LOST]) {
-            st = sl_fail(SL_ERR_INTERNAL, "integrate: %llu log records did not fit the buffer",
-                         cnt[SL_CNT_LOST]);
-            break;
-        }
-        int64_t nrec = (int64_t)cnt[SL_CNT_LOG];
-        if (nrec > 0 && c->log_sink) {
-            double *rec = b->log;
-            if (be->kind == SL_BACKEND_CUDA) {
-                st = sl_dev_download(host_log, b->log, (size_t)nrec * rec_len * sizeof(double),
-                                     "reading log records");
-                rec = host_log;
-            }
-            if (!st)
-                st = sort_records(rec, nrec, rec_len);
-            if (!st)
-                st = c->log_sink(c->log_ud, rec, nrec, rec_len);
-            if (st)
-                break;
-        }
-        res->log_records += nrec;
-        res->rejected_steps += (int64_t)cnt[SL_CNT_REJECTED];
-        int64_t ended = 0;
-        if ((st = user_monitors_after_launch(be, e, c, b, view, &ended)))
-            break;
-        int64_t left = (int64_t)cnt[SL_CNT_UNFINISHED] - ended;
-        if (c->progress &&
-            c->progress(c->progress_ud, progress_fraction(be, e, b, c, launch, expect, t_min, span),
-                        launch + 1, sl__now_s() - t0)) {
-            st = sl_fail(SL_ERR_CANCELLED, "integrate: cancelled by the progress function after "
-                         "%lld launches", (long long)launch + 1);
-            break;
-        }
-        if (left == 0)
-            break;
-        if (expect > 0 && launch > expect + 2) {
-            st = sl_fail(SL_ERR_INTERNAL,
-                         "integrate: %lld systems still short of t_end after %lld launches",
-                         (long long)left, (long long)launch + 1);
-            break;
-        }
+    double lo = L.t_min;
+    for (int64_t g = 1; g <= L.n_seg && !st; g++) {
+        double hi = seg ? segment_end(seg, g, L.n_seg, c->t_end) : c->t_end;
+        L.a.t_end = hi;
+        L.f_lo = L.span > 0 ? (fmax(lo, L.t_min) - L.t_min) / L.span : 0.0;
+        L.f_hi = L.span > 0 ? (hi - L.t_min) / L.span : 1.0;
+        /* launches a fixed step needs; 0 for an adaptive integrator, whose
+         * every launch still moves each unfinished system on or stops it */
+        double need = (double)sl_steps_needed(0.0, isfinite(lo) ? hi - fmax(lo, L.t_min) : 0.0,
+                                              c->pp[0]);
+        L.expect = c->prop->adaptive ? 0 : (int64_t)ceil(need / (double)launch_steps);
+        if (g > 1)
+            st = restart_grid(&L);
+        if (!st)
+            st = run_segment(&L, res);
+        if (!st && seg)
+            st = seg->between(seg->ud, &w);
+        lo = hi;
     }
-    free(host_log);
+    free(L.host_log);
     return st;
 }
 
@@ -697,7 +790,8 @@ sl_status sl__integrate_pass(const sl_backend *be, sl_ensemble *e, const sl_run_
             st = sl_fail_nomem((double)ns * sizeof(double), "integrate: log schedule");
         else {
             for (size_t s = 0; s < ns; s++)
-                next[s] = start ? start->next_log[s] : e->time[s] + c->mon.log_every_dt;
+                next[s] = start && start->next_log ? start->next_log[s]
+                                                   : e->time[s] + c->mon.log_every_dt;
             if (be->kind == SL_BACKEND_CUDA) {
                 st = sl_dev_upload(b.next_log, next, ns * sizeof(double), "uploading log times");
                 if (!st)
@@ -714,7 +808,7 @@ sl_status sl__integrate_pass(const sl_backend *be, sl_ensemble *e, const sl_run_
         st = host_snapshot(e, c, SL_LOG_INITIAL);
     if (!st)
         st = run_launches(be, e, c, k, &b, &fpar, launch_steps, log_cap,
-                          start ? start->view : NULL, res);
+                          start ? start->view : NULL, start ? start->seg : NULL, res);
     if (!st)
         st = download_bufs(be, e, &b);
     free_bufs(be, &b, e);

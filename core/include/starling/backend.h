@@ -66,6 +66,8 @@ void sl_dev_free(void *p);
 sl_status sl_dev_upload(void *dst, const void *src, size_t bytes, const char *what);
 sl_status sl_dev_download(void *dst, const void *src, size_t bytes, const char *what);
 sl_status sl_dev_zero(void *p, size_t bytes, const char *what);
+/* Device to device, on the current device. */
+sl_status sl_dev_copy(void *dst, const void *src, size_t bytes, const char *what);
 sl_status sl_dev_sync(const char *what);
 
 SL_EXTERN_C_END

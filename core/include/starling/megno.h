@@ -35,11 +35,16 @@
  * 0.014 higher every 100; hence the default of 10 steps.
  *
  * Running: the systems and their shadows form one ensemble of 2 n_sys
- * systems, advanced by sl_integrate one interval at a time, so the shadows
- * cost as much as the systems and every interval is a round trip to the
- * device. Logs, progress and the built-in stop monitors see only the
- * systems; the energy monitor compares with each system's energy at the
- * start of the run, checked at the end of each interval. */
+ * systems, so the shadows cost as much as the systems, advanced in one
+ * run cut at every interval: each system stops at the interval's end, the
+ * pairs are sampled where the run keeps them (on the GPU by a kernel,
+ * without a copy to the host) and each integrator starts afresh from there,
+ * as a new call of sl_integrate would. Logs, progress and the built-in
+ * stop monitors see only the systems, and a log by time goes on across the
+ * intervals as in a run without MEGNO. The energy monitor checks each
+ * system as sl_integrate does; a system that stops for any reason takes
+ * its shadow with it.
+ */
 #ifndef STARLING_MEGNO_H
 #define STARLING_MEGNO_H
 
