@@ -457,5 +457,6 @@ int luaopen_starling_core(lua_State *L)
     sl_lua_open_run(L);
     sl_lua_open_lombscargle(L);
     sl_lua_open_likelihood(L);
+    sl_lua_open_demcmc(L);
     return 1;
 }

@@ -115,4 +115,21 @@ void sl_lua_data_picks(lua_State *L, int cfg, const char *ctx, sl_data *d);
 
 void sl_lua_open_likelihood(lua_State *L);
 
+/* A prepared likelihood object: its plugin, context, backend and free
+ * parameters (names, bounds). */
+typedef struct sl_lua_lik {
+    const sl_likelihood *l;
+    void *ctx;
+    sl_backend be;
+    size_t n_par;
+    const char *const *names;
+    const double *lo, *hi;
+} sl_lua_lik;
+/* The likelihood object at idx, or NULL when it is none. */
+sl_lua_lik *sl_lua_to_likelihood(lua_State *L, int idx);
+
+/* --- the DE-MCMC sampler (binding_demcmc.c) --- */
+
+void sl_lua_open_demcmc(lua_State *L);
+
 #endif

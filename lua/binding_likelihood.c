@@ -195,14 +195,6 @@ static int l_rv_read(lua_State *L)
 
 /* ---- the likelihood object -------------------------------------------------------- */
 
-typedef struct sl_lua_lik {
-    const sl_likelihood *l;
-    void *ctx;
-    sl_backend be;
-    size_t n_par;
-    const char *const *names;
-    const double *lo, *hi;
-} sl_lua_lik;
 
 /* Raises "fn: msg" for a plugin's failure, without the plugin's own
  * "name: fn: " prefix repeating what the caller's context already says. */
@@ -227,6 +219,12 @@ static int lik_gc(lua_State *L)
         k->l->release(k->ctx);
     k->ctx = NULL;
     return 0;
+}
+
+sl_lua_lik *sl_lua_to_likelihood(lua_State *L, int idx)
+{
+    sl_lua_lik *k = luaL_testudata(L, idx, SL_LUA_LIKELIHOOD);
+    return k && k->ctx ? k : NULL;
 }
 
 static sl_lua_lik *check_lik(lua_State *L)

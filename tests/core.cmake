@@ -9,6 +9,9 @@ sl_add_test(test_kepler_drift SOURCES test_kepler_drift.c TIMEOUT 120)
 sl_add_test(test_conservation SOURCES test_conservation.c TIMEOUT 120)
 add_dependencies(test_conservation ${SL_TEST_PLUGINS})
 
+sl_add_test(test_demcmc SOURCES test_demcmc.c TIMEOUT 300)
+sl_add_test(test_mcmc_diag SOURCES test_mcmc_diag.c TIMEOUT 120)
+
 sl_add_test(test_monitors SOURCES test_monitors.c TIMEOUT 180)
 add_dependencies(test_monitors ${SL_TEST_PLUGINS})
 

@@ -1706,3 +1706,101 @@ Test(lua, megno_bad_keys)
                "log = 'out.csv' }",
                NEEDLES("megno: interval = 0.25 is not a whole number of steps", "give 0.2 or 0.3"));
 }
+
+/* ---- demcmc ------------------------------------------------------------------ */
+
+/* A Lua function as the likelihood: the posterior recovered, the CSV with
+ * its configuration, a resumed run going on from the last generation. */
+Test(lua, demcmc_function_summary_save_resume)
+{
+    write_text("dm.lua",
+               "local starling = require \"starling\"\n"
+               "local function f(p) return -0.5 * ((p[1] - 1)^2 + ((p[2] + 2) / 3)^2) end\n"
+               "local cfg = { likelihood = f, params = {'a', 'b'},\n"
+               "  priors = {a = {'uniform', -10, 10}, b = {'normal', -2, 1000}},\n"
+               "  chains = 16, generations = 4000, seed = 5 }\n"
+               "local r = starling.demcmc(cfg)\n"
+               "local s = r:summary()\n"
+               "assert(math.abs(s.a.median - 1) < 0.15 and math.abs(s.b.median + 2) < 0.45, tostring(s))\n"
+               "assert(math.abs(s.b.hi - s.b.lo - 6) < 0.6, tostring(s))\n"
+               "assert(s[1].rhat < 1.01 and s.b.ess_bulk > 500, tostring(s))\n"
+               "assert(tostring(s):find('R%-hat'))\n"
+               "local i = r:info()\n"
+               "assert(i.kept == 2000 and i.chains == 16 and i.acceptance > 0.1, i.acceptance)\n"
+               "assert(#r:samples('b') == 2000 * 16 and #r:samples(1) == 2000 * 16)\n"
+               "r:save('dm.csv')\n"
+               "local q = starling.demcmc{ likelihood = f, params = {'a', 'b'},\n"
+               "  priors = cfg.priors, generations = 50, resume = r }\n"
+               "assert(q:info().first == 4000 and q:info().seed == 5 and q:info().kept == 50)\n"
+               "print('demcmc ok')\n");
+    run_out o = run("run dm.lua", NULL);
+    cr_expect_eq(o.status, 0, "%s", o.err);
+    cr_expect(strstr(o.out, "demcmc ok"), "%s%s", o.out, o.err);
+    char path[400];
+    snprintf(path, sizeof path, "%s/dm.csv", work);
+    char *csv = slurp(path);
+    cr_assert(csv, "dm.csv not written");
+    expect_all(csv, NEEDLES("# seed = 5, chains = 16, generations = 4000", "burn = 2000",
+                            "# prior a = uniform [-10, 10]", "# prior b = normal mean -2 sigma 1000",
+                            "generation,chain,a,b,log_posterior,log_likelihood\n2001,1,"),
+               "dm.csv");
+    free(csv);
+    free_out(&o);
+}
+
+/* A likelihood plugin as the target: kepler_rv on the example's synthetic
+ * two planets, priors near the truth, every parameter reported. */
+Test(lua, demcmc_kepler_rv)
+{
+    char script[2048];
+    snprintf(script, sizeof script,
+             "local starling = require \"starling\"\n"
+             "local L = starling.likelihood('kepler_rv', {data = '%s/examples/data/rv_2planet.txt',\n"
+             "  planets = 2, backend = 'cpu'})\n"
+             "local T = 2 * math.pi\n"
+             "local r = starling.demcmc{ likelihood = L, chains = 48, generations = 600, seed = 2,\n"
+             "  priors = { P1 = {'uniform', 14, 15.2}, K1 = {'uniform', 10, 50}, e1 = {'uniform', 0, 0.5},\n"
+             "    w1 = {'uniform', 0, T, periodic = true}, M01 = {'uniform', 0, T, periodic = true},\n"
+             "    P2 = {'uniform', 90, 105}, K2 = {'uniform', 5, 30}, e2 = {'uniform', 0, 0.6},\n"
+             "    w2 = {'uniform', 0, T, periodic = true}, M02 = {'uniform', 0, T, periodic = true},\n"
+             "    gamma_HIRES = {'uniform', -20, 20}, jit_HIRES = 2.5 } }\n"
+             "local s = r:summary()\n"
+             "assert(#s == 12 and s.jit_HIRES.median == 2.5 and s.jit_HIRES.sd == 0)\n"
+             "assert(math.abs(s.P1.median - 14.62) < 0.1, s.P1.median)\n"
+             "assert(r:info().target:find('kepler_rv'), r:info().target)\n"
+             "print('rv ok', s.P1.median, s.K1.median)\n",
+             SL_SOURCE_DIR);
+    write_text("dmrv.lua", script);
+    run_out o = run("run dmrv.lua", NULL);
+    cr_expect_eq(o.status, 0, "%s", o.err);
+    cr_expect(strstr(o.out, "rv ok"), "%s%s", o.out, o.err);
+    free_out(&o);
+}
+
+Test(lua, demcmc_bad_keys)
+{
+    expect_bad("starling.demcmc{ likelihood = 3, params = {'a'} }",
+               NEEDLES("demcmc: key 'likelihood' = 3", "function(p)"));
+    expect_bad("starling.demcmc{ likelihood = function(p) return 0 end }",
+               NEEDLES("demcmc: key 'params'", "params = {\"x\", \"y\"}"));
+    expect_bad("starling.demcmc{ likelihood = function(p) return 0 end, params = {'a', 'b'},\n"
+               "  priors = {a = {'uniform', 0, 1}, c = {'uniform', 0, 1}} }",
+               NEEDLES("demcmc: priors: \"c\" is not a parameter", "a, b"));
+    expect_bad("starling.demcmc{ likelihood = function(p) return 0 end, params = {'a'},\n"
+               "  priors = {a = {'uniform', 2, 1}} }",
+               NEEDLES("prior of 'a' (uniform): lower = 2, upper = 1"));
+    expect_bad("starling.demcmc{ likelihood = function(p) return 0 end, params = {'a'},\n"
+               "  priors = {a = {'uniform', 0, 1}}, chains = 7 }",
+               NEEDLES("chains = 7: expected an even number"));
+    expect_bad("starling.demcmc{ likelihood = function(p) return 0 end, params = {'a'},\n"
+               "  priors = {a = {'gauss', 0, 1}} }",
+               NEEDLES("priors.a: kind \"gauss\"", "truncated_normal"));
+    expect_bad("starling.demcmc{ likelihood = function(p) return 0 end, params = {'a'} }",
+               NEEDLES("priors.a is required"));
+    expect_bad("starling.demcmc{ likelihood = function(p) error('bad model') end, params = {'a'},\n"
+               "  priors = {a = {'uniform', 0, 1}} }",
+               NEEDLES("bad model"));
+    expect_bad("starling.demcmc{ likelihood = function(p) return 0 end, params = {'a'},\n"
+               "  priors = {a = {'uniform', 0, 1}}, thin = 0 }",
+               NEEDLES("thin"));
+}

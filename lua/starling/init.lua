@@ -190,6 +190,16 @@ function M.likelihood(name, cfg)
   return core.likelihood(name, cfg)
 end
 
+--- Differential-evolution MCMC: starling.demcmc{likelihood = L | function(p),
+--- priors = {name = {"uniform", lo, hi} | {"log_uniform", lo, hi} |
+--- {"normal", mean, sigma} | {"truncated_normal", mean, sigma, lo, hi} |
+--- value (fixed), ...}, params = {names} (a function only), chains =,
+--- generations =, burn =, thin =, seed =, progress =, resume = <result>};
+--- methods :summary(), :save(path), :samples(name), :info().
+function M.demcmc(cfg)
+  return core.demcmc(cfg)
+end
+
 --- Wall-clock seconds from a monotonic clock (os.clock is CPU time).
 function M.clock() return core.clock() end
 

@@ -1,0 +1,88 @@
+/* Differential-evolution MCMC (ter Braak 2006), the population sampler
+ * Ford (2009) chose for GPUs: N chains over d parameters, every proposal
+ * of a generation's half evaluated in one batched call of the target.
+ *
+ * A generation updates the chains in two halves, A = chains 0..N/2-1 then
+ * B = N/2..N-1. Chain i of one half proposes
+ *   x* = x_i + gamma (x_r1 - x_r2) + eps,  r1 != r2 drawn from the other half,
+ * gamma = 2.38 / sqrt(2 d) (1 every gamma1_every-th generation, so that the
+ * population can jump between modes), eps_k ~ N(0, (b s_k)^2) with s_k the
+ * other half's spread in parameter k. The other half does not move while a
+ * half proposes, so each half's update is a Metropolis step that leaves the
+ * target invariant (ter Braak & Vrugt 2008), and all its proposals go to
+ * the target at once. During burn-in only, chains stuck far below the
+ * population restart from one above its median (outliers). A proposal outside a prior's support is rejected
+ * without evaluating the target; one whose log-likelihood is NaN is
+ * rejected and counted, never taken as a value.
+ *
+ * Random numbers are Philox (rng.h) keyed by (seed, chain, generation):
+ * the same seed gives the same chains, and a run continued from its last
+ * generation goes on exactly as one run would. */
+#ifndef STARLING_DEMCMC_H
+#define STARLING_DEMCMC_H
+
+#include <stdint.h>
+#include "starling/prior.h"
+#include "starling/status.h"
+
+SL_EXTERN_C_BEGIN
+
+/* The target: n parameter vectors (n x n_params, row-major) to n
+ * log-likelihoods. -inf is a valid value (outside the model's domain);
+ * NaN is counted and the proposal rejected. A failure stops the run. */
+typedef sl_status (*sl_loglike_fn)(void *ud, const double *params, int64_t n, double *out);
+
+typedef struct sl_demcmc_config {
+    int64_t chains;       /* N: even, >= 2 d and >= 4 */
+    int64_t generations;  /* to run */
+    uint64_t seed;
+    double gamma;         /* 0: 2.38 / sqrt(2 d) */
+    int64_t gamma1_every; /* every k-th generation gamma = 1; 0: never (default 10) */
+    double noise;         /* b, relative to the other half's spread (default 1e-4) */
+    int64_t burn;         /* generations not kept (default 0) */
+    int64_t thin;         /* keep every thin-th generation after burn (default 1) */
+    int outliers;         /* 1 (default): during burn-in, at every tenth of it, chains */
+                          /* far below the others restart from one above the median */
+    /* Optional: called after each generation; nonzero cancels the run. */
+    int (*progress)(void *ud, int64_t generation, double acceptance);
+    void *progress_ud;
+} sl_demcmc_config;
+
+/* chains 0 (must be set), generations 0, seed 1, gamma 0, gamma1_every
+ * 10, noise 1e-4, burn 0, thin 1, outliers 1. */
+void sl_demcmc_config_default(sl_demcmc_config *c);
+
+typedef struct sl_demcmc_result {
+    int64_t chains, n_params, kept; /* kept generations */
+    int64_t generations;            /* run */
+    double *samples;  /* kept x chains x n_params */
+    double *logpost;  /* kept x chains: log prior + log-likelihood */
+    double *loglike;  /* kept x chains */
+    double *last;     /* chains x n_params: the last generation, kept or not */
+    double *last_logpost, *last_loglike; /* chains */
+    int64_t *accepted;  /* per chain, over all generations */
+    int64_t proposals;  /* chains x generations */
+    int64_t outside;    /* proposals outside a prior's support (not evaluated) */
+    int64_t nan;        /* evaluations that gave NaN (rejected), the start's included */
+    int64_t evaluations;/* rows given to the target */
+    int64_t reset;      /* outlier chains restarted during burn-in */
+    double wall_s, target_s; /* the run, and the part spent in the target */
+} sl_demcmc_result;
+
+/* Everything sl_demcmc_run refuses before work, and nothing else. */
+sl_status sl_demcmc_check(const sl_demcmc_config *c, int n_params, const sl_prior *priors,
+                          const char *const *names);
+
+/* Runs c->generations generations. start: chains x n_params initial
+ * states, or NULL to draw each from the priors (keyed by the seed, as
+ * generation -1). first: the number of generations already run, to go on
+ * from a previous result's `last` with the same seed (0 for a new run).
+ * names: the parameters' names, for messages (may be NULL). */
+sl_status sl_demcmc_run(const sl_demcmc_config *c, int n_params, const sl_prior *priors,
+                        const char *const *names, sl_loglike_fn target, void *target_ud,
+                        const double *start, int64_t first, sl_demcmc_result *res);
+void sl_demcmc_result_free(sl_demcmc_result *res);
+
+SL_EXTERN_C_END
+
+#endif

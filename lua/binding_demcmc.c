@@ -1,0 +1,648 @@
+/* The DE-MCMC sampler from Lua (starling/demcmc.h):
+ *
+ *   local r = starling.demcmc{
+ *     likelihood = L,              -- a starling.likelihood object, or
+ *                                  -- function(p) return ln L end with params = {...}
+ *     priors = {P1 = {"uniform", 1, 100}, K1 = {"log_uniform", 0.1, 1e3},
+ *               e1 = {"truncated_normal", 0, 0.3, 0, 0.95}, w1 = {"uniform", 0, 6.2832,
+ *               periodic = true}, jit = 0.5},      -- a number: fixed
+ *     chains = 64, generations = 4000, burn = 2000, thin = 1, seed = 1,
+ *     progress = true,             -- or function(generation, acceptance)
+ *   }
+ *   r:summary()      per parameter: median, 16 and 84 %, mean, sd, R-hat, ESS (printable)
+ *   r:save(path)     the kept draws as CSV, with the configuration in '#' lines
+ *   r:samples(name)  one parameter's kept draws (generation-major)
+ *   r:info()         counts, acceptance, times
+ *   starling.demcmc{..., resume = r}  goes on from r's last generation
+ *
+ * A parameter without a prior gets a uniform one over the likelihood's own
+ * bounds when both are finite; otherwise it is an error naming it. Every
+ * argument is checked before any work starts. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "binding.h"
+#include "csv.h"
+
+#define SL_LUA_DEMCMC "starling.demcmc_result"
+#define FN "demcmc"
+
+static const sl_param dm_params[] = {
+    {"chains", SL_PARAM_INTEGER, 0, 0, 1e9, 0,
+     "chains: even, >= 2 x the free parameters (0: 3 x, at least 16)", NULL, NULL},
+    {"generations", SL_PARAM_INTEGER, 2000, 1, 1e12, 0, "generations to run", NULL, NULL},
+    {"burn", SL_PARAM_INTEGER, NAN, 0, 1e12, 0, "generations not kept", NULL,
+     "half the generations (none when resuming)"},
+    {"thin", SL_PARAM_INTEGER, 1, 1, 1e9, 0, "keep every thin-th generation", NULL, NULL},
+    {"seed", SL_PARAM_INTEGER, 1, 0, 9007199254740991.0, 0, "keys every random draw", NULL,
+     NULL},
+    {"gamma", SL_PARAM_NUMBER, 0, 0, 10, 0, "the jump's scale (0: 2.38 / sqrt(2 d))", NULL,
+     NULL},
+    {"gamma1_every", SL_PARAM_INTEGER, 10, 0, 1e9, 0,
+     "every k-th generation jumps with gamma = 1 (0: never)", NULL, NULL},
+    {"noise", SL_PARAM_NUMBER, 1e-4, 0, 0.999, 0,
+     "spread of the jump's noise, relative to the population's", NULL, NULL},
+    {"outliers", SL_PARAM_BOOL, 1, 0, 1, 0,
+     "restart chains stuck far below the others during burn-in", NULL, NULL},
+};
+enum { N_DM = sizeof dm_params / sizeof *dm_params };
+
+static const char *const dm_extra[] = {"likelihood", "priors", "params", "start",
+                                       "progress", "resume", NULL};
+
+/* ---- the result ------------------------------------------------------------ */
+
+typedef struct dm_result {
+    sl_demcmc_result r;
+    sl_demcmc_config c;
+    int n;           /* parameters */
+    char **names;
+    sl_prior *priors;
+    int64_t first;   /* generations run before this call (resume) */
+    char target[160];/* what was sampled, for the output's header */
+} dm_result;
+
+static void names_free(char **names, int n)
+{
+    for (int i = 0; names && i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+static int dm_gc(lua_State *L)
+{
+    dm_result *d = lua_touserdata(L, 1);
+    sl_demcmc_result_free(&d->r);
+    names_free(d->names, d->n);
+    free(d->priors);
+    d->names = NULL, d->priors = NULL;
+    return 0;
+}
+
+static dm_result *check_dm(lua_State *L, int idx)
+{
+    dm_result *d = luaL_testudata(L, idx, SL_LUA_DEMCMC);
+    if (!d || !d->r.samples) {
+        char got[96];
+        sl_lua_describe(L, idx, got, sizeof got);
+        sl_lua_error(L, "expected a demcmc result (call methods with ':'), got %s", got);
+    }
+    return d;
+}
+
+/* ---- the parameters and their priors ---------------------------------------- */
+
+/* The names, from the likelihood or from params = {...} (for a function). */
+static void read_names(lua_State *L, int cfg, const sl_lua_lik *k, dm_result *d)
+{
+    if (k) {
+        if (lua_getfield(L, cfg, "params") != LUA_TNIL)
+            sl_lua_error(L, FN ": key 'params' is for a likelihood function; a likelihood "
+                            "object names its own (see :params())");
+        lua_pop(L, 1);
+        d->n = (int)k->n_par;
+        d->names = calloc((size_t)d->n, sizeof *d->names);
+        for (int i = 0; d->names && i < d->n; i++)
+            d->names[i] = strdup(k->names[i]);
+        return;
+    }
+    if (lua_getfield(L, cfg, "params") != LUA_TTABLE || lua_rawlen(L, -1) == 0) {
+        char got[96];
+        sl_lua_describe(L, -1, got, sizeof got);
+        sl_lua_error(L, FN ": key 'params' = %s: a likelihood function needs its parameters' "
+                        "names in order, e.g. params = {\"x\", \"y\"}", got);
+    }
+    d->n = (int)lua_rawlen(L, -1);
+    d->names = calloc((size_t)d->n, sizeof *d->names);
+    for (int i = 0; d->names && i < d->n; i++) {
+        lua_rawgeti(L, -1, i + 1);
+        char what[32];
+        snprintf(what, sizeof what, "params[%d]", i + 1);
+        d->names[i] = strdup(sl_lua_check_str(L, -1, FN, what));
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+}
+
+static double prior_num(lua_State *L, int t, int i, const char *name, const char *what)
+{
+    lua_rawgeti(L, t, i);
+    if (lua_type(L, -1) != LUA_TNUMBER) {
+        char got[96];
+        sl_lua_describe(L, -1, got, sizeof got);
+        sl_lua_error(L, FN ": priors.%s: %s = %s%s: expected a number", name, what, got,
+                     sl_lua_type_note(L, -1));
+    }
+    double v = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    return v;
+}
+
+#define PRIOR_FORMS                                                                        \
+    "{\"uniform\", lo, hi}, {\"log_uniform\", lo, hi}, {\"normal\", mean, sigma}, "          \
+    "{\"truncated_normal\", mean, sigma, lo, hi}, {\"fixed\", value} or a number (fixed)"
+
+/* The prior at the top of the stack, for parameter `name`. */
+static sl_prior read_prior(lua_State *L, const char *name)
+{
+    sl_prior p = {0};
+    int t = lua_gettop(L);
+    if (lua_type(L, t) == LUA_TNUMBER) {
+        p.kind = SL_PRIOR_FIXED;
+        p.value = lua_tonumber(L, t);
+        return p;
+    }
+    if (lua_type(L, t) != LUA_TTABLE || lua_rawgeti(L, t, 1) != LUA_TSTRING) {
+        char got[96];
+        sl_lua_describe(L, t, got, sizeof got);
+        sl_lua_error(L, FN ": priors.%s = %s: expected " PRIOR_FORMS, name, got);
+    }
+    const char *kind = lua_tostring(L, -1);
+    lua_pop(L, 1);
+    static const char *const kinds[] = {"uniform", "log_uniform", "normal", "truncated_normal",
+                                        "fixed"};
+    for (int k = 0; k < 5; k++)
+        if (!strcmp(kind, kinds[k]))
+            p.kind = k + 1;
+    if (!p.kind)
+        sl_lua_error(L, FN ": priors.%s: kind \"%s\": expected " PRIOR_FORMS, name, kind);
+    static const int nargs[] = {0, 2, 2, 2, 4, 1};
+    if ((int)lua_rawlen(L, t) != 1 + nargs[p.kind])
+        sl_lua_error(L, FN ": priors.%s: a %s prior takes %d numbers, got %d: expected "
+                     PRIOR_FORMS, name, kind, nargs[p.kind], (int)lua_rawlen(L, t) - 1);
+    if (p.kind == SL_PRIOR_FIXED)
+        p.value = prior_num(L, t, 2, name, "value");
+    else if (p.kind == SL_PRIOR_UNIFORM || p.kind == SL_PRIOR_LOG_UNIFORM) {
+        p.lo = prior_num(L, t, 2, name, "lower");
+        p.hi = prior_num(L, t, 3, name, "upper");
+    } else {
+        p.mu = prior_num(L, t, 2, name, "mean");
+        p.sigma = prior_num(L, t, 3, name, "sigma");
+        if (p.kind == SL_PRIOR_TRUNC_NORMAL) {
+            p.lo = prior_num(L, t, 4, name, "lower");
+            p.hi = prior_num(L, t, 5, name, "upper");
+        }
+    }
+    int pt = lua_getfield(L, t, "periodic");
+    if (pt != LUA_TNIL && pt != LUA_TBOOLEAN)
+        sl_lua_error(L, FN ": priors.%s: periodic: expected true or false", name);
+    p.periodic = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return p;
+}
+
+/* A name of the table at t that is no parameter: an error listing them. */
+static void check_prior_names(lua_State *L, int t, const dm_result *d)
+{
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        lua_pop(L, 1);
+        int found = 0;
+        if (lua_type(L, -1) == LUA_TSTRING)
+            for (int i = 0; i < d->n && !found; i++)
+                found = !strcmp(lua_tostring(L, -1), d->names[i]);
+        if (!found) {
+            char got[96], known[512] = "";
+            size_t used = 0;
+            sl_lua_describe(L, -1, got, sizeof got);
+            for (int i = 0; i < d->n && used < sizeof known; i++)
+                used += (size_t)snprintf(known + used, sizeof known - used, "%s%s",
+                                         i ? ", " : "", d->names[i]);
+            sl_lua_error(L, FN ": priors: %s is not a parameter; the parameters are %s", got,
+                         known);
+        }
+    }
+}
+
+static void read_priors(lua_State *L, int cfg, const sl_lua_lik *k, dm_result *d)
+{
+    d->priors = calloc((size_t)d->n, sizeof *d->priors);
+    if (!d->priors || !d->names)
+        sl_lua_error(L, FN ": out of memory for %d parameters", d->n);
+    int tt = lua_getfield(L, cfg, "priors");
+    if (tt != LUA_TTABLE && tt != LUA_TNIL) {
+        char got[96];
+        sl_lua_describe(L, -1, got, sizeof got);
+        sl_lua_error(L, FN ": key 'priors' = %s: expected a table {name = prior, ...}", got);
+    }
+    int t = lua_gettop(L);
+    if (tt == LUA_TTABLE)
+        check_prior_names(L, t, d);
+    for (int i = 0; i < d->n; i++) {
+        if (tt == LUA_TTABLE && lua_getfield(L, t, d->names[i]) != LUA_TNIL) {
+            d->priors[i] = read_prior(L, d->names[i]);
+        } else if (k && isfinite(k->lo[i]) && isfinite(k->hi[i])) {
+            d->priors[i] = (sl_prior){.kind = SL_PRIOR_UNIFORM, .lo = k->lo[i], .hi = k->hi[i]};
+        } else {
+            sl_lua_error(L, FN ": priors.%s is required: %s", d->names[i],
+                         k ? "the likelihood does not bound it" : "give one for every parameter");
+        }
+        if (tt == LUA_TTABLE)
+            lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+}
+
+/* ---- the targets ------------------------------------------------------------ */
+
+typedef struct lua_target {
+    lua_State *L;
+    int fn;            /* the function's stack index */
+    int n;             /* parameters */
+    const sl_lua_lik *k;
+    int failed;        /* the function raised: its message is on the stack */
+} lua_target;
+
+static sl_status lik_target(void *ud, const double *p, int64_t n, double *out)
+{
+    lua_target *t = ud;
+    return t->k->l->eval_batch(t->k->ctx, &t->k->be, p, (size_t)n, out);
+}
+
+static sl_status fn_target(void *ud, const double *p, int64_t n, double *out)
+{
+    lua_target *t = ud;
+    lua_State *L = t->L;
+    for (int64_t r = 0; r < n; r++) {
+        lua_pushvalue(L, t->fn);
+        lua_createtable(L, t->n, 0);
+        for (int i = 0; i < t->n; i++) {
+            lua_pushnumber(L, p[r * t->n + i]);
+            lua_rawseti(L, -2, i + 1);
+        }
+        if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+            t->failed = 1; /* the message stays on the stack for the caller */
+            return sl_fail(SL_ERR_ARG, "the likelihood function raised an error");
+        }
+        int isnum = 0;
+        double v = lua_tonumberx(L, -1, &isnum);
+        lua_pop(L, 1);
+        if (!isnum)
+            return sl_fail(SL_ERR_ARG, "the likelihood function returned no number (a log "
+                                       "likelihood; -math.huge outside the model's domain)");
+        out[r] = v;
+    }
+    return SL_OK;
+}
+
+/* ---- progress --------------------------------------------------------------- */
+
+typedef struct dm_progress {
+    lua_State *L;
+    int fn;              /* a function's stack index, or 0: the printer */
+    int64_t total;
+    double t0, last;
+    int failed;
+} dm_progress;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int dm_progress_cb(void *ud, int64_t g, double acceptance)
+{
+    dm_progress *p = ud;
+    if (p->fn) {
+        lua_pushvalue(p->L, p->fn);
+        lua_pushinteger(p->L, (lua_Integer)g);
+        lua_pushnumber(p->L, acceptance);
+        if (lua_pcall(p->L, 2, 1, 0) != LUA_OK) {
+            p->failed = 1;
+            return 1;
+        }
+        int stop = lua_toboolean(p->L, -1);
+        lua_pop(p->L, 1);
+        return stop;
+    }
+    double t = now_s();
+    if (t - p->last < 0.5 && g < p->total)
+        return 0;
+    p->last = t;
+    double el = t - p->t0, eta = g > 0 ? el * (double)(p->total - g) / (double)g : 0.0;
+    fprintf(stderr, "\rdemcmc: generation %lld of %lld, acceptance %.2f, %.0f s, ETA %.0f s  ",
+            (long long)g, (long long)p->total, acceptance, el, eta);
+    if (g >= p->total)
+        fputc('\n', stderr);
+    return 0;
+}
+
+/* ---- starling.demcmc -------------------------------------------------------- */
+
+static void read_config(lua_State *L, int cfg, const dm_result *prev, dm_result *d)
+{
+    sl_param_values pv;
+    sl_param_values *pvs[] = {&pv};
+    sl_lua_check(L, sl_params_init(&pv, dm_params, N_DM), FN);
+    sl_lua_check_keys(L, cfg, FN, dm_extra, pvs, 1, 0);
+    sl_lua_check(L, sl_params_complete(&pv), FN);
+    sl_demcmc_config *c = &d->c;
+    sl_demcmc_config_default(c);
+    c->chains = (int64_t)sl_params_get(&pv, "chains");
+    c->generations = (int64_t)sl_params_get(&pv, "generations");
+    double burn = sl_params_get(&pv, "burn");
+    c->burn = isnan(burn) ? (prev ? 0 : c->generations / 2) : (int64_t)burn;
+    c->thin = (int64_t)sl_params_get(&pv, "thin");
+    c->seed = (uint64_t)sl_params_get(&pv, "seed");
+    c->gamma = sl_params_get(&pv, "gamma");
+    c->gamma1_every = (int64_t)sl_params_get(&pv, "gamma1_every");
+    c->noise = sl_params_get(&pv, "noise");
+    c->outliers = sl_params_get(&pv, "outliers") != 0.0;
+    if (c->chains == 0) {
+        int free = 0;
+        for (int i = 0; i < d->n; i++)
+            free += d->priors[i].kind != SL_PRIOR_FIXED;
+        c->chains = 3 * free < 16 ? 16 : 3 * free + (3 * free) % 2;
+    }
+}
+
+/* resume = r: the same parameters, priors' kinds and chain count; the
+ * seed is r's unless given. */
+static const dm_result *read_resume(lua_State *L, int cfg)
+{
+    if (lua_getfield(L, cfg, "resume") == LUA_TNIL) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    const dm_result *prev = luaL_testudata(L, -1, SL_LUA_DEMCMC);
+    if (!prev || !prev->r.last) {
+        char got[96];
+        sl_lua_describe(L, -1, got, sizeof got);
+        sl_lua_error(L, FN ": key 'resume' = %s: expected a demcmc result", got);
+    }
+    lua_pop(L, 1); /* cfg keeps it alive */
+    return prev;
+}
+
+static void check_resume(lua_State *L, int cfg, const dm_result *prev, dm_result *d)
+{
+    if (prev->n != d->n)
+        sl_lua_error(L, FN ": resume: the result has %d parameters, this run %d", prev->n, d->n);
+    for (int i = 0; i < d->n; i++)
+        if (strcmp(prev->names[i], d->names[i]))
+            sl_lua_error(L, FN ": resume: parameter %d is '%s' in the result, '%s' here", i + 1,
+                         prev->names[i], d->names[i]);
+    if (lua_getfield(L, cfg, "chains") != LUA_TNIL && d->c.chains != prev->c.chains)
+        sl_lua_error(L, FN ": resume: chains = %lld, the result has %lld",
+                     (long long)d->c.chains, (long long)prev->c.chains);
+    lua_pop(L, 1);
+    d->c.chains = prev->c.chains;
+    if (lua_getfield(L, cfg, "seed") == LUA_TNIL)
+        d->c.seed = prev->c.seed;
+    lua_pop(L, 1);
+    d->first = prev->first + prev->r.generations;
+}
+
+static void describe_target(const sl_lua_lik *k, dm_result *d)
+{
+    if (k)
+        snprintf(d->target, sizeof d->target, "likelihood %s (%s)", k->l->name,
+                 k->be.description);
+    else
+        snprintf(d->target, sizeof d->target, "a Lua function");
+}
+
+static int l_demcmc(lua_State *L)
+{
+    if (lua_type(L, 1) != LUA_TTABLE) {
+        char got[96];
+        sl_lua_describe(L, 1, got, sizeof got);
+        sl_lua_error(L, FN ": expected a table {likelihood = ..., priors = {...}, ...}, got %s",
+                     got);
+    }
+    lua_settop(L, 1);
+    lua_getfield(L, 1, "likelihood"); /* 2 */
+    const sl_lua_lik *k = sl_lua_to_likelihood(L, 2);
+    if (!k && lua_type(L, 2) != LUA_TFUNCTION) {
+        char got[96];
+        sl_lua_describe(L, 2, got, sizeof got);
+        sl_lua_error(L, FN ": key 'likelihood' = %s: expected a starling.likelihood object or "
+                        "a function(p) returning ln L (with params = {names})", got);
+    }
+    int pt = lua_getfield(L, 1, "progress"); /* 3 */
+    if (pt != LUA_TNIL && pt != LUA_TBOOLEAN && pt != LUA_TFUNCTION)
+        sl_lua_error(L, FN ": key 'progress' = %s: expected true, false or "
+                        "function(generation, acceptance)", lua_typename(L, pt));
+    dm_result *d = lua_newuserdatauv(L, sizeof *d, 0); /* 4 */
+    memset(d, 0, sizeof *d);
+    luaL_setmetatable(L, SL_LUA_DEMCMC);
+    const dm_result *prev = read_resume(L, 1);
+    read_names(L, 1, k, d);
+    read_priors(L, 1, k, d);
+    read_config(L, 1, prev, d);
+    if (prev)
+        check_resume(L, 1, prev, d);
+    describe_target(k, d);
+    sl_lua_check(L, sl_demcmc_check(&d->c, d->n, d->priors, (const char *const *)d->names), FN);
+    dm_progress pr = {L, pt == LUA_TFUNCTION ? 3 : 0, d->c.generations, now_s(), 0.0, 0};
+    if (pt == LUA_TFUNCTION || (pt == LUA_TBOOLEAN && lua_toboolean(L, 3)))
+        d->c.progress = dm_progress_cb, d->c.progress_ud = &pr;
+    lua_target t = {L, 2, d->n, k, 0};
+    sl_status st = sl_demcmc_run(&d->c, d->n, d->priors, (const char *const *)d->names,
+                                 k ? lik_target : fn_target, &t, prev ? prev->r.last : NULL,
+                                 d->first, &d->r);
+    if (t.failed || pr.failed) /* the function's own error, as Lua raised it */
+        return lua_error(L);
+    sl_lua_check(L, st, FN);
+    return 1;
+}
+
+/* ---- methods ---------------------------------------------------------------- */
+
+static int param_index(lua_State *L, const dm_result *d, int idx)
+{
+    if (lua_type(L, idx) == LUA_TNUMBER) {
+        lua_Integer i = lua_tointeger(L, idx);
+        if (i >= 1 && i <= d->n)
+            return (int)i - 1;
+    } else if (lua_type(L, idx) == LUA_TSTRING) {
+        for (int i = 0; i < d->n; i++)
+            if (!strcmp(d->names[i], lua_tostring(L, idx)))
+                return i;
+    }
+    char got[96];
+    sl_lua_describe(L, idx, got, sizeof got);
+    return sl_lua_error(L, "samples: parameter %s: expected a name (e.g. \"%s\") or 1..%d", got,
+                        d->names[0], d->n);
+}
+
+static int dm_samples(lua_State *L)
+{
+    dm_result *d = check_dm(L, 1);
+    int p = param_index(L, d, 2);
+    int64_t S = d->r.kept * d->r.chains;
+    lua_createtable(L, (int)S, 0);
+    for (int64_t k = 0; k < S; k++) {
+        lua_pushnumber(L, d->r.samples[k * d->n + p]);
+        lua_rawseti(L, -2, (lua_Integer)k + 1);
+    }
+    return 1;
+}
+
+static double acceptance(const dm_result *d)
+{
+    int64_t a = 0;
+    for (int64_t i = 0; i < d->r.chains; i++)
+        a += d->r.accepted[i];
+    return d->r.proposals ? (double)a / (double)d->r.proposals : 0.0;
+}
+
+static void set_num(lua_State *L, const char *k, double v)
+{
+    lua_pushnumber(L, v);
+    lua_setfield(L, -2, k);
+}
+
+static int dm_info(lua_State *L)
+{
+    dm_result *d = check_dm(L, 1);
+    lua_createtable(L, 0, 12);
+    set_num(L, "chains", (double)d->r.chains);
+    set_num(L, "kept", (double)d->r.kept);
+    set_num(L, "generations", (double)d->r.generations);
+    set_num(L, "first", (double)d->first);
+    set_num(L, "acceptance", acceptance(d));
+    set_num(L, "evaluations", (double)d->r.evaluations);
+    set_num(L, "outside", (double)d->r.outside);
+    set_num(L, "nan", (double)d->r.nan);
+    set_num(L, "reset", (double)d->r.reset);
+    set_num(L, "wall_s", d->r.wall_s);
+    set_num(L, "likelihood_s", d->r.target_s);
+    set_num(L, "seed", (double)d->c.seed);
+    lua_pushstring(L, d->target);
+    lua_setfield(L, -2, "target");
+    return 1;
+}
+
+/* The summary's text: one line per parameter. */
+static int summary_tostring(lua_State *L)
+{
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    luaL_addstring(&b, "parameter          median         -1 sigma       +1 sigma       "
+                       "R-hat   ESS bulk  ESS tail\n");
+    for (lua_Integer i = 1; lua_rawgeti(L, 1, i) == LUA_TTABLE; i++) {
+        char line[256];
+        lua_getfield(L, -1, "name");
+        lua_getfield(L, -2, "median");
+        lua_getfield(L, -3, "lo");
+        lua_getfield(L, -4, "hi");
+        lua_getfield(L, -5, "rhat");
+        lua_getfield(L, -6, "ess_bulk");
+        lua_getfield(L, -7, "ess_tail");
+        double med = lua_tonumber(L, -6);
+        snprintf(line, sizeof line, "%-18s %-14.7g %-14.7g %-14.7g %-7.4f %-9.0f %.0f\n",
+                 lua_tostring(L, -7), med, lua_tonumber(L, -5) - med, lua_tonumber(L, -4) - med,
+                 lua_tonumber(L, -3), lua_tonumber(L, -2), lua_tonumber(L, -1));
+        lua_pop(L, 8);
+        luaL_addstring(&b, line);
+    }
+    lua_pop(L, 1);
+    luaL_pushresult(&b);
+    return 1;
+}
+
+static int dm_summary(lua_State *L)
+{
+    dm_result *d = check_dm(L, 1);
+    lua_createtable(L, d->n, d->n);
+    for (int p = 0; p < d->n; p++) {
+        sl_mcmc_diag g;
+        if (d->r.kept >= 4)
+            sl_lua_check(L, sl_mcmc_diagnose(d->r.samples + p, d->r.kept, d->r.chains,
+                                             d->r.chains * d->n, d->n, &g),
+                         "summary");
+        else
+            sl_lua_error(L, "summary: %lld kept generations: at least 4 are needed",
+                         (long long)d->r.kept);
+        lua_createtable(L, 0, 11);
+        lua_pushstring(L, d->names[p]);
+        lua_setfield(L, -2, "name");
+        set_num(L, "median", g.q50);
+        set_num(L, "lo", g.q16);
+        set_num(L, "hi", g.q84);
+        set_num(L, "mean", g.mean);
+        set_num(L, "sd", g.sd);
+        set_num(L, "rhat", g.rhat);
+        set_num(L, "ess_bulk", g.ess_bulk);
+        set_num(L, "ess_tail", g.ess_tail);
+        set_num(L, "tau", g.tau);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, -3, d->names[p]);
+        lua_rawseti(L, -2, p + 1);
+    }
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, summary_tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_setmetatable(L, -2);
+    return 1;
+}
+
+static void write_prior(FILE *f, const char *name, const sl_prior *p)
+{
+    fprintf(f, "# prior %s = %s", name, sl_prior_kind_name(p->kind));
+    switch (p->kind) {
+    case SL_PRIOR_FIXED: fprintf(f, " %.17g", p->value); break;
+    case SL_PRIOR_NORMAL: fprintf(f, " mean %.17g sigma %.17g", p->mu, p->sigma); break;
+    case SL_PRIOR_TRUNC_NORMAL:
+        fprintf(f, " mean %.17g sigma %.17g [%.17g, %.17g]", p->mu, p->sigma, p->lo, p->hi);
+        break;
+    default: fprintf(f, " [%.17g, %.17g]%s", p->lo, p->hi, p->periodic ? " periodic" : "");
+    }
+    fputc('\n', f);
+}
+
+static int dm_save(lua_State *L)
+{
+    dm_result *d = check_dm(L, 1);
+    const char *path = sl_lua_check_str(L, 2, "save", "path");
+    sl_afile *af = sl_lua_afile_open(L, path, "save");
+    FILE *f = af->f;
+    const sl_demcmc_config *c = &d->c;
+    fprintf(f, "# starling demcmc: %s\n", d->target);
+    fprintf(f, "# seed = %llu, chains = %lld, generations = %lld (after %lld), burn = %lld, "
+               "thin = %lld, gamma = %.17g, gamma1_every = %lld, noise = %.17g, outliers = %d\n",
+            (unsigned long long)c->seed, (long long)c->chains, (long long)c->generations,
+            (long long)d->first, (long long)c->burn, (long long)c->thin, c->gamma,
+            (long long)c->gamma1_every, c->noise, c->outliers);
+    for (int p = 0; p < d->n; p++)
+        write_prior(f, d->names[p], &d->priors[p]);
+    fprintf(f, "generation,chain");
+    for (int p = 0; p < d->n; p++)
+        fprintf(f, ",%s", d->names[p]);
+    fprintf(f, ",log_posterior,log_likelihood\n");
+    for (int64_t k = 0; k < d->r.kept; k++)
+        for (int64_t i = 0; i < d->r.chains; i++) {
+            int64_t s = k * d->r.chains + i;
+            fprintf(f, "%lld,%lld", (long long)(d->first + c->burn + k * c->thin + 1),
+                    (long long)i + 1);
+            for (int p = 0; p < d->n; p++)
+                fprintf(f, ",%.17g", d->r.samples[s * d->n + p]);
+            fprintf(f, ",%.17g,%.17g\n", d->r.logpost[s], d->r.loglike[s]);
+        }
+    sl_lua_afile_commit(L, af, "save");
+    return 0;
+}
+
+void sl_lua_open_demcmc(lua_State *L)
+{
+    static const luaL_Reg methods[] = {
+        {"summary", dm_summary}, {"save", dm_save},  {"samples", dm_samples},
+        {"info", dm_info},       {NULL, NULL},
+    };
+    luaL_newmetatable(L, SL_LUA_DEMCMC);
+    luaL_newlib(L, methods);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, dm_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pop(L, 1);
+    lua_pushcfunction(L, l_demcmc);
+    lua_setfield(L, -2, "demcmc");
+}

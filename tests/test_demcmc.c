@@ -1,0 +1,366 @@
+/* The DE-MCMC sampler on the host: known posteriors recovered, the priors'
+ * support respected, NaN counted, reproducible and resumable bit for bit,
+ * bad settings refused before work. */
+#include "sl_test.h"
+#include "starling/demcmc.h"
+#include "starling/mcmc_diag.h"
+
+/* ---- targets ------------------------------------------------------------------ */
+
+/* A correlated Gaussian: zero mean, covariance C_ij = s_i s_j rho^|i-j|,
+ * through its precision matrix. */
+typedef struct gauss {
+    int d;
+    double prec[30 * 30], cov[30 * 30];
+    int64_t calls;
+} gauss;
+
+/* Gauss-Jordan inverse of the d x d matrix a into inv. */
+static void invert(int d, const double *a, double *inv)
+{
+    double m[30 * 60];
+    for (int i = 0; i < d; i++)
+        for (int j = 0; j < 2 * d; j++)
+            m[i * 2 * d + j] = j < d ? a[i * d + j] : (j - d == i);
+    for (int c = 0; c < d; c++) {
+        int p = c;
+        for (int r = c + 1; r < d; r++)
+            if (fabs(m[r * 2 * d + c]) > fabs(m[p * 2 * d + c]))
+                p = r;
+        for (int j = 0; j < 2 * d; j++) {
+            double t = m[c * 2 * d + j];
+            m[c * 2 * d + j] = m[p * 2 * d + j];
+            m[p * 2 * d + j] = t;
+        }
+        double piv = m[c * 2 * d + c];
+        for (int j = 0; j < 2 * d; j++)
+            m[c * 2 * d + j] /= piv;
+        for (int r = 0; r < d; r++)
+            if (r != c) {
+                double f = m[r * 2 * d + c];
+                for (int j = 0; j < 2 * d; j++)
+                    m[r * 2 * d + j] -= f * m[c * 2 * d + j];
+            }
+    }
+    for (int i = 0; i < d; i++)
+        for (int j = 0; j < d; j++)
+            inv[i * d + j] = m[i * 2 * d + d + j];
+}
+
+static void gauss_init(gauss *g, int d, double rho)
+{
+    memset(g, 0, sizeof *g);
+    g->d = d;
+    for (int i = 0; i < d; i++)
+        for (int j = 0; j < d; j++) {
+            double si = 1.0 + i, sj = 1.0 + j; /* scales 1..d */
+            g->cov[i * d + j] = si * sj * pow(rho, abs(i - j));
+        }
+    invert(d, g->cov, g->prec);
+}
+
+static sl_status gauss_ll(void *ud, const double *p, int64_t n, double *out)
+{
+    gauss *g = ud;
+    g->calls++;
+    for (int64_t r = 0; r < n; r++) {
+        const double *x = p + r * g->d;
+        double q = 0.0;
+        for (int i = 0; i < g->d; i++)
+            for (int j = i > 0 ? i - 1 : 0; j <= i + 1 && j < g->d; j++)
+                q += x[i] * g->prec[i * g->d + j] * x[j]; /* tridiagonal (AR(1) form) */
+        out[r] = -0.5 * q;
+    }
+    return SL_OK;
+}
+
+static void wide_uniform(sl_prior *pr, int d, double half)
+{
+    for (int k = 0; k < d; k++)
+        pr[k] = (sl_prior){.kind = SL_PRIOR_UNIFORM, .lo = -half, .hi = half};
+}
+
+/* Posterior mean within 5 Monte-Carlo errors (sd / sqrt(ESS)), variances
+ * and correlations within 10 %, R-hat < 1.01, for every parameter. */
+static void recovers_gaussian(int d, int64_t chains, int64_t generations, int64_t thin)
+{
+    gauss g;
+    gauss_init(&g, d, 0.8);
+    sl_prior pr[30];
+    wide_uniform(pr, d, 200.0);
+    sl_demcmc_config c;
+    sl_demcmc_config_default(&c);
+    c.chains = chains, c.generations = generations, c.burn = generations / 2, c.seed = 11;
+    c.thin = thin;
+    sl_demcmc_result r;
+    SLT_OK(sl_demcmc_run(&c, d, pr, NULL, gauss_ll, &g, NULL, 0, &r));
+    cr_assert_eq(r.kept, (generations - c.burn + thin - 1) / thin);
+    const int64_t K = r.kept, N = r.chains, S = K * N;
+    for (int i = 0; i < d; i++) {
+        sl_mcmc_diag di;
+        SLT_OK(sl_mcmc_diagnose(r.samples + i, K, N, N * d, d, &di));
+        double sd = sqrt(g.cov[i * d + i]);
+        cr_assert(di.rhat < 1.01, "d %d, parameter %d: R-hat %g", d, i + 1, di.rhat);
+        cr_assert(fabs(di.mean) < 5.0 * sd / sqrt(di.ess_bulk), "d %d, parameter %d: mean %g, "
+                  "sd %g, ESS %g", d, i + 1, di.mean, sd, di.ess_bulk);
+        cr_assert(fabs(di.sd / sd - 1.0) < 0.1, "d %d, parameter %d: sd %g, expected %g", d,
+                  i + 1, di.sd, sd);
+        if (i + 1 < d) { /* the neighbour's correlation: 0.8 */
+            double cxy = 0.0, mx = 0.0, my = 0.0;
+            for (int64_t k = 0; k < S; k++)
+                mx += r.samples[k * d + i] / S, my += r.samples[k * d + i + 1] / S;
+            for (int64_t k = 0; k < S; k++)
+                cxy += (r.samples[k * d + i] - mx) * (r.samples[k * d + i + 1] - my) / S;
+            double want = g.cov[i * d + i + 1];
+            cr_assert(fabs(cxy / want - 1.0) < 0.1, "d %d, cov(%d, %d): %g, expected %g", d,
+                      i + 1, i + 2, cxy, want);
+        }
+    }
+    int64_t acc = 0;
+    for (int64_t i = 0; i < N; i++)
+        acc += r.accepted[i];
+    cr_assert(acc > 0.05 * (double)r.proposals, "acceptance %g", (double)acc / r.proposals);
+    cr_assert(g.calls <= 1 + 2 * generations && g.calls > generations, "%lld calls: one "
+              "batched call a half (unless the priors refused all), and the start's",
+              (long long)g.calls);
+    sl_demcmc_result_free(&r);
+}
+
+Test(demcmc, correlated_gaussian_d2) { recovers_gaussian(2, 16, 4000, 1); }
+Test(demcmc, correlated_gaussian_d10) { recovers_gaussian(10, 40, 20000, 5); }
+Test(demcmc, correlated_gaussian_d30, .timeout = 300) { recovers_gaussian(30, 90, 30000, 10); }
+
+/* A Rosenbrock banana, exp(-(1 - x)^2 / 2 - 5 (y - x^2)^2): x ~ N(1, 1)
+ * and y | x ~ N(x^2, 0.1), so E x = 1, Var x = 1, E y = E x^2 = 2, Var y =
+ * Var x^2 + 0.1 = 6.1 and Cov(x, y) = E x^3 - E x E x^2 = 2. */
+static sl_status banana_ll(void *ud, const double *p, int64_t n, double *out)
+{
+    (void)ud;
+    for (int64_t r = 0; r < n; r++) {
+        double x = p[2 * r], y = p[2 * r + 1];
+        out[r] = -0.5 * (1.0 - x) * (1.0 - x) - 5.0 * (y - x * x) * (y - x * x);
+    }
+    return SL_OK;
+}
+
+Test(demcmc, banana)
+{
+    sl_prior pr[2] = {{.kind = SL_PRIOR_UNIFORM, .lo = -20, .hi = 20},
+                      {.kind = SL_PRIOR_UNIFORM, .lo = -20, .hi = 400}};
+    sl_demcmc_config c;
+    sl_demcmc_config_default(&c);
+    c.chains = 64, c.generations = 30000, c.burn = 5000, c.thin = 5, c.seed = 3;
+    sl_demcmc_result r;
+    SLT_OK(sl_demcmc_run(&c, 2, pr, NULL, banana_ll, NULL, NULL, 0, &r));
+    sl_mcmc_diag dx, dy;
+    SLT_OK(sl_mcmc_diagnose(r.samples, r.kept, r.chains, r.chains * 2, 2, &dx));
+    SLT_OK(sl_mcmc_diagnose(r.samples + 1, r.kept, r.chains, r.chains * 2, 2, &dy));
+    cr_assert(dx.rhat < 1.01 && dy.rhat < 1.01, "R-hat %g, %g", dx.rhat, dy.rhat);
+    cr_assert(fabs(dx.mean - 1.0) < 5.0 / sqrt(dx.ess_bulk), "E x %g (ESS %g)", dx.mean,
+              dx.ess_bulk);
+    cr_assert(fabs(dy.mean - 2.0) < 5.0 * sqrt(6.1 / dy.ess_bulk), "E y %g (ESS %g)", dy.mean,
+              dy.ess_bulk);
+    cr_assert(fabs(dx.sd * dx.sd - 1.0) < 0.1, "Var x %g, expected 1", dx.sd * dx.sd);
+    cr_assert(fabs(dy.sd * dy.sd / 6.1 - 1.0) < 0.15, "Var y %g, expected 6.1", dy.sd * dy.sd);
+    double cxy = 0.0;
+    int64_t S = r.kept * r.chains;
+    for (int64_t k = 0; k < S; k++)
+        cxy += (r.samples[2 * k] - dx.mean) * (r.samples[2 * k + 1] - dy.mean) / (double)S;
+    cr_assert(fabs(cxy / 2.0 - 1.0) < 0.15, "Cov(x, y) %g, expected 2", cxy);
+    sl_demcmc_result_free(&r);
+}
+
+/* ---- the priors' support, NaN, periodic and fixed parameters ----------------- */
+
+typedef struct watch {
+    const sl_prior *pr;
+    int d;
+    int64_t outside, rows;
+} watch;
+
+/* A unit normal about 0.9 per parameter, recording rows outside the priors,
+ * NaN where x_0 > 0.95. */
+static sl_status watched_ll(void *ud, const double *p, int64_t n, double *out)
+{
+    watch *w = ud;
+    for (int64_t r = 0; r < n; r++) {
+        double q = 0.0;
+        for (int k = 0; k < w->d; k++) {
+            double x = p[r * w->d + k];
+            w->outside += sl_prior_logpdf(&w->pr[k], x) == -INFINITY;
+            q += (x - 0.9) * (x - 0.9);
+        }
+        out[r] = p[r * w->d] > 0.95 ? NAN : -0.5 * q / 0.01;
+    }
+    w->rows += n;
+    return SL_OK;
+}
+
+Test(demcmc, support_and_nan)
+{
+    sl_prior pr[3] = {{.kind = SL_PRIOR_UNIFORM, .lo = 0, .hi = 1},
+                      {.kind = SL_PRIOR_TRUNC_NORMAL, .lo = 0.5, .hi = 1, .mu = 1, .sigma = 1},
+                      {.kind = SL_PRIOR_FIXED, .value = 0.25}};
+    watch w = {pr, 3, 0, 0};
+    sl_demcmc_config c;
+    sl_demcmc_config_default(&c);
+    c.chains = 8, c.generations = 2000;
+    sl_demcmc_result r;
+    SLT_OK(sl_demcmc_run(&c, 3, pr, NULL, watched_ll, &w, NULL, 0, &r));
+    cr_assert_eq(w.outside, 0, "%lld rows outside the priors reached the likelihood",
+                 (long long)w.outside);
+    cr_assert(r.outside > 0, "no proposal left the support: the test shows nothing");
+    cr_assert(r.nan > 0, "no NaN met");
+    cr_assert_eq(r.evaluations, w.rows);
+    cr_assert_eq(r.evaluations + r.outside, r.proposals + r.chains, "every proposal evaluated "
+                 "or refused by the priors");
+    for (int64_t k = 0; k < r.kept * r.chains; k++) {
+        const double *x = r.samples + 3 * k;
+        cr_assert(x[0] >= 0 && x[0] <= 0.95 && x[1] >= 0.5 && x[1] <= 1 && x[2] == 0.25,
+                  "sample %lld: %g %g %g", (long long)k, x[0], x[1], x[2]);
+        cr_assert(isfinite(r.loglike[k]));
+    }
+    sl_demcmc_result_free(&r);
+}
+
+/* A von Mises density about 0.1 on a periodic [0, 2 pi): chains cross the
+ * boundary and the circular mean comes out 0.1. */
+static sl_status circle_ll(void *ud, const double *p, int64_t n, double *out)
+{
+    (void)ud;
+    for (int64_t r = 0; r < n; r++)
+        out[r] = 4.0 * cos(p[r] - 0.1);
+    return SL_OK;
+}
+
+Test(demcmc, periodic_parameter_wraps)
+{
+    const double two_pi = 6.283185307179586;
+    sl_prior pr[1] = {{.kind = SL_PRIOR_UNIFORM, .lo = 0, .hi = two_pi, .periodic = 1}};
+    sl_demcmc_config c;
+    sl_demcmc_config_default(&c);
+    c.chains = 16, c.generations = 4000, c.burn = 1000;
+    sl_demcmc_result r;
+    SLT_OK(sl_demcmc_run(&c, 1, pr, NULL, circle_ll, NULL, NULL, 0, &r));
+    double sx = 0, sy = 0;
+    int64_t low = 0, high = 0, S = r.kept * r.chains;
+    for (int64_t k = 0; k < S; k++) {
+        double x = r.samples[k];
+        cr_assert(x >= 0 && x < two_pi, "%g", x);
+        sx += cos(x), sy += sin(x);
+        low += x < 1.0, high += x > two_pi - 1.0;
+    }
+    cr_assert(low > S / 10 && high > S / 10, "both sides of 0: %lld, %lld", (long long)low,
+              (long long)high);
+    cr_assert(fabs(atan2(sy, sx) - 0.1) < 0.02, "circular mean %g", atan2(sy, sx));
+    cr_assert_eq(r.outside, 0, "a periodic prior has no outside");
+    sl_demcmc_result_free(&r);
+}
+
+/* ---- reproducibility --------------------------------------------------------- */
+
+static void run_gauss(uint64_t seed, int64_t gens, const double *start, int64_t first,
+                      sl_demcmc_result *r)
+{
+    static gauss g;
+    gauss_init(&g, 3, 0.5);
+    sl_prior pr[3];
+    wide_uniform(pr, 3, 20.0);
+    sl_demcmc_config c;
+    sl_demcmc_config_default(&c);
+    c.chains = 12, c.generations = gens, c.seed = seed;
+    SLT_OK(sl_demcmc_run(&c, 3, pr, NULL, gauss_ll, &g, start, first, r));
+}
+
+Test(demcmc, same_seed_same_chains_and_resume)
+{
+    sl_demcmc_result a, b, d, first, rest;
+    run_gauss(7, 300, NULL, 0, &a);
+    run_gauss(7, 300, NULL, 0, &b);
+    run_gauss(8, 300, NULL, 0, &d);
+    size_t bytes = (size_t)(a.kept * a.chains * 3) * sizeof(double);
+    cr_assert(!memcmp(a.samples, b.samples, bytes), "seed 7 twice: different chains");
+    cr_assert(memcmp(a.samples, d.samples, bytes), "seeds 7 and 8: the same chains");
+    /* 100 generations, then 200 more from where they stopped */
+    run_gauss(7, 100, NULL, 0, &first);
+    run_gauss(7, 200, first.last, 100, &rest);
+    size_t gen = (size_t)(a.chains * 3) * sizeof(double);
+    cr_assert(!memcmp(first.samples, a.samples, 100 * gen), "the first 100 generations");
+    cr_assert(!memcmp(rest.samples, a.samples + 100 * a.chains * 3, 200 * gen),
+              "resumed: not the one run's generations 101..300");
+    cr_assert(!memcmp(rest.last_logpost, a.last_logpost, (size_t)a.chains * sizeof(double)));
+    sl_demcmc_result_free(&a), sl_demcmc_result_free(&b), sl_demcmc_result_free(&d);
+    sl_demcmc_result_free(&first), sl_demcmc_result_free(&rest);
+}
+
+/* ---- priors ------------------------------------------------------------------ */
+
+Test(demcmc, prior_draws)
+{
+    sl_prior lu = {.kind = SL_PRIOR_LOG_UNIFORM, .lo = 0.01, .hi = 100};
+    sl_prior tn = {.kind = SL_PRIOR_TRUNC_NORMAL, .lo = 1, .hi = 3, .mu = 0, .sigma = 1};
+    sl_rng r;
+    sl_rng_init(&r, 1, 0);
+    int below1 = 0;
+    double m = 0.0;
+    const int n = 100000;
+    for (int i = 0; i < n; i++) {
+        double u1 = sl_rng_uniform(&r), u2 = sl_rng_uniform(&r);
+        double a = sl_prior_draw(&lu, u1, u2), b = sl_prior_draw(&tn, u1, u2);
+        cr_assert(a >= 0.01 && a <= 100 && b >= 1 && b <= 3, "%g %g", a, b);
+        below1 += a < 1.0;
+        m += b / n;
+    }
+    /* log-uniform: half the draws below the geometric middle, 1 */
+    cr_assert(abs(below1 - n / 2) < 1000, "%d of %d below 1", below1, n);
+    /* N(0, 1) cut to [1, 3]: mean (phi(1) - phi(3)) / (Phi(3) - Phi(1)) = 1.5101 */
+    cr_assert(fabs(m - 1.51008) < 0.005, "truncated normal mean %g", m);
+    cr_assert_eq(sl_prior_logpdf(&lu, 200.0), -INFINITY);
+    cr_assert(fabs(sl_prior_logpdf(&lu, 2.0) + log(2.0)) < 1e-15);
+    sl_prior per = {.kind = SL_PRIOR_UNIFORM, .lo = -1, .hi = 1, .periodic = 1};
+    cr_assert(fabs(sl_prior_wrap(&per, 1.5) + 0.5) < 1e-15 &&
+              fabs(sl_prior_wrap(&per, -3.25) - 0.75) < 1e-15);
+}
+
+/* ---- refusals ---------------------------------------------------------------- */
+
+static void refused(const sl_demcmc_config *c, int d, const sl_prior *pr, const double *start,
+                    const char *want)
+{
+    const char *names[3] = {"P", "K", "e"};
+    sl_demcmc_result r;
+    gauss g;
+    gauss_init(&g, d, 0.0);
+    g.calls = 0;
+    sl_status st = sl_demcmc_run(c, d, pr, names, gauss_ll, &g, start, 0, &r);
+    cr_assert_neq(st, SL_OK, "accepted; wanted '%s'", want);
+    cr_assert(strstr(sl_last_error(), want), "'%s' not in: %s", want, sl_last_error());
+    cr_assert_eq(g.calls, 0, "refused after the likelihood was called");
+}
+
+Test(demcmc, refuses_bad_settings_before_work)
+{
+    sl_prior pr[3];
+    wide_uniform(pr, 3, 1.0);
+    sl_demcmc_config c;
+    sl_demcmc_config_default(&c);
+    c.chains = 5, c.generations = 10;
+    refused(&c, 3, pr, NULL, "chains = 5: expected an even number >= 6");
+    c.chains = 4;
+    refused(&c, 3, pr, NULL, "at least 2 d for 3 free parameters");
+    c.chains = 6;
+    pr[1].lo = 2.0;
+    refused(&c, 3, pr, NULL, "prior of 'K' (uniform): lower = 2, upper = 1");
+    pr[1].lo = -1.0;
+    pr[2] = (sl_prior){.kind = SL_PRIOR_LOG_UNIFORM, .lo = 0, .hi = 1};
+    refused(&c, 3, pr, NULL, "'e' (log_uniform): lower = 0");
+    pr[2] = (sl_prior){.kind = SL_PRIOR_NORMAL, .mu = 0, .sigma = 1, .periodic = 1};
+    refused(&c, 3, pr, NULL, "only a uniform prior can wrap");
+    wide_uniform(pr, 3, 1.0);
+    c.burn = 10;
+    refused(&c, 3, pr, NULL, "burn = 10 of 10 generations");
+    c.burn = 0;
+    double start[18] = {0};
+    start[7] = 3.0; /* chain 3, parameter 2 */
+    refused(&c, 3, pr, start, "chain 3 starts at parameter 2 = 3, outside its uniform prior");
+}
