@@ -4,6 +4,9 @@
 #include "sl_test.h"
 #include "starling/demcmc.h"
 #include "starling/mcmc_diag.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 /* ---- targets ------------------------------------------------------------------ */
 
@@ -291,6 +294,25 @@ Test(demcmc, same_seed_same_chains_and_resume)
     cr_assert(!memcmp(rest.last_logpost, a.last_logpost, (size_t)a.chains * sizeof(double)));
     sl_demcmc_result_free(&a), sl_demcmc_result_free(&b), sl_demcmc_result_free(&d);
     sl_demcmc_result_free(&first), sl_demcmc_result_free(&rest);
+}
+
+/* The chains do not depend on how many threads share a generation. */
+Test(demcmc, same_chains_on_any_thread_count)
+{
+#ifdef _OPENMP
+    sl_demcmc_result a, b;
+    int was = omp_get_max_threads();
+    omp_set_num_threads(1);
+    run_gauss(9, 200, NULL, 0, &a);
+    omp_set_num_threads(3);
+    run_gauss(9, 200, NULL, 0, &b);
+    omp_set_num_threads(was);
+    cr_assert(!memcmp(a.samples, b.samples, (size_t)(a.kept * a.chains * 3) * sizeof(double)));
+    cr_assert(!memcmp(a.accepted, b.accepted, (size_t)a.chains * sizeof(int64_t)));
+    sl_demcmc_result_free(&a), sl_demcmc_result_free(&b);
+#else
+    cr_skip_test("built without OpenMP");
+#endif
 }
 
 /* ---- priors ------------------------------------------------------------------ */

@@ -268,45 +268,54 @@ static double accept_u(const sampler *S, int64_t i, int64_t g)
     return sl_rng_uniform(&r);
 }
 
-/* Half [lo, lo + n) proposes from [olo, olo + n) in generation g. */
+/* Chain ch takes proposal i (value ll) or not; returns 1 when ll is NaN. */
+static int decide(sampler *S, int64_t ch, int64_t i, double ll, int64_t g)
+{
+    if (isnan(ll))
+        return 1;
+    double post = S->plp[i] + ll, cur = S->lp[ch] + S->ll[ch];
+    /* -inf - -inf: a chain still outside the model's domain moves to any
+     * proposal that is not worse */
+    int take = cur == -INFINITY ? post > -INFINITY || post == cur
+                                : log(accept_u(S, ch, g)) < post - cur;
+    if (take) {
+        memcpy(S->x + ch * S->D, S->prop + i * S->D, (size_t)S->D * sizeof(double));
+        S->lp[ch] = S->plp[i];
+        S->ll[ch] = ll;
+        S->res->accepted[ch]++;
+    }
+    return 0;
+}
+
+/* Half [lo, lo + n) proposes from [olo, olo + n) in generation g. The
+ * proposals and the decisions are per chain, from the chain's own random
+ * numbers, so the threads that share them change no result. */
 static sl_status half_step(sampler *S, int64_t g, int64_t lo, int64_t olo, int64_t n)
 {
     spread(S, olo, olo + n);
-    int64_t m = 0;
+#pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < n; i++) {
         double *y = S->prop + i * S->D;
         propose(S, lo + i, g, olo, n, y);
         S->plp[i] = log_prior(S, y);
+    }
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; i++) {
         if (S->plp[i] == -INFINITY) {
             S->res->outside++;
             continue;
         }
-        memcpy(S->rows + m * S->D, y, (size_t)S->D * sizeof *y);
+        memcpy(S->rows + m * S->D, S->prop + i * S->D, (size_t)S->D * sizeof(double));
         S->row_of[m++] = i;
     }
     sl_status st = evaluate(S, m);
     if (st)
         return st;
-    for (int64_t k = 0; k < m; k++) {
-        int64_t i = S->row_of[k], ch = lo + i;
-        double ll = S->out[k];
-        if (isnan(ll)) {
-            S->res->nan++;
-            continue;
-        }
-        double post = S->plp[i] + ll, cur = S->lp[ch] + S->ll[ch];
-        double u = accept_u(S, ch, g);
-        /* -inf - -inf: a chain still outside the model's domain moves to
-         * any proposal that is not worse */
-        int take = cur == -INFINITY ? post > -INFINITY || post == cur
-                                    : log(u) < post - cur;
-        if (take) {
-            memcpy(S->x + ch * S->D, S->prop + i * S->D, (size_t)S->D * sizeof(double));
-            S->lp[ch] = S->plp[i];
-            S->ll[ch] = ll;
-            S->res->accepted[ch]++;
-        }
-    }
+    int64_t nan = 0;
+#pragma omp parallel for schedule(static) reduction(+ : nan)
+    for (int64_t k = 0; k < m; k++)
+        nan += decide(S, lo + S->row_of[k], S->row_of[k], S->out[k], g);
+    S->res->nan += nan;
     return SL_OK;
 }
 
