@@ -2,7 +2,9 @@
 # Issue 11's comparison in one call on the GPU machine: starling's DE-MCMC
 # on kepler_rv (4096 chains, 2 planets, 200 observations) with the
 # likelihood on the GPU and on the CPU, then emcee (stretch and DE moves,
-# one sampler per core) on the same data and priors (bench/emcee_rv.py).
+# one sampler per core; walkers from a small ball about the truth, as emcee
+# advises, and from the priors, as starling's chains start) on the same
+# data and priors (bench/emcee_rv.py).
 #
 #   bench/demcmc_compare.sh BUILD_DIR WHEEL_DIR OUT_DIR [GENERATIONS [EMCEE_STEPS]]
 # WHEEL_DIR holds numpy and emcee wheels for the host's Python (it has no
@@ -18,7 +20,9 @@ for be in cuda cpu; do
 done
 env -u LD_LIBRARY_PATH python3 -m pip install -q --no-index --no-deps --target "$py" \
     "$wheels"/numpy-*.whl "$wheels"/emcee-*.whl
-for move in stretch de; do
-  env -u LD_LIBRARY_PATH PYTHONPATH="$py" python3 "$here/emcee_rv.py" "$data" --move "$move" \
-      --steps "$steps" | tee -a "$out/demcmc.log"
+for start in ball prior; do
+  for move in stretch de; do
+    env -u LD_LIBRARY_PATH PYTHONPATH="$py" python3 "$here/emcee_rv.py" "$data" --move "$move" \
+        --steps "$steps" --start "$start" | tee -a "$out/demcmc.log"
+  done
 done
