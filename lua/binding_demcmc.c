@@ -13,6 +13,8 @@
  *   r:save(path)     the kept draws as CSV, with the configuration in '#' lines
  *   r:samples(name)  one parameter's kept draws (generation-major)
  *   r:info()         counts, acceptance, times
+ *   r:trace_png(path[, {params = {...}, chains = 8, title = ...}])
+ *   r:corner_png(path[, {params = {...}, points = 5000, title = ...}])
  *   starling.demcmc{..., resume = r}  goes on from r's last generation
  *
  * A parameter without a prior gets a uniform one over the likelihood's own
@@ -28,6 +30,7 @@
 
 #include "binding.h"
 #include "csv.h"
+#include "mcmc_plot.h"
 
 #define SL_LUA_DEMCMC "starling.demcmc_result"
 #define FN "demcmc"
@@ -456,7 +459,7 @@ static int l_demcmc(lua_State *L)
 
 /* ---- methods ---------------------------------------------------------------- */
 
-static int param_index(lua_State *L, const dm_result *d, int idx)
+static int param_index(lua_State *L, const dm_result *d, int idx, const char *fn)
 {
     if (lua_type(L, idx) == LUA_TNUMBER) {
         lua_Integer i = lua_tointeger(L, idx);
@@ -469,14 +472,14 @@ static int param_index(lua_State *L, const dm_result *d, int idx)
     }
     char got[96];
     sl_lua_describe(L, idx, got, sizeof got);
-    return sl_lua_error(L, "samples: parameter %s: expected a name (e.g. \"%s\") or 1..%d", got,
-                        d->names[0], d->n);
+    return sl_lua_error(L, "%s: parameter %s: expected a name (e.g. \"%s\") or 1..%d", fn,
+                        got, d->names[0], d->n);
 }
 
 static int dm_samples(lua_State *L)
 {
     dm_result *d = check_dm(L, 1);
-    int p = param_index(L, d, 2);
+    int p = param_index(L, d, 2, "samples");
     int64_t S = d->r.kept * d->r.chains;
     lua_createtable(L, (int)S, 0);
     for (int64_t k = 0; k < S; k++) {
@@ -631,11 +634,87 @@ static int dm_save(lua_State *L)
     return 0;
 }
 
+/* The options table of a plot (index 3, may be absent): params = {names}
+ * (default: every parameter that is not fixed) into d->which; *count and
+ * title from `count_key` and `title`. */
+static void plot_options(lua_State *L, const dm_result *d, const char *fn, int *which,
+                         sl_plot_draws *pd, const char *count_key, int *count,
+                         const char **title)
+{
+    int opt = lua_type(L, 3) == LUA_TTABLE;
+    if (!lua_isnoneornil(L, 3) && !opt)
+        sl_lua_error(L, "%s: options = %s: expected a table {params = {...}, %s = ..., "
+                        "title = ...}", fn, lua_typename(L, lua_type(L, 3)), count_key);
+    int n = 0;
+    int pt = opt ? lua_getfield(L, 3, "params") : LUA_TNIL;
+    if (pt != LUA_TNIL) {
+        if (pt != LUA_TTABLE)
+            sl_lua_error(L, "%s: params: expected a list of parameter names", fn);
+        lua_Integer len = (lua_Integer)lua_rawlen(L, -1);
+        for (lua_Integer i = 1; i <= len && n < d->n; i++) {
+            lua_rawgeti(L, -1, i);
+            which[n++] = param_index(L, d, lua_gettop(L), fn);
+            lua_pop(L, 1);
+        }
+    } else {
+        for (int i = 0; i < d->n; i++)
+            if (d->priors[i].kind != SL_PRIOR_FIXED)
+                which[n++] = i;
+    }
+    if (opt)
+        lua_pop(L, 1);
+    if (n == 0)
+        sl_lua_error(L, "%s: no parameter to draw", fn);
+    if (opt && lua_getfield(L, 3, count_key) != LUA_TNIL) {
+        if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 1)
+            sl_lua_error(L, "%s: %s: expected a whole number >= 1", fn, count_key);
+        *count = (int)lua_tointeger(L, -1);
+    }
+    if (opt)
+        lua_pop(L, 1);
+    *title = NULL;
+    if (opt && lua_getfield(L, 3, "title") != LUA_TNIL)
+        *title = sl_lua_check_str(L, lua_gettop(L), fn, "title"); /* kept on the stack */
+    *pd = (sl_plot_draws){d->r.samples, d->r.kept,   d->r.chains, d->n,
+                          (const char *const *)d->names, which, n,
+                          d->first + d->c.burn + 1, d->c.thin};
+}
+
+static int dm_trace_png(lua_State *L)
+{
+    dm_result *d = check_dm(L, 1);
+    const char *path = sl_lua_check_str(L, 2, "trace_png", "path");
+    lua_settop(L, 3); /* the options, or nil */
+    int *which = lua_newuserdatauv(L, (size_t)d->n * sizeof(int), 0), shown = 8;
+    sl_plot_draws pd;
+    const char *title;
+    plot_options(L, d, "trace_png", which, &pd, "chains", &shown, &title);
+    sl_lua_check(L, sl_plot_trace(path, &pd, shown, title ? title : d->target), "trace_png");
+    return 0;
+}
+
+static int dm_corner_png(lua_State *L)
+{
+    dm_result *d = check_dm(L, 1);
+    const char *path = sl_lua_check_str(L, 2, "corner_png", "path");
+    lua_settop(L, 3); /* the options, or nil */
+    int *which = lua_newuserdatauv(L, (size_t)d->n * sizeof(int), 0), points = 5000;
+    sl_plot_draws pd;
+    const char *title;
+    plot_options(L, d, "corner_png", which, &pd, "points", &points, &title);
+    if (d->r.kept < 1)
+        sl_lua_error(L, "corner_png: no kept draws");
+    sl_lua_check(L, sl_plot_corner(path, &pd, points, title ? title : d->target),
+                 "corner_png");
+    return 0;
+}
+
 void sl_lua_open_demcmc(lua_State *L)
 {
     static const luaL_Reg methods[] = {
-        {"summary", dm_summary}, {"save", dm_save},  {"samples", dm_samples},
-        {"info", dm_info},       {NULL, NULL},
+        {"summary", dm_summary}, {"save", dm_save},          {"samples", dm_samples},
+        {"info", dm_info},       {"trace_png", dm_trace_png}, {"corner_png", dm_corner_png},
+        {NULL, NULL},
     };
     luaL_newmetatable(L, SL_LUA_DEMCMC);
     luaL_newlib(L, methods);

@@ -1729,6 +1729,10 @@ Test(lua, demcmc_function_summary_save_resume)
                "assert(i.kept == 2000 and i.chains == 16 and i.acceptance > 0.1, i.acceptance)\n"
                "assert(#r:samples('b') == 2000 * 16 and #r:samples(1) == 2000 * 16)\n"
                "r:save('dm.csv')\n"
+               "r:trace_png('trace.png', {chains = 4})\n"
+               "r:corner_png('corner.png', {params = {'b', 'a'}, points = 1000, title = 'two'})\n"
+               "local ok, err = pcall(r.corner_png, r, 'x.png', {params = {'zz'}})\n"
+               "assert(not ok and err:find('corner_png: parameter \"zz\"'), err)\n"
                "local q = starling.demcmc{ likelihood = f, params = {'a', 'b'},\n"
                "  priors = cfg.priors, generations = 50, resume = r }\n"
                "assert(q:info().first == 4000 and q:info().seed == 5 and q:info().kept == 50)\n"
@@ -1745,6 +1749,19 @@ Test(lua, demcmc_function_summary_save_resume)
                             "generation,chain,a,b,log_posterior,log_likelihood\n2001,1,"),
                "dm.csv");
     free(csv);
+    for (int i = 0; i < 2; i++) { /* PNG files, whole: the signature and some size */
+        snprintf(path, sizeof path, "%s/%s", work, i ? "corner.png" : "trace.png");
+        FILE *f = fopen(path, "rb");
+        cr_assert(f, "%s not written", path);
+        unsigned char sig[8] = {0};
+        cr_assert_eq(fread(sig, 1, 8, f), 8);
+        fseek(f, 0, SEEK_END);
+        long size = ftell(f);
+        fclose(f);
+        cr_assert(!memcmp(sig, "\x89PNG\r\n\x1a\n", 8) && size > 2000, "%s: %ld bytes", path,
+                  size);
+    }
+    cr_assert(!exists("x.png") && !exists("trace.png.tmp.png"), "a refused or temporary file left");
     free_out(&o);
 }
 

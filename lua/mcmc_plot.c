@@ -1,0 +1,184 @@
+/* Trace and corner plots of MCMC draws through PLplot (mcmc_plot.h). */
+#include <math.h>
+#include <plplot.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcmc_plot.h"
+#include "starling/nomem.h"
+
+/* cmap0 1..8: colours that stay apart on white */
+static void palette(void)
+{
+    static const int rgb[8][3] = {{31, 119, 180}, {214, 39, 40},  {44, 160, 44},
+                                  {255, 127, 14}, {148, 103, 189}, {23, 190, 207},
+                                  {140, 86, 75},  {127, 127, 127}};
+    plscol0(15, 0, 0, 0);
+    for (int i = 0; i < 8; i++)
+        plscol0(i + 1, rgb[i][0], rgb[i][1], rgb[i][2]);
+}
+
+/* A PNG stream of its own (PLplot keeps global state per stream) into a
+ * temporary file beside path; *tmp names it. */
+static void open_png(const char *path, int w, int h, char *tmp, size_t cap)
+{
+    snprintf(tmp, cap, "%s.tmp.png", path);
+    PLINT strm;
+    plmkstrm(&strm);
+    plsdev("pngcairo");
+    plsfnam(tmp);
+    plspage(0, 0, w, h, 0, 0);
+    plscolbg(255, 255, 255);
+    plinit();
+    palette();
+    plschr(0, 0.7);
+}
+
+static sl_status close_png(const char *path, const char *tmp)
+{
+    plend1();
+    if (rename(tmp, path)) {
+        remove(tmp);
+        return sl_fail(SL_ERR_IO, "cannot write %s", path);
+    }
+    return SL_OK;
+}
+
+/* Range of values v[k * stride] over n, widened by 5 % (and made non-empty). */
+static void range(const double *v, int64_t n, int64_t stride, double *lo, double *hi)
+{
+    double a = INFINITY, b = -INFINITY;
+    for (int64_t k = 0; k < n; k++) {
+        double x = v[k * stride];
+        if (isfinite(x))
+            a = fmin(a, x), b = fmax(b, x);
+    }
+    if (!(b > a)) {
+        double c = isfinite(a) ? a : 0.0, w = fabs(c) > 0 ? 0.01 * fabs(c) : 1.0;
+        a = c - w, b = c + w;
+    }
+    double m = 0.05 * (b - a);
+    *lo = a - m, *hi = b + m;
+}
+
+sl_status sl_plot_trace(const char *path, const sl_plot_draws *d, int n_shown,
+                        const char *title)
+{
+    const int np = d->n_which;
+    int show = n_shown < d->chains ? n_shown : (int)d->chains;
+    PLFLT *x = malloc((size_t)d->kept * sizeof *x), *y = malloc((size_t)d->kept * sizeof *y);
+    if (!x || !y) {
+        free(x), free(y);
+        return sl_fail_nomem((double)d->kept * 2 * sizeof(PLFLT), "trace plot");
+    }
+    for (int64_t k = 0; k < d->kept; k++)
+        x[k] = (PLFLT)(d->first_gen + k * d->thin);
+    char tmp[1024];
+    open_png(path, 1000, 140 + 170 * np, tmp, sizeof tmp);
+    plssub(1, np);
+    for (int q = 0; q < np; q++) {
+        int p = d->which[q];
+        const double *col = d->samples + p;
+        double lo, hi;
+        range(col, d->kept * d->chains, d->n_params, &lo, &hi);
+        pladv(0);
+        plvpor(0.1, 0.97, q == np - 1 ? 0.28 : 0.15, 0.85); /* room for the x label */
+        plwind(x[0], x[d->kept - 1] > x[0] ? x[d->kept - 1] : x[0] + 1, lo, hi);
+        plcol0(15);
+        plbox("bcnst", 0, 0, "bcnstv", 0, 0);
+        pllab(q == np - 1 ? "generation" : "", d->names[p], q == 0 && title ? title : "");
+        for (int c = 0; c < show; c++) {
+            for (int64_t k = 0; k < d->kept; k++)
+                y[k] = (PLFLT)col[(k * d->chains + c) * d->n_params];
+            plcol0(1 + c % 8);
+            plwidth(1.0);
+            plline((PLINT)d->kept, x, y);
+        }
+    }
+    free(x), free(y);
+    return close_png(path, tmp);
+}
+
+/* Histogram of column p on the diagonal panel. */
+static void diag_panel(const sl_plot_draws *d, int p, int64_t S, double lo, double hi)
+{
+    enum { BINS = 40 };
+    PLFLT bx[BINS], by[BINS];
+    double h[BINS] = {0}, top = 0.0;
+    for (int64_t k = 0; k < S; k++) {
+        double v = d->samples[k * d->n_params + p];
+        int b = (int)floor((v - lo) / (hi - lo) * BINS);
+        if (b >= 0 && b < BINS)
+            h[b] += 1.0;
+    }
+    for (int b = 0; b < BINS; b++)
+        top = fmax(top, h[b]);
+    plwind(lo, hi, 0, top > 0 ? 1.1 * top : 1.0);
+    for (int b = 0; b < BINS; b++) {
+        bx[b] = lo + (b + 0.5) * (hi - lo) / BINS;
+        by[b] = h[b];
+    }
+    plcol0(1);
+    plbin(BINS, bx, by, PL_BIN_CENTRED);
+}
+
+/* Thinned draws of (px, py), as points. */
+static void pair_panel(const sl_plot_draws *d, int px, int py, int64_t S, int64_t every,
+                       PLFLT *xs, PLFLT *ys)
+{
+    PLINT m = 0;
+    for (int64_t k = 0; k < S; k += every) {
+        xs[m] = d->samples[k * d->n_params + px];
+        ys[m] = d->samples[k * d->n_params + py];
+        m++;
+    }
+    plcol0(1);
+    plssym(0, 0.35);
+    plpoin(m, xs, ys, 1);
+}
+
+sl_status sl_plot_corner(const char *path, const sl_plot_draws *d, int max_points,
+                         const char *title)
+{
+    const int np = d->n_which;
+    const int64_t S = d->kept * d->chains;
+    int64_t every = S > max_points ? (S + max_points - 1) / max_points : 1;
+    PLFLT *xs = malloc((size_t)(S / every + 1) * sizeof *xs);
+    PLFLT *ys = malloc((size_t)(S / every + 1) * sizeof *ys);
+    double *lo = malloc((size_t)np * sizeof *lo), *hi = malloc((size_t)np * sizeof *hi);
+    if (!xs || !ys || !lo || !hi) {
+        free(xs), free(ys), free(lo), free(hi);
+        return sl_fail_nomem((double)S * 2 * sizeof(PLFLT), "corner plot");
+    }
+    for (int q = 0; q < np; q++)
+        range(d->samples + d->which[q], S, d->n_params, &lo[q], &hi[q]);
+    char tmp[1024];
+    int side = 120 + 190 * np;
+    open_png(path, side, side, tmp, sizeof tmp);
+    const double m0 = 0.08, m1 = 0.95, cell = (m1 - m0) / np;
+    pladv(0); /* one page; each panel is a viewport on it */
+    for (int r = 0; r < np; r++)
+        for (int c = 0; c <= r; c++) {
+            plvpor(m0 + c * cell + 0.06 * cell, m0 + (c + 1) * cell,
+                   m1 - (r + 1) * cell + 0.06 * cell, m1 - r * cell);
+            int px = d->which[c], py = d->which[r];
+            if (r == c) {
+                diag_panel(d, px, S, lo[c], hi[c]);
+            } else {
+                plwind(lo[c], hi[c], lo[r], hi[r]);
+                pair_panel(d, px, py, S, every, xs, ys);
+            }
+            plcol0(15);
+            plbox(r == np - 1 ? "bcnst" : "bcst", 0, 0,
+                  c == 0 && r > 0 ? "bcnstv" : "bcst", 0, 0);
+            if (r == np - 1)
+                plmtex("b", 3.2, 0.5, 0.5, d->names[px]);
+            if (c == 0 && r > 0)
+                plmtex("l", 5.0, 0.5, 0.5, d->names[py]);
+            if (r == 0 && c == 0 && title)
+                plmtex("t", 1.0, 0.0, 0.0, title);
+        }
+    free(xs), free(ys), free(lo), free(hi);
+    return close_png(path, tmp);
+}
