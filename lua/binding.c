@@ -458,5 +458,6 @@ int luaopen_starling_core(lua_State *L)
     sl_lua_open_lombscargle(L);
     sl_lua_open_likelihood(L);
     sl_lua_open_demcmc(L);
+    sl_lua_open_points(L);
     return 1;
 }

@@ -132,4 +132,8 @@ sl_lua_lik *sl_lua_to_likelihood(lua_State *L, int idx);
 
 void sl_lua_open_demcmc(lua_State *L);
 
+/* --- points and lines as a PNG (binding_points.c) --- */
+
+void sl_lua_open_points(lua_State *L);
+
 #endif

@@ -182,3 +182,55 @@ sl_status sl_plot_corner(const char *path, const sl_plot_draws *d, int max_point
     free(xs), free(ys), free(lo), free(hi);
     return close_png(path, tmp);
 }
+
+sl_status sl_plot_points(const char *path, const sl_plot_points_spec *p)
+{
+    double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
+    for (int64_t i = 0; i < p->n; i++) {
+        double e = p->err ? p->err[i] : 0.0;
+        x0 = fmin(x0, p->x[i]), x1 = fmax(x1, p->x[i]);
+        y0 = fmin(y0, p->y[i] - e), y1 = fmax(y1, p->y[i] + e);
+    }
+    for (int64_t k = 0; k < p->n_lines * p->n_grid; k++)
+        if (isfinite(p->lines[k]))
+            y0 = fmin(y0, p->lines[k]), y1 = fmax(y1, p->lines[k]);
+    for (int64_t k = 0; k < p->n_grid; k++)
+        x0 = fmin(x0, p->grid[k]), x1 = fmax(x1, p->grid[k]);
+    if (!(x1 > x0) || !(y1 > y0))
+        return sl_fail(SL_ERR_ARG, "nothing to draw: the points and lines span no area");
+    double mx = 0.02 * (x1 - x0), my = 0.05 * (y1 - y0);
+    PLFLT *gx = malloc((size_t)(p->n_grid > 0 ? p->n_grid : 1) * sizeof *gx);
+    PLFLT *gy = malloc((size_t)(p->n_grid > 0 ? p->n_grid : 1) * sizeof *gy);
+    if (!gx || !gy) {
+        free(gx), free(gy);
+        return sl_fail_nomem((double)p->n_grid * 2 * sizeof(PLFLT), "points plot");
+    }
+    char tmp[1024];
+    open_png(path, p->width, p->height, tmp, sizeof tmp);
+    plscol0(9, 150, 150, 150);
+    plcol0(15);
+    plenv(x0 - mx, x1 + mx, y0 - my, y1 + my, 0, 0);
+    pllab(p->xlabel ? p->xlabel : "", p->ylabel ? p->ylabel : "", p->title ? p->title : "");
+    for (int64_t k = 0; k < p->n_grid; k++)
+        gx[k] = p->grid[k];
+    for (int64_t l = 0; l < p->n_lines; l++) {
+        for (int64_t k = 0; k < p->n_grid; k++)
+            gy[k] = p->lines[l * p->n_grid + k];
+        plcol0(l == p->n_lines - 1 && p->last_bold ? 15 : 9);
+        plwidth(l == p->n_lines - 1 && p->last_bold ? 1.5 : 0.5);
+        plline((PLINT)p->n_grid, gx, gy);
+    }
+    plwidth(1.0);
+    for (int64_t i = 0; i < p->n; i++) {
+        PLFLT x = p->x[i], y = p->y[i];
+        plcol0(1 + (p->group ? p->group[i] : 0) % 8);
+        if (p->err) {
+            PLFLT lo = y - p->err[i], hi = y + p->err[i];
+            plerry(1, &x, &lo, &hi);
+        }
+        plssym(0, 0.6);
+        plpoin(1, &x, &y, 17);
+    }
+    free(gx), free(gy);
+    return close_png(path, tmp);
+}

@@ -26,4 +26,21 @@ sl_status sl_plot_trace(const char *path, const sl_plot_draws *d, int n_shown,
 sl_status sl_plot_corner(const char *path, const sl_plot_draws *d, int max_points,
                          const char *title);
 
+
+
+/* Points (with error bars, coloured by group) and lines sampled on one
+ * grid: data and models, e.g. radial velocities and posterior draws. */
+typedef struct sl_plot_points_spec {
+    const double *x, *y, *err; /* n points; err may be NULL */
+    const int *group;          /* n, from 0; may be NULL */
+    int64_t n;
+    const double *grid;        /* n_grid abscissae */
+    const double *lines;       /* n_lines x n_grid ordinates */
+    int64_t n_grid, n_lines;
+    int last_bold;             /* the last line in black, the others grey */
+    const char *title, *xlabel, *ylabel;
+    int width, height;
+} sl_plot_points_spec;
+
+sl_status sl_plot_points(const char *path, const sl_plot_points_spec *p);
 #endif

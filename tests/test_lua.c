@@ -1821,3 +1821,44 @@ Test(lua, demcmc_bad_keys)
                "  priors = {a = {'uniform', 0, 1}}, thin = 0 }",
                NEEDLES("thin"));
 }
+
+/* examples/rv_fit.lua on HD 164922's published velocities: every planet's
+ * P, K and e median within the published 1-sigma interval (Fulton et al.
+ * 2016), and its four outputs written. */
+Test(lua, rv_fit_example_matches_published, .timeout = 300)
+{
+    char args[1024];
+    snprintf(args, sizeof args, "run %s/examples/rv_fit.lua cpu 8000 %s/fit", SL_SOURCE_DIR, work);
+    run_out o = run(args, NULL);
+    cr_expect_eq(o.status, 0, "%s", o.err);
+    cr_expect(strstr(o.out, "every median within the published 1-sigma interval"), "%s", o.out);
+    const char *files[] = {"fit_posterior.csv", "fit_trace.png", "fit_corner.png", "fit_rv.png"};
+    for (int i = 0; i < 4; i++)
+        cr_expect(exists(files[i]), "%s not written", files[i]);
+    free_out(&o);
+}
+
+Test(lua, points_png_writes)
+{
+    write_text("pts.lua",
+               "local starling = require \"starling\"\n"
+               "starling.points_png{ path = 'p.png', x = {1, 2, 3}, y = {1, 4, 9}, err = {1, 1, 1},\n"
+               "  group = {1, 2, 2}, grid = {1, 2, 3}, lines = {{1, 2, 3}, {0, 4, 8}}, last_bold = true,\n"
+               "  title = 't', xlabel = 'x', ylabel = 'y' }\n"
+               "print('points ok')\n");
+    run_out o = run("run pts.lua", NULL);
+    cr_expect_eq(o.status, 0, "%s", o.err);
+    cr_expect(exists("p.png"), "p.png not written");
+    free_out(&o);
+}
+
+Test(lua, points_png_refusals)
+{
+    expect_bad("starling.points_png{ path = 'out.csv', x = {1, 2}, y = {1} }",
+               NEEDLES("points_png: key 'y' has 1 values: expected 2, as x"));
+    expect_bad("starling.points_png{ path = 'out.csv', x = {1, 2}, y = {1, 2}, colour = 3 }",
+               NEEDLES("points_png: unknown key 'colour'"));
+    expect_bad("starling.points_png{ path = 'out.csv', x = {1, 2}, y = {1, 2}, grid = {1, 2},\n"
+               "  lines = {{1}} }",
+               NEEDLES("points_png: lines[1]: expected 2 numbers, as grid"));
+}

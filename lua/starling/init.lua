@@ -200,6 +200,14 @@ function M.demcmc(cfg)
   return core.demcmc(cfg)
 end
 
+--- Points with error bars and lines as a PNG (PLplot): starling.points_png{
+--- path =, x =, y =, err =, group = {colour index per point}, grid =,
+--- lines = {{...}, ...} (each on grid), last_bold =, title =, xlabel =,
+--- ylabel =, width =, height =}; e.g. velocities and posterior models.
+function M.points_png(cfg)
+  return core.points_png(cfg)
+end
+
 --- Wall-clock seconds from a monotonic clock (os.clock is CPU time).
 function M.clock() return core.clock() end
 
