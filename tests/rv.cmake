@@ -11,6 +11,9 @@ if(SL_HAVE_CUDA)
   target_include_directories(test_gpu_kepler_rv PRIVATE ${PROJECT_SOURCE_DIR}/plugins/kepler_rv)
   add_dependencies(test_gpu_kepler_rv kepler_rv)
   set_tests_properties(test_gpu_kepler_rv PROPERTIES SKIP_REGULAR_EXPRESSION "SL_GPU_SKIP")
+  sl_add_test(test_gpu_demcmc SOURCES test_gpu_demcmc.c LABELS gpu TIMEOUT 300)
+  add_dependencies(test_gpu_demcmc kepler_rv)
+  set_tests_properties(test_gpu_demcmc PROPERTIES SKIP_REGULAR_EXPRESSION "SL_GPU_SKIP")
 endif()
 
 # The Lua API of issue 3 (starling.kepler.solve, rv.read, likelihood), run
