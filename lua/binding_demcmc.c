@@ -16,6 +16,8 @@
  *   r:trace_png(path[, {params = {...}, chains = 8, title = ...}])
  *   r:corner_png(path[, {params = {...}, points = 5000, title = ...}])
  *   starling.demcmc{..., resume = r}  goes on from r's last generation
+ *   checkpoint = {path = "run.ckpt", every = 1000}: the chains written every
+ *   1000 generations; starling.demcmc{..., resume = "run.ckpt"} goes on from there
  *
  * A parameter without a prior gets a uniform one over the likelihood's own
  * bounds when both are finite; otherwise it is an error naming it. Every
@@ -55,8 +57,8 @@ static const sl_param dm_params[] = {
 };
 enum { N_DM = sizeof dm_params / sizeof *dm_params };
 
-static const char *const dm_extra[] = {"likelihood", "priors", "params", "start",
-                                       "progress", "resume", NULL};
+static const char *const dm_extra[] = {"likelihood", "priors", "params", "progress",
+                                       "resume", "checkpoint", NULL};
 
 /* ---- the result ------------------------------------------------------------ */
 
@@ -339,7 +341,7 @@ static int dm_progress_cb(void *ud, int64_t g, double acceptance)
 
 /* ---- starling.demcmc -------------------------------------------------------- */
 
-static void read_config(lua_State *L, int cfg, const dm_result *prev, dm_result *d)
+static void read_config(lua_State *L, int cfg, int resuming, dm_result *d)
 {
     sl_param_values pv;
     sl_param_values *pvs[] = {&pv};
@@ -351,7 +353,7 @@ static void read_config(lua_State *L, int cfg, const dm_result *prev, dm_result 
     c->chains = (int64_t)sl_params_get(&pv, "chains");
     c->generations = (int64_t)sl_params_get(&pv, "generations");
     double burn = sl_params_get(&pv, "burn");
-    c->burn = isnan(burn) ? (prev ? 0 : c->generations / 2) : (int64_t)burn;
+    c->burn = isnan(burn) ? (resuming ? 0 : c->generations / 2) : (int64_t)burn;
     c->thin = (int64_t)sl_params_get(&pv, "thin");
     c->seed = (uint64_t)sl_params_get(&pv, "seed");
     c->gamma = sl_params_get(&pv, "gamma");
@@ -366,41 +368,194 @@ static void read_config(lua_State *L, int cfg, const dm_result *prev, dm_result 
     }
 }
 
-/* resume = r: the same parameters, priors' kinds and chain count; the
- * seed is r's unless given. */
-static const dm_result *read_resume(lua_State *L, int cfg)
+/* Where a run goes on from: a result (resume = r) or a checkpoint file
+ * (resume = "path"); names and states live in the result or in userdata
+ * on the stack. */
+typedef struct resume_point {
+    const char *from;          /* "the result" or the file's name, for messages */
+    int n;
+    const char *const *names;
+    const double *last;        /* chains x n */
+    int64_t chains, first;     /* generations run before */
+    uint64_t seed;
+} resume_point;
+
+/* "# key = value" of a checkpoint's header line, or NULL. */
+static const char *header_value(const char *line, const char *key)
 {
-    if (lua_getfield(L, cfg, "resume") == LUA_TNIL) {
-        lua_pop(L, 1);
+    size_t k = strlen(key);
+    if (strncmp(line, "# ", 2) || strncmp(line + 2, key, k) || strncmp(line + 2 + k, " = ", 3))
         return NULL;
+    return line + 5 + k;
+}
+
+#define CKPT_MAGIC "# starling demcmc checkpoint"
+
+/* The checkpoint file at path into *rp (its arrays in userdata on the stack);
+ * errors name the file and line. */
+static void read_checkpoint(lua_State *L, const char *path, resume_point *rp)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        sl_lua_error(L, FN ": resume: cannot open %s", path);
+    char line[8192];
+    int ln = 0;
+    long long seed = -1, gens = -1, chains = -1;
+    char params[4096] = "";
+    if (!fgets(line, sizeof line, f) || strncmp(line, CKPT_MAGIC "\n", sizeof CKPT_MAGIC)) {
+        fclose(f);
+        sl_lua_error(L, FN ": resume: %s:1: not a starling demcmc checkpoint (expected the line "
+                        "\"" CKPT_MAGIC "\")", path);
+    }
+    ln = 1;
+    while (fgets(line, sizeof line, f) && line[0] == '#') {
+        ln++;
+        line[strcspn(line, "\r\n")] = 0;
+        const char *v;
+        if ((v = header_value(line, "seed")))
+            seed = atoll(v);
+        else if ((v = header_value(line, "generations")))
+            gens = atoll(v);
+        else if ((v = header_value(line, "chains")))
+            chains = atoll(v);
+        else if ((v = header_value(line, "params")))
+            snprintf(params, sizeof params, "%s", v);
+    }
+    if (seed < 0 || gens < 0 || chains < 1 || !params[0]) {
+        fclose(f);
+        sl_lua_error(L, FN ": resume: %s: its header lacks seed, generations, chains or params",
+                     path);
+    }
+    int n = 1;
+    for (const char *c = params; *c; c++)
+        n += *c == ',';
+    char **names = lua_newuserdatauv(L, (size_t)n * sizeof *names + strlen(params) + 1, 0);
+    char *buf = (char *)(names + n);
+    strcpy(buf, params);
+    names[0] = buf;
+    for (int i = 1; i < n; i++) {
+        names[i] = strchr(names[i - 1], ',');
+        *names[i]++ = 0;
+    }
+    double *x = lua_newuserdatauv(L, (size_t)(chains * n) * sizeof *x, 0);
+    ln++; /* the column names */
+    for (long long c = 0; c < chains; c++) {
+        ln++;
+        char *p = fgets(line, sizeof line, f) ? line : NULL;
+        long long idx = p ? strtoll(p, &p, 10) : -1;
+        for (int i = 0; p && idx == c + 1 && i < n; i++) {
+            char *end;
+            x[c * n + i] = *p == ',' ? strtod(p + 1, &end) : NAN;
+            p = *p == ',' && end != p + 1 && isfinite(x[c * n + i]) ? end : NULL;
+        }
+        if (!p || idx != c + 1) {
+            fclose(f);
+            sl_lua_error(L, FN ": resume: %s:%d: expected chain %lld's %d values, "
+                            "\"%lld,v1,...\"", path, ln, c + 1, n, c + 1);
+        }
+    }
+    fclose(f);
+    *rp = (resume_point){path, n, (const char *const *)names, x, chains, gens, (uint64_t)seed};
+}
+
+/* resume = r or "checkpoint file": *rp, or 0 when the key is absent. */
+static int read_resume(lua_State *L, int cfg, resume_point *rp)
+{
+    int t = lua_getfield(L, cfg, "resume");
+    if (t == LUA_TNIL) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    if (t == LUA_TSTRING) {
+        read_checkpoint(L, lua_tostring(L, -1), rp); /* its userdata stay on the stack */
+        return 1;
     }
     const dm_result *prev = luaL_testudata(L, -1, SL_LUA_DEMCMC);
     if (!prev || !prev->r.last) {
         char got[96];
         sl_lua_describe(L, -1, got, sizeof got);
-        sl_lua_error(L, FN ": key 'resume' = %s: expected a demcmc result", got);
+        sl_lua_error(L, FN ": key 'resume' = %s: expected a demcmc result or a checkpoint file's "
+                        "name", got);
     }
-    lua_pop(L, 1); /* cfg keeps it alive */
-    return prev;
+    *rp = (resume_point){"the result", prev->n, (const char *const *)prev->names,
+                         prev->r.last, prev->c.chains, prev->first + prev->r.generations,
+                         prev->c.seed};
+    return 1; /* cfg keeps the result alive */
 }
 
-static void check_resume(lua_State *L, int cfg, const dm_result *prev, dm_result *d)
+/* The same parameters and chain count; the seed is the resumed run's
+ * unless given. */
+static void check_resume(lua_State *L, int cfg, const resume_point *rp, dm_result *d)
 {
-    if (prev->n != d->n)
-        sl_lua_error(L, FN ": resume: the result has %d parameters, this run %d", prev->n, d->n);
+    if (rp->n != d->n)
+        sl_lua_error(L, FN ": resume: %s has %d parameters, this run %d", rp->from, rp->n, d->n);
     for (int i = 0; i < d->n; i++)
-        if (strcmp(prev->names[i], d->names[i]))
-            sl_lua_error(L, FN ": resume: parameter %d is '%s' in the result, '%s' here", i + 1,
-                         prev->names[i], d->names[i]);
-    if (lua_getfield(L, cfg, "chains") != LUA_TNIL && d->c.chains != prev->c.chains)
-        sl_lua_error(L, FN ": resume: chains = %lld, the result has %lld",
-                     (long long)d->c.chains, (long long)prev->c.chains);
+        if (strcmp(rp->names[i], d->names[i]))
+            sl_lua_error(L, FN ": resume: parameter %d is '%s' in %s, '%s' here", i + 1,
+                         rp->names[i], rp->from, d->names[i]);
+    if (lua_getfield(L, cfg, "chains") != LUA_TNIL && d->c.chains != rp->chains)
+        sl_lua_error(L, FN ": resume: chains = %lld, %s has %lld", (long long)d->c.chains,
+                     rp->from, (long long)rp->chains);
     lua_pop(L, 1);
-    d->c.chains = prev->c.chains;
+    d->c.chains = rp->chains;
     if (lua_getfield(L, cfg, "seed") == LUA_TNIL)
-        d->c.seed = prev->c.seed;
+        d->c.seed = rp->seed;
     lua_pop(L, 1);
-    d->first = prev->first + prev->r.generations;
+    d->first = rp->first;
+}
+
+/* checkpoint = {path = "run.ckpt", every = 1000}: the chains written there,
+ * whole or not at all, every `every` generations. */
+typedef struct ckpt {
+    const char *path;
+    const dm_result *d;
+} ckpt;
+
+static sl_status write_checkpoint(void *ud, int64_t generation, const double *x,
+                                  const double *lp, const double *ll)
+{
+    (void)lp, (void)ll;
+    const ckpt *k = ud;
+    const dm_result *d = k->d;
+    sl_afile af;
+    sl_status st = sl_afile_open(&af, k->path);
+    if (st)
+        return st;
+    fprintf(af.f, CKPT_MAGIC "\n# seed = %llu\n# generations = %lld\n# chains = %lld\n# params = ",
+            (unsigned long long)d->c.seed, (long long)generation, (long long)d->c.chains);
+    for (int i = 0; i < d->n; i++)
+        fprintf(af.f, "%s%s", i ? "," : "", d->names[i]);
+    fprintf(af.f, "\nchain");
+    for (int i = 0; i < d->n; i++)
+        fprintf(af.f, ",%s", d->names[i]);
+    fputc('\n', af.f);
+    for (int64_t c = 0; c < d->c.chains; c++) {
+        fprintf(af.f, "%lld", (long long)c + 1);
+        for (int i = 0; i < d->n; i++)
+            fprintf(af.f, ",%.17g", x[c * d->n + i]);
+        fputc('\n', af.f);
+    }
+    return sl_afile_commit(&af);
+}
+
+static void read_checkpoint_key(lua_State *L, int cfg, ckpt *k, dm_result *d)
+{
+    if (lua_getfield(L, cfg, "checkpoint") == LUA_TNIL) {
+        lua_pop(L, 1);
+        return;
+    }
+    int t = lua_gettop(L);
+    if (!lua_istable(L, t) || lua_getfield(L, t, "path") != LUA_TSTRING ||
+        lua_getfield(L, t, "every") != LUA_TNUMBER || !lua_isinteger(L, -1) ||
+        lua_tointeger(L, -1) < 1)
+        sl_lua_error(L, FN ": key 'checkpoint': expected {path = \"run.ckpt\", every = "
+                        "<generations, >= 1>}");
+    k->path = lua_tostring(L, -2); /* the table at t keeps it */
+    k->d = d;
+    d->c.checkpoint = write_checkpoint;
+    d->c.checkpoint_ud = k;
+    d->c.checkpoint_every = (int64_t)lua_tointeger(L, -1);
+    lua_pop(L, 2);
 }
 
 static void describe_target(const sl_lua_lik *k, dm_result *d)
@@ -436,12 +591,15 @@ static int l_demcmc(lua_State *L)
     dm_result *d = lua_newuserdatauv(L, sizeof *d, 0); /* 4 */
     memset(d, 0, sizeof *d);
     luaL_setmetatable(L, SL_LUA_DEMCMC);
-    const dm_result *prev = read_resume(L, 1);
+    resume_point rp;
+    int resuming = read_resume(L, 1, &rp);
     read_names(L, 1, k, d);
     read_priors(L, 1, k, d);
-    read_config(L, 1, prev, d);
-    if (prev)
-        check_resume(L, 1, prev, d);
+    read_config(L, 1, resuming, d);
+    if (resuming)
+        check_resume(L, 1, &rp, d);
+    ckpt ck = {NULL, NULL};
+    read_checkpoint_key(L, 1, &ck, d);
     describe_target(k, d);
     sl_lua_check(L, sl_demcmc_check(&d->c, d->n, d->priors, (const char *const *)d->names), FN);
     dm_progress pr = {L, pt == LUA_TFUNCTION ? 3 : 0, d->c.generations, now_s(), 0.0, 0};
@@ -449,11 +607,12 @@ static int l_demcmc(lua_State *L)
         d->c.progress = dm_progress_cb, d->c.progress_ud = &pr;
     lua_target t = {L, 2, d->n, k, 0};
     sl_status st = sl_demcmc_run(&d->c, d->n, d->priors, (const char *const *)d->names,
-                                 k ? lik_target : fn_target, &t, prev ? prev->r.last : NULL,
+                                 k ? lik_target : fn_target, &t, resuming ? rp.last : NULL,
                                  d->first, &d->r);
     if (t.failed || pr.failed) /* the function's own error, as Lua raised it */
         return lua_error(L);
     sl_lua_check(L, st, FN);
+    lua_pushvalue(L, 4); /* the result, below what reading the keys left */
     return 1;
 }
 

@@ -1862,3 +1862,41 @@ Test(lua, points_png_refusals)
                "  lines = {{1}} }",
                NEEDLES("points_png: lines[1]: expected 2 numbers, as grid"));
 }
+
+/* checkpoint = {...} then resume = "file": the chains go on as one run
+ * would, bit for bit; a file from another configuration is refused. */
+Test(lua, demcmc_checkpoint_and_resume_from_file)
+{
+    write_text("ck.lua",
+               "local starling = require \"starling\"\n"
+               "local function f(p) return -0.5 * (p[1]^2 + (p[2] - p[1])^2) end\n"
+               "local base = { likelihood = f, params = {'a', 'b'}, burn = 0,\n"
+               "  priors = {a = {'uniform', -9, 9}, b = {'uniform', -9, 9}}, chains = 8, seed = 3 }\n"
+               "local function with(t) local c = {} for k, v in pairs(base) do c[k] = v end\n"
+               "  for k, v in pairs(t) do c[k] = v end return c end\n"
+               "local one = starling.demcmc(with{ generations = 300 })\n"
+               "starling.demcmc(with{ generations = 200, checkpoint = {path = 'run.ckpt', every = 100} })\n"
+               "local rest = starling.demcmc(with{ generations = 100, resume = 'run.ckpt' })\n"
+               "assert(rest:info().first == 200 and rest:info().seed == 3)\n"
+               "for _, name in ipairs({'a', 'b'}) do\n"
+               "  local x, y = one:samples(name), rest:samples(name)\n"
+               "  for i = 1, 8 do assert(x[#x - 8 + i] == y[#y - 8 + i], name .. ' chain ' .. i) end\n"
+               "end\n"
+               "local ok, err = pcall(starling.demcmc, { likelihood = f, params = {'a', 'c'},\n"
+               "  priors = {a = {'uniform', -9, 9}, c = {'uniform', -9, 9}}, resume = 'run.ckpt' })\n"
+               "assert(not ok and err:find(\"parameter 2 is 'b' in run.ckpt, 'c' here\"), err)\n"
+               "local f2 = io.open('bad.ckpt', 'w') f2:write('a,b\\n1,2\\n') f2:close()\n"
+               "ok, err = pcall(starling.demcmc, with{ resume = 'bad.ckpt' })\n"
+               "assert(not ok and err:find('bad.ckpt:1: not a starling demcmc checkpoint'), err)\n"
+               "print('checkpoint ok')\n");
+    run_out o = run("run ck.lua", NULL);
+    cr_expect_eq(o.status, 0, "%s", o.err);
+    cr_expect(strstr(o.out, "checkpoint ok"), "%s%s", o.out, o.err);
+    char path[400];
+    snprintf(path, sizeof path, "%s/run.ckpt", work);
+    char *ck = slurp(path);
+    cr_assert(ck && strstr(ck, "# starling demcmc checkpoint\n# seed = 3\n# generations = 200\n"
+                               "# chains = 8\n# params = a,b\nchain,a,b\n1,"), "%s", ck);
+    free(ck);
+    free_out(&o);
+}

@@ -145,6 +145,9 @@ sl_status sl_demcmc_check(const sl_demcmc_config *c, int n_params, const sl_prio
         return sl_fail(SL_ERR_ARG, "demcmc: noise = %s: expected a relative spread in [0, 1) "
                        "(default 1e-4)", a);
     }
+    if (c->checkpoint && c->checkpoint_every < 1)
+        return sl_fail(SL_ERR_ARG, "demcmc: checkpoint_every = %lld: expected >= 1",
+                       (long long)c->checkpoint_every);
     if (c->gamma1_every < 0 || c->burn < 0 || c->thin < 1)
         return sl_fail(SL_ERR_ARG, "demcmc: gamma1_every = %lld, burn = %lld, thin = %lld: "
                        "expected >= 0, >= 0 and >= 1", (long long)c->gamma1_every,
@@ -483,6 +486,10 @@ static sl_status generations(sampler *S, int64_t first)
             reset_outliers(S, g);
         S->res->generations = k + 1;
         S->res->proposals += N;
+        if (c->checkpoint && c->checkpoint_every > 0 && (k + 1) % c->checkpoint_every == 0 &&
+            (st = c->checkpoint(c->checkpoint_ud, g + 1, S->x, S->lp, S->ll)))
+            return sl_fail_context(st, "demcmc: checkpoint after generation %lld",
+                                   (long long)(g + 1));
         if (k >= c->burn && (k - c->burn) % c->thin == 0)
             keep(S, (k - c->burn) / c->thin);
         if (c->progress) {

@@ -46,6 +46,15 @@ typedef struct sl_demcmc_config {
     /* Optional: called after each generation; nonzero cancels the run. */
     int (*progress)(void *ud, int64_t generation, double acceptance);
     void *progress_ud;
+    /* Optional: every checkpoint_every generations, the chains as they
+     * stand (chains x n_params, log prior and log-likelihood per chain)
+     * after `generation` generations in all (first included): what a run
+     * needs to go on from there (start = x, first = generation). A failure
+     * stops the run. */
+    sl_status (*checkpoint)(void *ud, int64_t generation, const double *x, const double *lp,
+                            const double *ll);
+    void *checkpoint_ud;
+    int64_t checkpoint_every;
 } sl_demcmc_config;
 
 /* chains 0 (must be set), generations 0, seed 1, gamma 0, gamma1_every
