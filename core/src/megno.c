@@ -12,6 +12,17 @@
 #include "megno_pairs.h"
 #include "run_diag.h"
 #include "run_internal.h"
+#include "starling/version.h"
+
+#if !SL_CORE_HAS_CUDA
+/* A build without CUDA never opens a CUDA backend, so never gets here. */
+sl_status sl__megno_sample_cuda(const sl__pass_view *w, int64_t n, sl__megno_pair *pairs,
+                                double delta)
+{
+    (void)w, (void)n, (void)pairs, (void)delta;
+    return sl_fail(SL_ERR_NODEVICE, "megno: starling was built without CUDA");
+}
+#endif
 
 enum { DEFAULT_STEPS = 10 };
 
