@@ -7,7 +7,10 @@
  *               e1 = {"truncated_normal", 0, 0.3, 0, 0.95}, w1 = {"uniform", 0, 6.2832,
  *               periodic = true}, jit = 0.5},      -- a number: fixed
  *     chains = 64, generations = 4000, burn = 2000, thin = 1, seed = 1,
- *     progress = true,             -- or function(generation, acceptance)
+ *     progress = true,             -- or function(generation, acceptance, rhat, ess)
+ *     archive = false, archive_every = 10,   -- DE-MCz: differences from past states
+ *     snooker = 0,                 -- probability of a snooker update
+ *     stop_rhat = 1.01, stop_ess = 1000, stop_every = 100,  -- stop once converged
  *   }
  *   r:summary()      per parameter: median, 16 and 84 %, mean, sd, R-hat, ESS (printable)
  *   r:save(path)     the kept draws as CSV, with the configuration in '#' lines
@@ -54,6 +57,18 @@ static const sl_param dm_params[] = {
      "spread of the jump's noise, relative to the population's", NULL, NULL},
     {"outliers", SL_PARAM_BOOL, 1, 0, 1, 0,
      "restart chains stuck far below the others during burn-in", NULL, NULL},
+    {"archive", SL_PARAM_BOOL, 0, 0, 1, 0,
+     "DE-MCz: differences from an archive of past states", NULL, NULL},
+    {"archive_every", SL_PARAM_INTEGER, 10, 1, 1e9, 0,
+     "DE-MCz: the chains join the archive every k generations", NULL, NULL},
+    {"snooker", SL_PARAM_NUMBER, 0, 0, 1, 0, "probability of a snooker update", NULL, NULL},
+    {"stop_rhat", SL_PARAM_NUMBER, 0, 0, 10, 0,
+     "stop once every R-hat is below this (0: not asked)", NULL, NULL},
+    {"stop_ess", SL_PARAM_NUMBER, 0, 0, 1e15, 0,
+     "stop once every min(bulk, tail) ESS is above this (0: not asked)", NULL, NULL},
+    {"stop_every", SL_PARAM_INTEGER, 0, 0, 1e12, 0,
+     "kept generations between convergence checks", NULL,
+     "a twentieth of those asked, at least 50"},
 };
 enum { N_DM = sizeof dm_params / sizeof *dm_params };
 
@@ -300,7 +315,7 @@ static sl_status fn_target(void *ud, const double *p, int64_t n, double *out)
 typedef struct dm_progress {
     lua_State *L;
     int fn;              /* a function's stack index, or 0: the printer */
-    int64_t total;
+    int64_t first;       /* generations before this call */
     double t0, last;
     int failed;
 } dm_progress;
@@ -312,14 +327,16 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int dm_progress_cb(void *ud, int64_t g, double acceptance)
+static int dm_progress_cb(void *ud, const sl_demcmc_progress *q)
 {
     dm_progress *p = ud;
     if (p->fn) {
         lua_pushvalue(p->L, p->fn);
-        lua_pushinteger(p->L, (lua_Integer)g);
-        lua_pushnumber(p->L, acceptance);
-        if (lua_pcall(p->L, 2, 1, 0) != LUA_OK) {
+        lua_pushinteger(p->L, (lua_Integer)q->generation);
+        lua_pushnumber(p->L, q->acceptance);
+        lua_pushnumber(p->L, q->rhat);
+        lua_pushnumber(p->L, q->ess);
+        if (lua_pcall(p->L, 4, 1, 0) != LUA_OK) {
             p->failed = 1;
             return 1;
         }
@@ -328,13 +345,20 @@ static int dm_progress_cb(void *ud, int64_t g, double acceptance)
         return stop;
     }
     double t = now_s();
-    if (t - p->last < 0.5 && g < p->total)
+    if (t - p->last < 0.5 && q->generation < q->last)
         return 0;
     p->last = t;
-    double el = t - p->t0, eta = g > 0 ? el * (double)(p->total - g) / (double)g : 0.0;
-    fprintf(stderr, "\rdemcmc: generation %lld of %lld, acceptance %.2f, %.0f s, ETA %.0f s  ",
-            (long long)g, (long long)p->total, acceptance, el, eta);
-    if (g >= p->total)
+    int64_t done = q->generation - p->first, left = q->last - q->generation;
+    double el = t - p->t0, eta = done > 0 ? el * (double)left / (double)done : 0.0;
+    /* on a terminal the line rewrites itself; in a file, one line each */
+    int tty = isatty(fileno(stderr));
+    char diag[64] = "";
+    if (!isnan(q->rhat))
+        snprintf(diag, sizeof diag, ", R-hat %.3f, ESS %.0f", q->rhat, q->ess);
+    fprintf(stderr, "%sdemcmc: generation %lld of %lld, acceptance %.2f%s, %.0f s, ETA %.0f s%s",
+            tty ? "\r" : "", (long long)q->generation, (long long)q->last, q->acceptance, diag,
+            el, eta, tty ? "  " : "\n");
+    if (tty && q->generation >= q->last)
         fputc('\n', stderr);
     return 0;
 }
@@ -360,6 +384,12 @@ static void read_config(lua_State *L, int cfg, int resuming, dm_result *d)
     c->gamma1_every = (int64_t)sl_params_get(&pv, "gamma1_every");
     c->noise = sl_params_get(&pv, "noise");
     c->outliers = sl_params_get(&pv, "outliers") != 0.0;
+    c->archive = sl_params_get(&pv, "archive") != 0.0;
+    c->archive_every = (int64_t)sl_params_get(&pv, "archive_every");
+    c->snooker = sl_params_get(&pv, "snooker");
+    c->stop_rhat = sl_params_get(&pv, "stop_rhat");
+    c->stop_ess = sl_params_get(&pv, "stop_ess");
+    c->stop_every = (int64_t)sl_params_get(&pv, "stop_every");
     if (c->chains == 0) {
         int free = 0;
         for (int i = 0; i < d->n; i++)
@@ -378,6 +408,8 @@ typedef struct resume_point {
     const double *last;        /* chains x n */
     int64_t chains, first;     /* generations run before */
     uint64_t seed;
+    const double *archive;     /* DE-MCz: archive_rows x n, or NULL */
+    int64_t archive_rows;
 } resume_point;
 
 /* "# key = value" of a checkpoint's header line, or NULL. */
@@ -391,6 +423,26 @@ static const char *header_value(const char *line, const char *key)
 
 #define CKPT_MAGIC "# starling demcmc checkpoint"
 
+/* `rows` lines "k,v1,...,vn" (k = 1, 2, ...) into x; *ln counts the
+ * lines read. 0, or the k of the first line that is not one. */
+static long long read_rows(FILE *f, int *ln, long long rows, int n, double *x)
+{
+    char line[8192];
+    for (long long c = 0; c < rows; c++) {
+        ++*ln;
+        char *p = fgets(line, sizeof line, f) ? line : NULL;
+        long long idx = p ? strtoll(p, &p, 10) : -1;
+        for (int i = 0; p && idx == c + 1 && i < n; i++) {
+            char *end;
+            x[c * n + i] = *p == ',' ? strtod(p + 1, &end) : NAN;
+            p = *p == ',' && end != p + 1 && isfinite(x[c * n + i]) ? end : NULL;
+        }
+        if (!p || idx != c + 1)
+            return c + 1;
+    }
+    return 0;
+}
+
 /* The checkpoint file at path into *rp (its arrays in userdata on the stack);
  * errors name the file and line. */
 static void read_checkpoint(lua_State *L, const char *path, resume_point *rp)
@@ -400,7 +452,7 @@ static void read_checkpoint(lua_State *L, const char *path, resume_point *rp)
         sl_lua_error(L, FN ": resume: cannot open %s", path);
     char line[8192];
     int ln = 0;
-    long long seed = -1, gens = -1, chains = -1;
+    long long seed = -1, gens = -1, chains = -1, zrows = 0;
     char params[4096] = "";
     if (!fgets(line, sizeof line, f) || strncmp(line, CKPT_MAGIC "\n", sizeof CKPT_MAGIC)) {
         fclose(f);
@@ -418,6 +470,8 @@ static void read_checkpoint(lua_State *L, const char *path, resume_point *rp)
             gens = atoll(v);
         else if ((v = header_value(line, "chains")))
             chains = atoll(v);
+        else if ((v = header_value(line, "archive_rows")))
+            zrows = atoll(v);
         else if ((v = header_value(line, "params")))
             snprintf(params, sizeof params, "%s", v);
     }
@@ -439,23 +493,26 @@ static void read_checkpoint(lua_State *L, const char *path, resume_point *rp)
     }
     double *x = lua_newuserdatauv(L, (size_t)(chains * n) * sizeof *x, 0);
     ln++; /* the column names */
-    for (long long c = 0; c < chains; c++) {
-        ln++;
-        char *p = fgets(line, sizeof line, f) ? line : NULL;
-        long long idx = p ? strtoll(p, &p, 10) : -1;
-        for (int i = 0; p && idx == c + 1 && i < n; i++) {
-            char *end;
-            x[c * n + i] = *p == ',' ? strtod(p + 1, &end) : NAN;
-            p = *p == ',' && end != p + 1 && isfinite(x[c * n + i]) ? end : NULL;
-        }
-        if (!p || idx != c + 1) {
+    long long bad = read_rows(f, &ln, chains, n, x);
+    if (bad) {
+        fclose(f);
+        sl_lua_error(L, FN ": resume: %s:%d: expected chain %lld's %d values, "
+                        "\"%lld,v1,...\"", path, ln, bad, n, bad);
+    }
+    double *z = NULL;
+    if (zrows > 0) {
+        z = lua_newuserdatauv(L, (size_t)(zrows * n) * sizeof *z, 0);
+        ln++; /* the archive's column names */
+        bad = fgets(line, sizeof line, f) ? read_rows(f, &ln, zrows, n, z) : 1;
+        if (bad) {
             fclose(f);
-            sl_lua_error(L, FN ": resume: %s:%d: expected chain %lld's %d values, "
-                            "\"%lld,v1,...\"", path, ln, c + 1, n, c + 1);
+            sl_lua_error(L, FN ": resume: %s:%d: expected archive row %lld's %d values, "
+                            "\"%lld,v1,...\"", path, ln, bad, n, bad);
         }
     }
     fclose(f);
-    *rp = (resume_point){path, n, (const char *const *)names, x, chains, gens, (uint64_t)seed};
+    *rp = (resume_point){path, n, (const char *const *)names, x, chains, gens, (uint64_t)seed,
+                         z, zrows > 0 ? zrows : 0};
 }
 
 /* resume = r or "checkpoint file": *rp, or 0 when the key is absent. */
@@ -479,7 +536,7 @@ static int read_resume(lua_State *L, int cfg, resume_point *rp)
     }
     *rp = (resume_point){"the result", prev->n, (const char *const *)prev->names,
                          prev->r.last, prev->c.chains, prev->first + prev->r.generations,
-                         prev->c.seed};
+                         prev->c.seed, prev->r.archive, prev->r.archive_rows};
     return 1; /* cfg keeps the result alive */
 }
 
@@ -502,6 +559,8 @@ static void check_resume(lua_State *L, int cfg, const resume_point *rp, dm_resul
         d->c.seed = rp->seed;
     lua_pop(L, 1);
     d->first = rp->first;
+    if (d->c.archive && rp->archive) /* DE-MCz goes on with its archive */
+        d->c.archive_start = rp->archive, d->c.archive_start_rows = rp->archive_rows;
 }
 
 /* checkpoint = {path = "run.ckpt", every = 1000}: the chains written there,
@@ -511,29 +570,45 @@ typedef struct ckpt {
     const dm_result *d;
 } ckpt;
 
-static sl_status write_checkpoint(void *ud, int64_t generation, const double *x,
-                                  const double *lp, const double *ll)
+static void write_rows(FILE *f, const double *x, int64_t rows, int n)
 {
-    (void)lp, (void)ll;
+    for (int64_t c = 0; c < rows; c++) {
+        fprintf(f, "%lld", (long long)c + 1);
+        for (int i = 0; i < n; i++)
+            fprintf(f, ",%.17g", x[c * n + i]);
+        fputc('\n', f);
+    }
+}
+
+static void write_columns(FILE *f, const char *first, const dm_result *d)
+{
+    fputs(first, f);
+    for (int i = 0; i < d->n; i++)
+        fprintf(f, ",%s", d->names[i]);
+    fputc('\n', f);
+}
+
+static sl_status write_checkpoint(void *ud, const sl_demcmc_state *s)
+{
     const ckpt *k = ud;
     const dm_result *d = k->d;
     sl_afile af;
     sl_status st = sl_afile_open(&af, k->path);
     if (st)
         return st;
-    fprintf(af.f, CKPT_MAGIC "\n# seed = %llu\n# generations = %lld\n# chains = %lld\n# params = ",
-            (unsigned long long)d->c.seed, (long long)generation, (long long)d->c.chains);
+    fprintf(af.f, CKPT_MAGIC "\n# seed = %llu\n# generations = %lld\n# chains = %lld\n",
+            (unsigned long long)d->c.seed, (long long)s->generation, (long long)d->c.chains);
+    if (s->archive)
+        fprintf(af.f, "# archive_rows = %lld\n", (long long)s->archive_rows);
+    fprintf(af.f, "# params = ");
     for (int i = 0; i < d->n; i++)
         fprintf(af.f, "%s%s", i ? "," : "", d->names[i]);
-    fprintf(af.f, "\nchain");
-    for (int i = 0; i < d->n; i++)
-        fprintf(af.f, ",%s", d->names[i]);
     fputc('\n', af.f);
-    for (int64_t c = 0; c < d->c.chains; c++) {
-        fprintf(af.f, "%lld", (long long)c + 1);
-        for (int i = 0; i < d->n; i++)
-            fprintf(af.f, ",%.17g", x[c * d->n + i]);
-        fputc('\n', af.f);
+    write_columns(af.f, "chain", d);
+    write_rows(af.f, s->x, d->c.chains, d->n);
+    if (s->archive) {
+        write_columns(af.f, "archive", d);
+        write_rows(af.f, s->archive, s->archive_rows, d->n);
     }
     return sl_afile_commit(&af);
 }
@@ -602,7 +677,7 @@ static int l_demcmc(lua_State *L)
     read_checkpoint_key(L, 1, &ck, d);
     describe_target(k, d);
     sl_lua_check(L, sl_demcmc_check(&d->c, d->n, d->priors, (const char *const *)d->names), FN);
-    dm_progress pr = {L, pt == LUA_TFUNCTION ? 3 : 0, d->c.generations, now_s(), 0.0, 0};
+    dm_progress pr = {L, pt == LUA_TFUNCTION ? 3 : 0, d->first, now_s(), 0.0, 0};
     if (pt == LUA_TFUNCTION || (pt == LUA_TBOOLEAN && lua_toboolean(L, 3)))
         d->c.progress = dm_progress_cb, d->c.progress_ud = &pr;
     lua_target t = {L, 2, d->n, k, 0};
@@ -611,6 +686,8 @@ static int l_demcmc(lua_State *L)
                                  d->first, &d->r);
     if (t.failed || pr.failed) /* the function's own error, as Lua raised it */
         return lua_error(L);
+    if (d->c.progress && !pr.fn && d->r.converged && isatty(fileno(stderr)))
+        fputc('\n', stderr); /* the line stopped short of its last generation */
     sl_lua_check(L, st, FN);
     lua_pushvalue(L, 4); /* the result, below what reading the keys left */
     return 1;
@@ -678,6 +755,11 @@ static int dm_info(lua_State *L)
     set_num(L, "wall_s", d->r.wall_s);
     set_num(L, "likelihood_s", d->r.target_s);
     set_num(L, "seed", (double)d->c.seed);
+    set_num(L, "rhat", d->r.rhat); /* at the last convergence check, if any */
+    set_num(L, "ess", d->r.ess);
+    set_num(L, "archive_rows", (double)d->r.archive_rows);
+    lua_pushboolean(L, d->r.converged);
+    lua_setfield(L, -2, "converged");
     lua_pushstring(L, d->target);
     lua_setfield(L, -2, "target");
     return 1;
@@ -774,6 +856,10 @@ static int dm_save(lua_State *L)
             (unsigned long long)c->seed, (long long)c->chains, (long long)c->generations,
             (long long)d->first, (long long)c->burn, (long long)c->thin, c->gamma,
             (long long)c->gamma1_every, c->noise, c->outliers);
+    fprintf(f, "# archive = %d, archive_every = %lld, snooker = %.17g, stop_rhat = %.17g, "
+               "stop_ess = %.17g; generations run = %lld%s\n", c->archive,
+            (long long)c->archive_every, c->snooker, c->stop_rhat, c->stop_ess,
+            (long long)d->r.generations, d->r.converged ? " (converged)" : "");
     for (int p = 0; p < d->n; p++)
         write_prior(f, d->names[p], &d->priors[p]);
     fprintf(f, "generation,chain");

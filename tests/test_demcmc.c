@@ -83,9 +83,16 @@ static void wide_uniform(sl_prior *pr, int d, double half)
         pr[k] = (sl_prior){.kind = SL_PRIOR_UNIFORM, .lo = -half, .hi = half};
 }
 
+/* The sampler's variant: DE-MCz, the snooker's probability. */
+typedef struct variant {
+    int archive;
+    double snooker;
+} variant;
+
 /* Posterior mean within 5 Monte-Carlo errors (sd / sqrt(ESS)), variances
  * and correlations within 10 %, R-hat < 1.01, for every parameter. */
-static void recovers_gaussian(int d, int64_t chains, int64_t generations, int64_t thin)
+static void recovers_gaussian_as(int d, int64_t chains, int64_t generations, int64_t thin,
+                                 variant v)
 {
     gauss g;
     gauss_init(&g, d, 0.8);
@@ -95,6 +102,7 @@ static void recovers_gaussian(int d, int64_t chains, int64_t generations, int64_
     sl_demcmc_config_default(&c);
     c.chains = chains, c.generations = generations, c.burn = generations / 2, c.seed = 11;
     c.thin = thin;
+    c.archive = v.archive, c.snooker = v.snooker;
     sl_demcmc_result r;
     SLT_OK(sl_demcmc_run(&c, d, pr, NULL, gauss_ll, &g, NULL, 0, &r));
     cr_assert_eq(r.kept, (generations - c.burn + thin - 1) / thin);
@@ -123,15 +131,43 @@ static void recovers_gaussian(int d, int64_t chains, int64_t generations, int64_
     for (int64_t i = 0; i < N; i++)
         acc += r.accepted[i];
     cr_assert(acc > 0.05 * (double)r.proposals, "acceptance %g", (double)acc / r.proposals);
-    cr_assert(g.calls <= 1 + 2 * generations && g.calls > generations, "%lld calls: one "
-              "batched call a half (unless the priors refused all), and the start's",
-              (long long)g.calls);
+    int64_t per = v.archive ? 1 : 2; /* DE-MCz: all chains at once */
+    cr_assert(g.calls <= 1 + per * generations && g.calls > generations, "%lld calls: one "
+              "batched call a half (DE-MCz: a generation), unless the priors refused all, and "
+              "the start's", (long long)g.calls);
+    if (v.archive)
+        cr_assert_eq(r.archive_rows, chains * (1 + generations / 10), "the start and every "
+                     "10th generation");
     sl_demcmc_result_free(&r);
+}
+
+static void recovers_gaussian(int d, int64_t chains, int64_t generations, int64_t thin)
+{
+    recovers_gaussian_as(d, chains, generations, thin, (variant){0, 0.0});
 }
 
 Test(demcmc, correlated_gaussian_d2) { recovers_gaussian(2, 16, 4000, 1); }
 Test(demcmc, correlated_gaussian_d10) { recovers_gaussian(10, 40, 20000, 5); }
 Test(demcmc, correlated_gaussian_d30, .timeout = 300) { recovers_gaussian(30, 90, 30000, 10); }
+
+/* DE-MCz: fewer chains than 2 d are enough with an archive to draw from
+ * (ter Braak & Vrugt 2008 ran 3), but the check keeps N >= 2 d. */
+Test(demcmc, dez_correlated_gaussian_d2) { recovers_gaussian_as(2, 8, 8000, 1, (variant){1, 0}); }
+Test(demcmc, dez_correlated_gaussian_d10)
+{
+    recovers_gaussian_as(10, 20, 40000, 5, (variant){1, 0.0});
+}
+
+/* The snooker update needs its Jacobian factor (|x* - z| / |x - z|)^(d - 1):
+ * without it the variances in d = 5 come out far too small. */
+Test(demcmc, snooker_correlated_gaussian_d5)
+{
+    recovers_gaussian_as(5, 20, 20000, 2, (variant){0, 0.5});
+}
+Test(demcmc, dez_snooker_correlated_gaussian_d5)
+{
+    recovers_gaussian_as(5, 10, 40000, 2, (variant){1, 0.5});
+}
 
 /* A Rosenbrock banana, exp(-(1 - x)^2 / 2 - 5 (y - x^2)^2): x ~ N(1, 1)
  * and y | x ~ N(x^2, 0.1), so E x = 1, Var x = 1, E y = E x^2 = 2, Var y =
@@ -296,6 +332,89 @@ Test(demcmc, same_seed_same_chains_and_resume)
     sl_demcmc_result_free(&first), sl_demcmc_result_free(&rest);
 }
 
+/* DE-MCz goes on with the archive it had: 100 + 200 generations are the
+ * 300 of one run, bit for bit, snooker included. */
+Test(demcmc, dez_resumes_with_its_archive)
+{
+    gauss g;
+    gauss_init(&g, 3, 0.5);
+    sl_prior pr[3];
+    wide_uniform(pr, 3, 20.0);
+    sl_demcmc_config c;
+    sl_demcmc_config_default(&c);
+    c.chains = 6, c.seed = 5, c.archive = 1, c.archive_every = 7, c.snooker = 0.2;
+    sl_demcmc_result a, first, rest;
+    c.generations = 300;
+    SLT_OK(sl_demcmc_run(&c, 3, pr, NULL, gauss_ll, &g, NULL, 0, &a));
+    c.generations = 100;
+    SLT_OK(sl_demcmc_run(&c, 3, pr, NULL, gauss_ll, &g, NULL, 0, &first));
+    cr_assert_eq(first.archive_rows, 6 * (1 + 100 / 7));
+    c.generations = 200;
+    c.archive_start = first.archive, c.archive_start_rows = first.archive_rows;
+    SLT_OK(sl_demcmc_run(&c, 3, pr, NULL, gauss_ll, &g, first.last, 100, &rest));
+    size_t gen = 6 * 3 * sizeof(double);
+    cr_assert(!memcmp(rest.samples, a.samples + 100 * 6 * 3, 200 * gen),
+              "resumed: not the one run's generations 101..300");
+    cr_assert_eq(rest.archive_rows, a.archive_rows);
+    cr_assert(!memcmp(rest.archive, a.archive, (size_t)a.archive_rows * 3 * sizeof(double)));
+    /* without its archive the resumed run is another (valid) chain */
+    c.archive_start = NULL, c.archive_start_rows = 0;
+    sl_demcmc_result other;
+    SLT_OK(sl_demcmc_run(&c, 3, pr, NULL, gauss_ll, &g, first.last, 100, &other));
+    cr_assert(memcmp(other.samples, rest.samples, 200 * gen));
+    sl_demcmc_result_free(&a), sl_demcmc_result_free(&first), sl_demcmc_result_free(&rest);
+    sl_demcmc_result_free(&other);
+}
+
+/* ---- stopping rule ----------------------------------------------------------- */
+
+/* Asked for R-hat < 1.01 and ESS > 400, a run of 20000 generations stops
+ * at the first check that meets both, the same one for the same seed; the
+ * draws it kept meet them, and those kept one check earlier did not. */
+Test(demcmc, stops_once_converged)
+{
+    gauss g;
+    gauss_init(&g, 4, 0.8);
+    sl_prior pr[4];
+    wide_uniform(pr, 4, 50.0);
+    sl_demcmc_config c;
+    sl_demcmc_config_default(&c);
+    c.chains = 16, c.generations = 20000, c.burn = 500, c.seed = 3;
+    c.stop_rhat = 1.01, c.stop_ess = 400, c.stop_every = 50;
+    sl_demcmc_result r, again;
+    SLT_OK(sl_demcmc_run(&c, 4, pr, NULL, gauss_ll, &g, NULL, 0, &r));
+    SLT_OK(sl_demcmc_run(&c, 4, pr, NULL, gauss_ll, &g, NULL, 0, &again));
+    cr_assert(r.converged, "never converged in 20000 generations");
+    cr_assert(r.generations < 5000, "stopped after %lld generations", (long long)r.generations);
+    cr_assert_eq(r.generations, again.generations, "the same seed, another stop");
+    cr_assert_eq(r.kept, r.generations - c.burn);
+    cr_assert_eq(r.kept % 50, 0, "checked every 50 kept generations: %lld", (long long)r.kept);
+    double worst_rhat = 0, worst_ess = INFINITY, prev_rhat = 0, prev_ess = INFINITY;
+    for (int k = 0; k < 4; k++) {
+        sl_mcmc_diag d, p;
+        SLT_OK(sl_mcmc_diagnose(r.samples + k, r.kept, 16, 64, 4, &d));
+        SLT_OK(sl_mcmc_diagnose(r.samples + k, r.kept - 50, 16, 64, 4, &p));
+        worst_rhat = fmax(worst_rhat, d.rhat), prev_rhat = fmax(prev_rhat, p.rhat);
+        worst_ess = fmin(worst_ess, fmin(d.ess_bulk, d.ess_tail));
+        prev_ess = fmin(prev_ess, fmin(p.ess_bulk, p.ess_tail));
+    }
+    cr_assert(worst_rhat < 1.01 && worst_ess > 400, "R-hat %g, ESS %g", worst_rhat, worst_ess);
+    cr_assert_float_eq(r.rhat, worst_rhat, 1e-12);
+    cr_assert_float_eq(r.ess, worst_ess, 1e-9);
+    cr_assert(!(prev_rhat < 1.01 && prev_ess > 400), "met one check earlier: R-hat %g, ESS %g",
+              prev_rhat, prev_ess);
+    /* a target out of reach runs every generation asked */
+    c.generations = 2000, c.stop_ess = 1e9;
+    sl_demcmc_result all;
+    SLT_OK(sl_demcmc_run(&c, 4, pr, NULL, gauss_ll, &g, NULL, 0, &all));
+    cr_assert(!all.converged);
+    cr_assert_eq(all.generations, 2000);
+    cr_assert_eq(all.kept, 1500);
+    cr_assert(all.rhat < 1.1 && isfinite(all.ess), "the last check's figures: %g %g", all.rhat,
+              all.ess);
+    sl_demcmc_result_free(&r), sl_demcmc_result_free(&again), sl_demcmc_result_free(&all);
+}
+
 /* The chains do not depend on how many threads share a generation. */
 Test(demcmc, same_chains_on_any_thread_count)
 {
@@ -382,6 +501,18 @@ Test(demcmc, refuses_bad_settings_before_work)
     c.burn = 10;
     refused(&c, 3, pr, NULL, "burn = 10 of 10 generations");
     c.burn = 0;
+    c.snooker = 1.5;
+    refused(&c, 3, pr, NULL, "snooker = 1.5: expected a probability in [0, 1]");
+    c.snooker = 0.1, c.chains = 4;
+    wide_uniform(pr, 1, 1.0);
+    refused(&c, 1, pr, NULL, "chains = 4 with the snooker update and no archive: expected >= 6");
+    c.snooker = 0, c.chains = 6;
+    c.stop_rhat = 0.9;
+    refused(&c, 3, pr, NULL, "stop_rhat = 0.9: expected a threshold > 1");
+    c.stop_rhat = 0;
+    c.archive = 1, c.archive_every = 0;
+    refused(&c, 3, pr, NULL, "archive_every = 0: expected >= 1");
+    c.archive = 0;
     double start[18] = {0};
     start[7] = 3.0; /* chain 3, parameter 2 */
     refused(&c, 3, pr, start, "chain 3 starts at parameter 2 = 3, outside its uniform prior");

@@ -1863,6 +1863,58 @@ Test(lua, points_png_refusals)
                NEEDLES("points_png: lines[1]: expected 2 numbers, as grid"));
 }
 
+/* DE-MCz with the snooker from Lua: a checkpoint carries the archive, and
+ * resume = "file" (or the result) goes on bit for bit; stop_rhat and
+ * stop_ess end a long run early, and the progress function sees R-hat and
+ * ESS once the first check is made. */
+Test(lua, demcmc_dez_snooker_stop)
+{
+    write_text("dez.lua",
+               "local starling = require \"starling\"\n"
+               "local function f(p) return -0.5 * (p[1]^2 + (p[2] - p[1])^2) end\n"
+               "local base = { likelihood = f, params = {'a', 'b'}, burn = 0, archive = true,\n"
+               "  archive_every = 5, snooker = 0.1,\n"
+               "  priors = {a = {'uniform', -9, 9}, b = {'uniform', -9, 9}}, chains = 6, seed = 4 }\n"
+               "local function with(t) local c = {} for k, v in pairs(base) do c[k] = v end\n"
+               "  for k, v in pairs(t) do c[k] = v end return c end\n"
+               "local one = starling.demcmc(with{ generations = 300 })\n"
+               "assert(one:info().archive_rows == 6 * 61, one:info().archive_rows)\n"
+               "local part = starling.demcmc(with{ generations = 200, checkpoint = {path = 'dez.ckpt', every = 100} })\n"
+               "local rest = starling.demcmc(with{ generations = 100, resume = 'dez.ckpt' })\n"
+               "local rest2 = starling.demcmc(with{ generations = 100, resume = part })\n"
+               "for _, name in ipairs({'a', 'b'}) do\n"
+               "  local x, y, z = one:samples(name), rest:samples(name), rest2:samples(name)\n"
+               "  for i = 1, #y do assert(x[#x - #y + i] == y[i] and y[i] == z[i], name .. ' ' .. i) end\n"
+               "end\n"
+               "local seen\n"
+               "local r = starling.demcmc(with{ generations = 50000, burn = 200, stop_rhat = 1.02,\n"
+               "  stop_ess = 300, stop_every = 100, progress = function(g, acc, rhat, ess)\n"
+               "    if rhat == rhat then seen = {g, rhat, ess} end end })\n"
+               "local i = r:info()\n"
+               "assert(i.converged and i.generations < 50000 and i.rhat < 1.02 and i.ess > 300,\n"
+               "  tostring(i.generations))\n"
+               "assert(seen and seen[1] == i.generations and seen[2] == i.rhat and seen[3] == i.ess)\n"
+               "assert(#r:samples('a') == 6 * (i.generations - 200))\n"
+               "r:save('dez.csv')\n"
+               "print('dez ok ' .. i.generations)\n");
+    run_out o = run("run dez.lua", NULL);
+    cr_expect_eq(o.status, 0, "%s", o.err);
+    cr_expect(strstr(o.out, "dez ok"), "%s%s", o.out, o.err);
+    char path[400];
+    snprintf(path, sizeof path, "%s/dez.ckpt", work);
+    char *ck = slurp(path);
+    cr_assert(ck && strstr(ck, "# chains = 6\n# archive_rows = 246\n# params = a,b\n") &&
+              strstr(ck, "\narchive,a,b\n1,"), "%s", ck);
+    free(ck);
+    snprintf(path, sizeof path, "%s/dez.csv", work);
+    char *csv = slurp(path);
+    cr_assert(csv && strstr(csv, "# archive = 1, archive_every = 5, snooker = 0.10000000000000001, "
+                                 "stop_rhat = 1.02, stop_ess = 300; generations run = "), "%s", csv);
+    cr_assert(strstr(csv, " (converged)\n"), "%s", csv);
+    free(csv);
+    free_out(&o);
+}
+
 /* checkpoint = {...} then resume = "file": the chains go on as one run
  * would, bit for bit; a file from another configuration is refused. */
 Test(lua, demcmc_checkpoint_and_resume_from_file)

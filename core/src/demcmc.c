@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "starling/demcmc.h"
+#include "starling/mcmc_diag.h"
 #include "starling/nomem.h"
 #include "starling/params.h"
 #include "starling/rng.h"
@@ -103,6 +104,7 @@ void sl_demcmc_config_default(sl_demcmc_config *c)
     c->noise = 1e-4;
     c->thin = 1;
     c->outliers = 1;
+    c->archive_every = 10;
 }
 
 static int n_free(int n_params, const sl_prior *priors)
@@ -152,6 +154,30 @@ sl_status sl_demcmc_check(const sl_demcmc_config *c, int n_params, const sl_prio
         return sl_fail(SL_ERR_ARG, "demcmc: gamma1_every = %lld, burn = %lld, thin = %lld: "
                        "expected >= 0, >= 0 and >= 1", (long long)c->gamma1_every,
                        (long long)c->burn, (long long)c->thin);
+    if (c->archive && c->archive_every < 1)
+        return sl_fail(SL_ERR_ARG, "demcmc: archive_every = %lld: expected >= 1",
+                       (long long)c->archive_every);
+    if (c->archive_start_rows > 0 && !c->archive_start)
+        return sl_fail(SL_ERR_ARG, "demcmc: archive_start_rows = %lld but no archive_start",
+                       (long long)c->archive_start_rows);
+    if (!(c->snooker >= 0.0 && c->snooker <= 1.0)) {
+        sl_fmt_num(a, sizeof a, c->snooker);
+        return sl_fail(SL_ERR_ARG, "demcmc: snooker = %s: expected a probability in [0, 1]", a);
+    }
+    if (c->snooker > 0.0 && !c->archive && c->chains < 6)
+        return sl_fail(SL_ERR_ARG, "demcmc: chains = %lld with the snooker update and no "
+                       "archive: expected >= 6 (it draws three chains of the other half)",
+                       (long long)c->chains);
+    if (!(c->stop_rhat == 0.0 || (c->stop_rhat > 1.0 && isfinite(c->stop_rhat)))) {
+        sl_fmt_num(a, sizeof a, c->stop_rhat);
+        return sl_fail(SL_ERR_ARG, "demcmc: stop_rhat = %s: expected a threshold > 1 (e.g. "
+                       "1.01), or 0: not asked", a);
+    }
+    if (!(c->stop_ess >= 0.0 && isfinite(c->stop_ess)) || c->stop_every < 0) {
+        sl_fmt_num(a, sizeof a, c->stop_ess);
+        return sl_fail(SL_ERR_ARG, "demcmc: stop_ess = %s, stop_every = %lld: expected an "
+                       "ESS >= 0 and a check interval >= 0", a, (long long)c->stop_every);
+    }
     if (c->burn >= c->generations)
         return sl_fail(SL_ERR_ARG, "demcmc: burn = %lld of %lld generations: nothing would be "
                        "kept", (long long)c->burn, (long long)c->generations);
@@ -167,8 +193,12 @@ typedef struct sampler {
     sl_loglike_fn target;
     void *ud;
     double gamma;
+    uint64_t stride;           /* RNG blocks a generation owns per chain */
     double *x, *lp, *ll;       /* chains x D; chains; chains */
-    double *prop, *plp;        /* a half's proposals (half x D), their log priors */
+    double *prop, *plp, *ljac; /* a step's proposals (n x D), their log priors and */
+                               /* log Jacobian factors (snooker) */
+    double *z;                 /* DE-MCz archive: zn of zcap rows x D */
+    int64_t zn, zcap;
     double *rows, *out;        /* the proposals inside the support, packed; their values */
     int64_t *row_of;           /* proposal -> chain */
     double *spread;            /* D: the other half's spread */
@@ -183,13 +213,14 @@ static double now_s(void)
 }
 
 /* Draws of chain `chain` in generation g (-1: the start): the stream is
- * the chain, and g owns D + 2 blocks of two uniforms: the pair r1, r2,
- * then two normals a block, and the accept test in the last (the start:
- * two uniforms per parameter). */
-static void rng_at(sl_rng *r, uint64_t seed, int64_t chain, int64_t g, int D)
+ * the chain, and g owns `stride` blocks of two uniforms: the pair r1, r2,
+ * then two normals a block, the accept test (and the outlier's draw) in
+ * block D + 1; with the snooker update two more, D + 2 and D + 3 (the
+ * start: two uniforms per parameter). */
+static void rng_at(const sampler *S, sl_rng *r, int64_t chain, int64_t g, uint64_t block)
 {
-    sl_rng_init(r, seed, (uint64_t)chain);
-    r->counter = (uint64_t)(g + 1) * (uint64_t)(D + 2);
+    sl_rng_init(r, S->c->seed, (uint64_t)chain);
+    r->counter = (uint64_t)(g + 1) * S->stride + block;
 }
 
 /* Two standard normals from one block (Box-Muller). */
@@ -237,19 +268,73 @@ static void spread(sampler *S, int64_t lo, int64_t hi)
     }
 }
 
-/* Chain i's proposal in generation g from chains [olo, olo + on). */
-static void propose(sampler *S, int64_t i, int64_t g, int64_t olo, int64_t on, double *y)
+/* Two distinct indices in [0, n) from two uniforms. */
+static void two_of(double u1, double u2, int64_t n, int64_t *r1, int64_t *r2)
+{
+    int64_t a = (int64_t)(u1 * (double)n), b = (int64_t)(u2 * (double)(n - 1));
+    a = a < n ? a : n - 1;
+    b = b < n - 1 ? b : n - 2;
+    *r1 = a;
+    *r2 = b + (b >= a);
+}
+
+/* Row k of the differences' source: the archive, or chains [olo, ...). */
+static const double *source_row(const sampler *S, int64_t olo, int64_t k)
+{
+    return S->c->archive ? S->z + k * S->D : S->x + (olo + k) * S->D;
+}
+
+/* The snooker update of chain i from the source's rows (on of them): z
+ * from the first draws, z1 != z2 (and != z) from block D + 3; returns the
+ * log Jacobian factor, or NaN for no move (x = z). */
+static double snooker(const sampler *S, int64_t i, int64_t g, int64_t olo, int64_t on,
+                      double u_z, double u_gamma, double *y)
+{
+    sl_rng r;
+    rng_at(S, &r, i, g, (uint64_t)S->D + 3);
+    int64_t iz = (int64_t)(u_z * (double)on), i1, i2;
+    iz = iz < on ? iz : on - 1;
+    two_of(sl_rng_uniform(&r), sl_rng_uniform(&r), on - 1, &i1, &i2);
+    i1 += i1 >= iz, i2 += i2 >= iz; /* z, z1, z2 distinct */
+    const double *x = S->x + i * S->D, *z = source_row(S, olo, iz),
+                 *z1 = source_row(S, olo, i1), *z2 = source_row(S, olo, i2);
+    double xz2 = 0.0, proj = 0.0;
+    for (int k = 0; k < S->D; k++) {
+        double e = x[k] - z[k];
+        xz2 += e * e;
+        proj += (z1[k] - z2[k]) * e;
+    }
+    if (!(xz2 > 0.0))
+        return NAN;
+    double step = (1.2 + u_gamma) * proj / xz2, yz2 = 0.0;
+    for (int k = 0; k < S->D; k++) {
+        double yk = x[k] + step * (x[k] - z[k]), e = yk - z[k];
+        yz2 += e * e;
+        y[k] = S->pr[k].kind == SL_PRIOR_FIXED ? S->pr[k].value : sl_prior_wrap(&S->pr[k], yk);
+    }
+    return 0.5 * (double)(S->d - 1) * (log(yz2) - log(xz2));
+}
+
+/* Chain i's proposal in generation g from the source's `on` rows (the
+ * other half from chain olo, or the archive); returns its log Jacobian
+ * factor (0 but for the snooker; NaN: no move). */
+static double propose(const sampler *S, int64_t i, int64_t g, int64_t olo, int64_t on,
+                      double *y)
 {
     const sl_demcmc_config *c = S->c;
     sl_rng r;
-    rng_at(&r, c->seed, i, g, S->D);
-    int64_t r1 = (int64_t)(sl_rng_uniform(&r) * (double)on);
-    int64_t r2 = (int64_t)(sl_rng_uniform(&r) * (double)(on - 1));
-    r1 = r1 < on ? r1 : on - 1;
-    r2 = r2 < on - 1 ? r2 : on - 2;
-    r2 += r2 >= r1;
-    const double *x = S->x + i * S->D, *a = S->x + (olo + r1) * S->D,
-                 *b = S->x + (olo + r2) * S->D;
+    rng_at(S, &r, i, g, 0);
+    double u1 = sl_rng_uniform(&r), u2 = sl_rng_uniform(&r);
+    if (c->snooker > 0.0) {
+        sl_rng q;
+        rng_at(S, &q, i, g, (uint64_t)S->D + 2);
+        double u_which = sl_rng_uniform(&q), u_gamma = sl_rng_uniform(&q);
+        if (u_which < c->snooker)
+            return snooker(S, i, g, olo, on, u1, u_gamma, y);
+    }
+    int64_t r1, r2;
+    two_of(u1, u2, on, &r1, &r2);
+    const double *x = S->x + i * S->D, *a = source_row(S, olo, r1), *b = source_row(S, olo, r2);
     double gamma = c->gamma1_every > 0 && (g + 1) % c->gamma1_every == 0 ? 1.0 : S->gamma;
     double z[2];
     for (int k = 0; k < S->D; k++) {
@@ -260,14 +345,14 @@ static void propose(sampler *S, int64_t i, int64_t g, int64_t olo, int64_t on, d
         y[k] = p->kind == SL_PRIOR_FIXED ? p->value
                                          : sl_prior_wrap(p, x[k] + gamma * (a[k] - b[k]) + e);
     }
+    return 0.0;
 }
 
 /* Chain i's accept test; the uniform is the generation's last draw. */
 static double accept_u(const sampler *S, int64_t i, int64_t g)
 {
     sl_rng r;
-    rng_at(&r, S->c->seed, i, g, S->D);
-    r.counter += (uint64_t)(S->D + 1); /* past propose's draws */
+    rng_at(S, &r, i, g, (uint64_t)S->D + 1); /* past propose's draws */
     return sl_rng_uniform(&r);
 }
 
@@ -276,7 +361,7 @@ static int decide(sampler *S, int64_t ch, int64_t i, double ll, int64_t g)
 {
     if (isnan(ll))
         return 1;
-    double post = S->plp[i] + ll, cur = S->lp[ch] + S->ll[ch];
+    double post = S->plp[i] + ll + S->ljac[i], cur = S->lp[ch] + S->ll[ch];
     /* -inf - -inf: a chain still outside the model's domain moves to any
      * proposal that is not worse */
     int take = cur == -INFINITY ? post > -INFINITY || post == cur
@@ -290,22 +375,27 @@ static int decide(sampler *S, int64_t ch, int64_t i, double ll, int64_t g)
     return 0;
 }
 
-/* Half [lo, lo + n) proposes from [olo, olo + n) in generation g. The
+/* Chains [lo, lo + n) propose in generation g from the other half
+ * [olo, olo + n), or (DE-MCz) all chains at once from the archive. The
  * proposals and the decisions are per chain, from the chain's own random
  * numbers, so the threads that share them change no result. */
-static sl_status half_step(sampler *S, int64_t g, int64_t lo, int64_t olo, int64_t n)
+static sl_status step(sampler *S, int64_t g, int64_t lo, int64_t olo, int64_t n)
 {
-    spread(S, olo, olo + n);
+    int64_t on = S->c->archive ? S->zn : n;
+    if (S->c->archive)
+        spread(S, 0, S->c->chains);
+    else
+        spread(S, olo, olo + n);
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < n; i++) {
         double *y = S->prop + i * S->D;
-        propose(S, lo + i, g, olo, n, y);
-        S->plp[i] = log_prior(S, y);
+        S->ljac[i] = propose(S, lo + i, g, olo, on, y);
+        S->plp[i] = isnan(S->ljac[i]) ? -INFINITY : log_prior(S, y);
     }
     int64_t m = 0;
     for (int64_t i = 0; i < n; i++) {
         if (S->plp[i] == -INFINITY) {
-            S->res->outside++;
+            S->res->outside += !isnan(S->ljac[i]);
             continue;
         }
         memcpy(S->rows + m * S->D, S->prop + i * S->D, (size_t)S->D * sizeof(double));
@@ -322,6 +412,14 @@ static sl_status half_step(sampler *S, int64_t g, int64_t lo, int64_t olo, int64
     return SL_OK;
 }
 
+/* DE-MCz: every chain's state joins the archive. */
+static void archive_add(sampler *S)
+{
+    const int64_t N = S->c->chains;
+    memcpy(S->z + S->zn * S->D, S->x, (size_t)(N * S->D) * sizeof(double));
+    S->zn += N;
+}
+
 /* The start: given, or drawn from the priors; then evaluated. A start
  * outside the support is refused: every chain must begin where the
  * posterior is defined. */
@@ -331,7 +429,7 @@ static sl_status start_chains(sampler *S, const double *start)
     for (int64_t i = 0; i < N; i++) {
         double *x = S->x + i * S->D;
         sl_rng r;
-        rng_at(&r, S->c->seed, i, -1, S->D);
+        rng_at(S, &r, i, -1, 0);
         for (int k = 0; k < S->D; k++) {
             double u1 = sl_rng_uniform(&r), u2 = sl_rng_uniform(&r);
             x[k] = start ? start[i * S->D + k] : sl_prior_draw(&S->pr[k], u1, u2);
@@ -387,8 +485,7 @@ static void reset_outliers(sampler *S, int64_t g)
         if (!(S->lp[i] + S->ll[i] < cut))
             continue;
         sl_rng r;
-        rng_at(&r, S->c->seed, i, g, S->D);
-        r.counter += (uint64_t)(S->D + 1);
+        rng_at(S, &r, i, g, (uint64_t)S->D + 1);
         (void)sl_rng_uniform(&r); /* the accept test's */
         int64_t k = (int64_t)(sl_rng_uniform(&r) * (double)upper), j = 0;
         for (; j < N; j++)
@@ -416,6 +513,7 @@ static sl_status alloc_result(const sl_demcmc_config *c, int D, sl_demcmc_result
 {
     const int64_t N = c->chains;
     memset(r, 0, sizeof *r);
+    r->rhat = r->ess = NAN;
     r->chains = N;
     r->n_params = D;
     r->kept = (c->generations - c->burn + c->thin - 1) / c->thin;
@@ -439,7 +537,7 @@ static sl_status alloc_result(const sl_demcmc_config *c, int D, sl_demcmc_result
 void sl_demcmc_result_free(sl_demcmc_result *r)
 {
     free(r->samples), free(r->logpost), free(r->loglike), free(r->last);
-    free(r->last_logpost), free(r->last_loglike), free(r->accepted);
+    free(r->last_logpost), free(r->last_loglike), free(r->accepted), free(r->archive);
     memset(r, 0, sizeof *r);
 }
 
@@ -452,21 +550,90 @@ static sl_status alloc_sampler(sampler *S)
     S->ll = malloc((size_t)N * sizeof(double));
     S->prop = malloc(nd * sizeof(double));
     S->plp = malloc((size_t)N * sizeof(double));
+    S->ljac = malloc((size_t)N * sizeof(double));
     S->rows = malloc(nd * sizeof(double));
     S->out = malloc((size_t)N * sizeof(double));
     S->row_of = malloc((size_t)N * sizeof(int64_t));
     S->spread = malloc((size_t)S->D * sizeof(double));
-    if (!S->x || !S->lp || !S->ll || !S->prop || !S->plp || !S->rows || !S->out ||
+    if (!S->x || !S->lp || !S->ll || !S->prop || !S->plp || !S->ljac || !S->rows || !S->out ||
         !S->row_of || !S->spread)
         return sl_fail_nomem((double)nd * 4 * sizeof(double), "demcmc: %lld chains",
                              (long long)N);
+    if (!S->c->archive)
+        return SL_OK;
+    /* the archive it starts with (a resumed run's, or the start), and a
+     * copy of the chains every archive_every generations */
+    const sl_demcmc_config *c = S->c;
+    int64_t start = c->archive_start_rows > 0 ? c->archive_start_rows : N;
+    S->zcap = start + N * (c->generations / c->archive_every + 1);
+    S->z = malloc((size_t)S->zcap * (size_t)S->D * sizeof(double));
+    if (!S->z)
+        return sl_fail_nomem((double)S->zcap * S->D * sizeof(double), "demcmc: an archive of "
+                             "%lld states", (long long)S->zcap);
+    if (c->archive_start_rows > 0) {
+        memcpy(S->z, c->archive_start, (size_t)(start * S->D) * sizeof(double));
+        S->zn = start;
+    }
     return SL_OK;
 }
 
 static void free_sampler(sampler *S)
 {
-    free(S->x), free(S->lp), free(S->ll), free(S->prop), free(S->plp);
+    free(S->x), free(S->lp), free(S->ll), free(S->prop), free(S->plp), free(S->ljac), free(S->z);
     free(S->rows), free(S->out), free(S->row_of), free(S->spread);
+}
+
+/* The stopping rule on the `kept` generations kept so far: the worst
+ * free parameter's R-hat and min(bulk, tail) ESS into res; 1 when met. */
+static int converged(sampler *S, int64_t kept)
+{
+    sl_demcmc_result *r = S->res;
+    const sl_demcmc_config *c = S->c;
+    const int64_t N = c->chains;
+    double rhat = 0.0, ess = INFINITY;
+    for (int k = 0; k < S->D; k++) {
+        if (S->pr[k].kind == SL_PRIOR_FIXED)
+            continue;
+        sl_mcmc_diag d;
+        if (sl_mcmc_diagnose(r->samples + k, kept, N, N * S->D, S->D, &d)) {
+            sl_clear_error();
+            return 0; /* too few draws yet */
+        }
+        rhat = isnan(d.rhat) || d.rhat > rhat ? d.rhat : rhat;
+        double e = fmin(d.ess_bulk, d.ess_tail);
+        ess = isnan(e) || e < ess ? e : ess;
+    }
+    r->rhat = rhat, r->ess = ess;
+    return (c->stop_rhat > 0.0 || c->stop_ess > 0.0) &&
+           (c->stop_rhat == 0.0 || rhat < c->stop_rhat) &&
+           (c->stop_ess == 0.0 || ess > c->stop_ess);
+}
+
+static int64_t stop_every(const sl_demcmc_config *c)
+{
+    if (c->stop_every > 0)
+        return c->stop_every;
+    int64_t kept = (c->generations - c->burn + c->thin - 1) / c->thin;
+    return kept / 20 > 50 ? kept / 20 : 50;
+}
+
+/* After generation k of this call: keep it, check the stopping rule; 1
+ * when the rule is met. */
+static int keep_and_check(sampler *S, int64_t k)
+{
+    const sl_demcmc_config *c = S->c;
+    if (k < c->burn || (k - c->burn) % c->thin)
+        return 0;
+    int64_t slot = (k - c->burn) / c->thin;
+    keep(S, slot);
+    int asked = c->stop_rhat > 0.0 || c->stop_ess > 0.0;
+    if (!asked || (slot + 1) % stop_every(c))
+        return 0;
+    if (!converged(S, slot + 1))
+        return 0;
+    S->res->kept = slot + 1;
+    S->res->converged = 1;
+    return 1;
 }
 
 static sl_status generations(sampler *S, int64_t first)
@@ -474,34 +641,42 @@ static sl_status generations(sampler *S, int64_t first)
     const sl_demcmc_config *c = S->c;
     const int64_t N = c->chains, h = N / 2;
     int64_t acc0 = 0;
+    if (c->archive && S->zn == 0)
+        archive_add(S); /* the start */
     for (int64_t k = 0; k < c->generations; k++) {
         int64_t g = first + k;
-        sl_status st = half_step(S, g, 0, h, h);
-        if (!st)
-            st = half_step(S, g, h, 0, h);
+        sl_status st = c->archive ? step(S, g, 0, 0, N) : step(S, g, 0, h, h);
+        if (!st && !c->archive)
+            st = step(S, g, h, 0, h);
         if (st)
             return st;
         int64_t every = c->burn / 10;
         if (c->outliers && k < c->burn && every > 0 && (k + 1) % every == 0)
             reset_outliers(S, g);
+        if (c->archive && (g + 1) % c->archive_every == 0)
+            archive_add(S);
         S->res->generations = k + 1;
         S->res->proposals += N;
+        sl_demcmc_state now = {g + 1, S->x, S->lp, S->ll, S->z, S->zn};
         if (c->checkpoint && c->checkpoint_every > 0 && (k + 1) % c->checkpoint_every == 0 &&
-            (st = c->checkpoint(c->checkpoint_ud, g + 1, S->x, S->lp, S->ll)))
+            (st = c->checkpoint(c->checkpoint_ud, &now)))
             return sl_fail_context(st, "demcmc: checkpoint after generation %lld",
                                    (long long)(g + 1));
-        if (k >= c->burn && (k - c->burn) % c->thin == 0)
-            keep(S, (k - c->burn) / c->thin);
+        int done = keep_and_check(S, k);
         if (c->progress) {
             int64_t acc = 0;
             for (int64_t i = 0; i < N; i++)
                 acc += S->res->accepted[i];
-            int stop = c->progress(c->progress_ud, g + 1, (double)(acc - acc0) / (double)N);
+            sl_demcmc_progress p = {g + 1, first + c->generations,
+                                    (double)(acc - acc0) / (double)N, S->res->rhat,
+                                    S->res->ess};
             acc0 = acc;
-            if (stop)
+            if (c->progress(c->progress_ud, &p))
                 return sl_fail(SL_ERR_CANCELLED, "demcmc: cancelled by the progress function "
                                "after %lld generations", (long long)k + 1);
         }
+        if (done)
+            break;
     }
     return SL_OK;
 }
@@ -524,6 +699,7 @@ sl_status sl_demcmc_run(const sl_demcmc_config *c, int n_params, const sl_prior 
     S.c = c, S.D = n_params, S.d = n_free(n_params, priors), S.pr = priors;
     S.target = target, S.ud = target_ud, S.res = res;
     S.gamma = c->gamma > 0.0 ? c->gamma : 2.38 / sqrt(2.0 * S.d);
+    S.stride = (uint64_t)n_params + (c->snooker > 0.0 ? 4 : 2);
     st = alloc_result(c, n_params, res);
     if (!st)
         st = alloc_sampler(&S);
@@ -537,6 +713,8 @@ sl_status sl_demcmc_run(const sl_demcmc_config *c, int n_params, const sl_prior 
             res->last_loglike[i] = S.ll[i];
             res->last_logpost[i] = S.lp[i] + S.ll[i];
         }
+        res->archive = S.z, res->archive_rows = S.zn;
+        S.z = NULL;
     }
     free_sampler(&S);
     res->wall_s = now_s() - t0;

@@ -32,6 +32,25 @@ SL_EXTERN_C_BEGIN
  * NaN is counted and the proposal rejected. A failure stops the run. */
 typedef sl_status (*sl_loglike_fn)(void *ud, const double *params, int64_t n, double *out);
 
+/* What the progress function sees after each generation. */
+typedef struct sl_demcmc_progress {
+    int64_t generation;  /* run in all (a resumed run's earlier ones included) */
+    int64_t last;        /* the generation this call ends at */
+    double acceptance;   /* of this generation's proposals */
+    double rhat, ess;    /* at the last convergence check (NaN before the first): the */
+                         /* worst free parameter's R-hat and min(bulk, tail) ESS */
+} sl_demcmc_progress;
+
+/* The sampler's state after `generation` generations in all: what a run
+ * needs to go on from there (start = x, first = generation, and the
+ * archive with DE-MCz). */
+typedef struct sl_demcmc_state {
+    int64_t generation;
+    const double *x, *lp, *ll;   /* chains x n_params; log prior and log-likelihood per chain */
+    const double *archive;       /* archive_rows x n_params (DE-MCz), else NULL */
+    int64_t archive_rows;
+} sl_demcmc_state;
+
 typedef struct sl_demcmc_config {
     int64_t chains;       /* N: even, >= 2 d and >= 4 */
     int64_t generations;  /* to run */
@@ -43,27 +62,48 @@ typedef struct sl_demcmc_config {
     int64_t thin;         /* keep every thin-th generation after burn (default 1) */
     int outliers;         /* 1 (default): during burn-in, at every tenth of it, chains */
                           /* far below the others restart from one above the median */
+    /* DE-MCz (ter Braak & Vrugt 2008): the differences come from an archive
+     * of past states (the start, then every chain every archive_every
+     * generations) instead of the other half. The archive does not move
+     * during a generation, so all chains propose at once, in one call of
+     * the target. A run resumed from a DE-MCz state passes the archive it
+     * had in archive_start (archive_start_rows rows). */
+    int archive;
+    int64_t archive_every; /* default 10 */
+    const double *archive_start;
+    int64_t archive_start_rows;
+    /* The snooker update (ter Braak & Vrugt 2008), with this probability
+     * per proposal (default 0): a jump along the line from the chain
+     * through a state z of the archive (or the other half), of length
+     * gamma_s ~ U(1.2, 2.2) times the projection of a difference of two
+     * more, accepted with the Jacobian factor (|x* - z| / |x - z|)^(d-1). */
+    double snooker;
+    /* Stop once every free parameter has R-hat < stop_rhat and
+     * min(bulk, tail) ESS > stop_ess over the kept draws (0: that test is
+     * not asked; both 0: run every generation), checked every stop_every
+     * kept generations (0: a twentieth of those asked, at least 50). */
+    double stop_rhat, stop_ess;
+    int64_t stop_every;
     /* Optional: called after each generation; nonzero cancels the run. */
-    int (*progress)(void *ud, int64_t generation, double acceptance);
+    int (*progress)(void *ud, const sl_demcmc_progress *p);
     void *progress_ud;
-    /* Optional: every checkpoint_every generations, the chains as they
-     * stand (chains x n_params, log prior and log-likelihood per chain)
-     * after `generation` generations in all (first included): what a run
-     * needs to go on from there (start = x, first = generation). A failure
-     * stops the run. */
-    sl_status (*checkpoint)(void *ud, int64_t generation, const double *x, const double *lp,
-                            const double *ll);
+    /* Optional: every checkpoint_every generations, the state as it
+     * stands. A failure stops the run. */
+    sl_status (*checkpoint)(void *ud, const sl_demcmc_state *s);
     void *checkpoint_ud;
     int64_t checkpoint_every;
 } sl_demcmc_config;
 
 /* chains 0 (must be set), generations 0, seed 1, gamma 0, gamma1_every
- * 10, noise 1e-4, burn 0, thin 1, outliers 1. */
+ * 10, noise 1e-4, burn 0, thin 1, outliers 1, archive 0 (every 10),
+ * snooker 0, no stopping rule. */
 void sl_demcmc_config_default(sl_demcmc_config *c);
 
 typedef struct sl_demcmc_result {
     int64_t chains, n_params, kept; /* kept generations */
-    int64_t generations;            /* run */
+    int64_t generations;            /* run (fewer than asked when the stopping rule met) */
+    int converged;                  /* the stopping rule was met */
+    double rhat, ess;               /* at the last convergence check (NaN: none) */
     double *samples;  /* kept x chains x n_params */
     double *logpost;  /* kept x chains: log prior + log-likelihood */
     double *loglike;  /* kept x chains */
@@ -76,6 +116,8 @@ typedef struct sl_demcmc_result {
     int64_t evaluations;/* rows given to the target */
     int64_t reset;      /* outlier chains restarted during burn-in */
     double wall_s, target_s; /* the run, and the part spent in the target */
+    double *archive;         /* DE-MCz: archive_rows x n_params, to resume with */
+    int64_t archive_rows;
 } sl_demcmc_result;
 
 /* Everything sl_demcmc_run refuses before work, and nothing else. */
