@@ -13,7 +13,8 @@
  *     stop_rhat = 1.01, stop_ess = 1000, stop_every = 100,  -- stop once converged
  *   }
  *   r:summary()      per parameter: median, 16 and 84 %, mean, sd, R-hat, ESS (printable)
- *   r:save(path)     the kept draws as CSV, with the configuration in '#' lines
+ *   r:save(path)     the kept draws as CSV, with the configuration in '#' lines;
+ *                    a path ending .h5 or .hdf5: HDF5 (mcmc_hdf5.h's layout)
  *   r:samples(name)  one parameter's kept draws (generation-major)
  *   r:info()         counts, acceptance, times
  *   r:trace_png(path[, {params = {...}, chains = 8, title = ...}])
@@ -35,6 +36,7 @@
 
 #include "binding.h"
 #include "csv.h"
+#include "mcmc_hdf5.h"
 #include "mcmc_plot.h"
 
 #define SL_LUA_DEMCMC "starling.demcmc_result"
@@ -829,24 +831,57 @@ static int dm_summary(lua_State *L)
     return 1;
 }
 
+/* A prior as the outputs state it: "uniform [0, 1] periodic". */
+static void prior_text(char *buf, size_t n, const sl_prior *p)
+{
+    int k = snprintf(buf, n, "%s", sl_prior_kind_name(p->kind));
+    buf += k, n -= (size_t)k;
+    switch (p->kind) {
+    case SL_PRIOR_FIXED: snprintf(buf, n, " %.17g", p->value); break;
+    case SL_PRIOR_NORMAL: snprintf(buf, n, " mean %.17g sigma %.17g", p->mu, p->sigma); break;
+    case SL_PRIOR_TRUNC_NORMAL:
+        snprintf(buf, n, " mean %.17g sigma %.17g [%.17g, %.17g]", p->mu, p->sigma, p->lo,
+                 p->hi);
+        break;
+    default: snprintf(buf, n, " [%.17g, %.17g]%s", p->lo, p->hi, p->periodic ? " periodic" : "");
+    }
+}
+
 static void write_prior(FILE *f, const char *name, const sl_prior *p)
 {
-    fprintf(f, "# prior %s = %s", name, sl_prior_kind_name(p->kind));
-    switch (p->kind) {
-    case SL_PRIOR_FIXED: fprintf(f, " %.17g", p->value); break;
-    case SL_PRIOR_NORMAL: fprintf(f, " mean %.17g sigma %.17g", p->mu, p->sigma); break;
-    case SL_PRIOR_TRUNC_NORMAL:
-        fprintf(f, " mean %.17g sigma %.17g [%.17g, %.17g]", p->mu, p->sigma, p->lo, p->hi);
-        break;
-    default: fprintf(f, " [%.17g, %.17g]%s", p->lo, p->hi, p->periodic ? " periodic" : "");
+    char text[160];
+    prior_text(text, sizeof text, p);
+    fprintf(f, "# prior %s = %s\n", name, text);
+}
+
+static int ends_with(const char *s, const char *end)
+{
+    size_t a = strlen(s), b = strlen(end);
+    return a >= b && !strcmp(s + a - b, end);
+}
+
+/* :save("run.h5") (or .hdf5): mcmc_hdf5.h's layout. */
+static void save_hdf5(lua_State *L, const dm_result *d, const char *path)
+{
+    char (*text)[160] = lua_newuserdatauv(L, (size_t)d->n * (160 + sizeof(char *)), 0);
+    const char **priors = (const char **)(text + d->n);
+    for (int p = 0; p < d->n; p++) {
+        prior_text(text[p], sizeof text[p], &d->priors[p]);
+        priors[p] = text[p];
     }
-    fputc('\n', f);
+    sl_mcmc_h5 h = {&d->c, &d->r, d->n, (const char *const *)d->names, priors, d->first,
+                    d->target};
+    sl_lua_check(L, sl_mcmc_write_hdf5(path, &h), "save");
 }
 
 static int dm_save(lua_State *L)
 {
     dm_result *d = check_dm(L, 1);
     const char *path = sl_lua_check_str(L, 2, "save", "path");
+    if (ends_with(path, ".h5") || ends_with(path, ".hdf5")) {
+        save_hdf5(L, d, path);
+        return 0;
+    }
     sl_afile *af = sl_lua_afile_open(L, path, "save");
     FILE *f = af->f;
     const sl_demcmc_config *c = &d->c;

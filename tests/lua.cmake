@@ -3,6 +3,7 @@
 sl_add_test(test_lua SOURCES test_lua.c TIMEOUT 300)
 add_dependencies(test_lua starling hermite mvs newton monitors plummer kepler_rv slt_um_watch)
 target_compile_definitions(test_lua PRIVATE SLT_UM_DIR="${SLT_UM_DIR}")
+target_link_libraries(test_lua PRIVATE PkgConfig::HDF5) # reads back :save("x.h5")
 
 # The binding knows no likelihood by name: word options, data and backends
 # come from the plugin's table (issue 9). A string "kepler_rv" in lua/*.c

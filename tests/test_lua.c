@@ -10,6 +10,7 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <hdf5.h>
 #include <math.h>
 #include <pty.h>
 #include <signal.h>
@@ -1912,6 +1913,84 @@ Test(lua, demcmc_dez_snooker_stop)
                                  "stop_rhat = 1.02, stop_ess = 300; generations run = "), "%s", csv);
     cr_assert(strstr(csv, " (converged)\n"), "%s", csv);
     free(csv);
+    free_out(&o);
+}
+
+/* :save("x.h5") writes mcmc_hdf5.h's layout: the draws as the CSV has
+ * them, bit for bit, the names, the priors and the configuration; a file
+ * that cannot be made is an error naming it, and nothing is left. */
+static double h5_attr_f(hid_t f, const char *name)
+{
+    double v = NAN;
+    hid_t a = H5Aopen(f, name, H5P_DEFAULT);
+    cr_assert(a >= 0, "attribute %s", name);
+    H5Aread(a, H5T_NATIVE_DOUBLE, &v);
+    H5Aclose(a);
+    return v;
+}
+
+Test(lua, demcmc_save_hdf5)
+{
+    write_text("h5.lua",
+               "local starling = require \"starling\"\n"
+               "local function f(p) return -0.5 * (p[1]^2 + (p[2] - p[1])^2) end\n"
+               "local r = starling.demcmc{ likelihood = f, params = {'a', 'b'}, chains = 6,\n"
+               "  generations = 40, burn = 10, thin = 3, seed = 9, archive = true,\n"
+               "  priors = {a = {'uniform', -9, 9}, b = {'normal', 0, 5}} }\n"
+               "r:save('run.h5')\n"
+               "r:save('run.csv')\n"
+               "local s = r:samples('b')\n"
+               "print(string.format('n %d first %.17g last %.17g', #s, s[1], s[#s]))\n"
+               "local ok, err = pcall(r.save, r, 'no/such/dir/x.h5')\n"
+               "assert(not ok and err:find('no/such/dir/x.h5'), err)\n");
+    run_out o = run("run h5.lua", NULL);
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    int n = 0;
+    double first = NAN, last = NAN;
+    cr_assert(sscanf(o.out, "n %d first %lg last %lg", &n, &first, &last) == 3, "%s", o.out);
+    cr_assert_eq(n, 10 * 6, "(40 - 10) / 3 kept generations of 6 chains");
+    char path[400];
+    snprintf(path, sizeof path, "%s/run.h5", work);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    cr_assert(f >= 0, "cannot open %s", path);
+    hid_t set = H5Dopen2(f, "samples", H5P_DEFAULT);
+    hid_t space = H5Dget_space(set);
+    hsize_t dims[3] = {0};
+    cr_assert_eq(H5Sget_simple_extent_ndims(space), 3);
+    H5Sget_simple_extent_dims(space, dims, NULL);
+    cr_assert(dims[0] == 10 && dims[1] == 6 && dims[2] == 2, "%llu %llu %llu",
+              (unsigned long long)dims[0], (unsigned long long)dims[1],
+              (unsigned long long)dims[2]);
+    double x[10 * 6 * 2];
+    H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, x);
+    cr_assert(x[1] == first && x[10 * 6 * 2 - 1] == last, "b's first and last draws: %.17g "
+              "%.17g, Lua has %.17g %.17g", x[1], x[119], first, last);
+    H5Sclose(space), H5Dclose(set);
+    int64_t gen[10];
+    set = H5Dopen2(f, "generation", H5P_DEFAULT);
+    H5Dread(set, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, gen);
+    H5Dclose(set);
+    cr_assert(gen[0] == 11 && gen[9] == 38, "generations %lld .. %lld", (long long)gen[0],
+              (long long)gen[9]);
+    char *names[2] = {NULL, NULL}, *priors[2] = {NULL, NULL};
+    hid_t st = H5Tcopy(H5T_C_S1);
+    H5Tset_size(st, H5T_VARIABLE);
+    H5Tset_cset(st, H5T_CSET_UTF8);
+    set = H5Dopen2(f, "params", H5P_DEFAULT);
+    H5Dread(set, st, H5S_ALL, H5S_ALL, H5P_DEFAULT, names);
+    H5Dclose(set);
+    set = H5Dopen2(f, "priors", H5P_DEFAULT);
+    H5Dread(set, st, H5S_ALL, H5S_ALL, H5P_DEFAULT, priors);
+    H5Dclose(set);
+    cr_assert(names[0] && !strcmp(names[0], "a") && names[1] && !strcmp(names[1], "b"));
+    cr_assert(priors[1] && !strcmp(priors[1], "normal mean 0 sigma 5"), "%s", priors[1]);
+    free(names[0]), free(names[1]), free(priors[0]), free(priors[1]);
+    H5Tclose(st);
+    cr_assert(H5Lexists(f, "archive", H5P_DEFAULT) > 0, "DE-MCz's archive");
+    cr_assert_eq(h5_attr_f(f, "thin"), 3.0);
+    cr_assert_eq(h5_attr_f(f, "seed"), 9.0);
+    cr_assert_eq(h5_attr_f(f, "generations"), 40.0);
+    H5Fclose(f);
     free_out(&o);
 }
 
