@@ -2,11 +2,14 @@
 
 Python standard library only (no RadVel needed), so that anyone can remake
 it: `python3 examples/data/make_rv_2planet.py > examples/data/rv_2planet.txt`.
+With a seed as argument it makes another realisation of the same system
+(the noise and the nights).
 The model is kepler_rv's (RadVel's convention, basis "M0"):
 v = K [cos(nu + w) + e cos w], M = 2 pi (t - epoch)/P + M0, epoch = first time.
 """
 import math
 import random
+import sys
 
 TRUTH = [  # P [d], K [m/s], e, w [rad], M0 [rad] at the epoch
     (14.62, 31.5, 0.12, 1.10, 2.30),
@@ -36,12 +39,13 @@ def velocity(t, epoch):
 
 
 def main():
-    rng = random.Random(SEED)
+    seed = int(sys.argv[1]) if len(sys.argv) > 1 else SEED
+    rng = random.Random(seed)
     t0 = 2459000.5
     # observing seasons: nights drawn in three 150-day windows a year apart
     times = sorted(t0 + rng.choice([0, 230, 470]) + rng.uniform(0, 150) for _ in range(N_OBS))
     print("# Synthetic 2-planet RV data for examples/rv_grid.lua "
-          "(examples/data/make_rv_2planet.py, seed %d)." % SEED)
+          "(examples/data/make_rv_2planet.py, seed %d)." % seed)
     print("# True parameters (basis \"M0\", epoch = first time %.5f):" % times[0])
     for j, (P, K, e, w, M0) in enumerate(TRUTH, 1):
         print("#   planet %d: P = %g d, K = %g m/s, e = %g, w = %g rad, M0 = %g rad"
