@@ -16,7 +16,10 @@ py=$(mktemp -d /tmp/dm_py.XXXXXX)
 trap 'rm -rf "$py"' EXIT
 data="$out/demcmc_rv.csv"
 for be in cuda cpu; do
-  "$build/bin/starling" run "$here/demcmc_rv.lua" "$be" 4096 "$gens" "$data" | tee -a "$out/demcmc.log"
+  for variant in de dez; do
+    "$build/bin/starling" run "$here/demcmc_rv.lua" "$be" 4096 "$gens" "$data" "$variant" |
+      tee -a "$out/demcmc.log"
+  done
 done
 env -u LD_LIBRARY_PATH python3 -m pip install -q --no-index --no-deps --target "$py" \
     "$wheels"/numpy-*.whl "$wheels"/emcee-*.whl
