@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "starling/demcmc.h"
+#include "starling/demcmc_move.h"
 #include "starling/mcmc_diag.h"
 #include "starling/nomem.h"
 #include "starling/params.h"
@@ -192,8 +193,7 @@ typedef struct sampler {
     const sl_prior *pr;
     sl_loglike_fn target;
     void *ud;
-    double gamma;
-    uint64_t stride;           /* RNG blocks a generation owns per chain */
+    sl_dm_move m;              /* the proposal's constants (demcmc_move.h) */
     double *x, *lp, *ll;       /* chains x D; chains; chains */
     double *prop, *plp, *ljac; /* a step's proposals (n x D), their log priors and */
                                /* log Jacobian factors (snooker) */
@@ -212,32 +212,14 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Draws of chain `chain` in generation g (-1: the start): the stream is
- * the chain, and g owns `stride` blocks of two uniforms: the pair r1, r2,
- * then two normals a block, the accept test (and the outlier's draw) in
- * block D + 1; with the snooker update two more, D + 2 and D + 3 (the
- * start: two uniforms per parameter). */
 static void rng_at(const sampler *S, sl_rng *r, int64_t chain, int64_t g, uint64_t block)
 {
-    sl_rng_init(r, S->c->seed, (uint64_t)chain);
-    r->counter = (uint64_t)(g + 1) * S->stride + block;
-}
-
-/* Two standard normals from one block (Box-Muller). */
-static void normals(sl_rng *r, double *z0, double *z1)
-{
-    double u1 = sl_rng_uniform(r), u2 = sl_rng_uniform(r);
-    double a = sqrt(-2.0 * log(1.0 - u1));
-    *z0 = a * cos(TWO_PI * u2);
-    *z1 = a * sin(TWO_PI * u2);
+    sl_dm_rng_at(&S->m, r, chain, g, block);
 }
 
 static double log_prior(const sampler *S, const double *x)
 {
-    double lp = 0.0;
-    for (int k = 0; k < S->D && lp > -INFINITY; k++)
-        lp += sl_prior_logpdf(&S->pr[k], x[k]);
-    return lp;
+    return sl_dm_log_prior(&S->m, x);
 }
 
 /* The target on the n rows in S->rows, into S->out. */
@@ -268,92 +250,12 @@ static void spread(sampler *S, int64_t lo, int64_t hi)
     }
 }
 
-/* Two distinct indices in [0, n) from two uniforms. */
-static void two_of(double u1, double u2, int64_t n, int64_t *r1, int64_t *r2)
-{
-    int64_t a = (int64_t)(u1 * (double)n), b = (int64_t)(u2 * (double)(n - 1));
-    a = a < n ? a : n - 1;
-    b = b < n - 1 ? b : n - 2;
-    *r1 = a;
-    *r2 = b + (b >= a);
-}
-
-/* Row k of the differences' source: the archive, or chains [olo, ...). */
-static const double *source_row(const sampler *S, int64_t olo, int64_t k)
-{
-    return S->c->archive ? S->z + k * S->D : S->x + (olo + k) * S->D;
-}
-
-/* The snooker update of chain i from the source's rows (on of them): z
- * from the first draws, z1 != z2 (and != z) from block D + 3; returns the
- * log Jacobian factor, or NaN for no move (x = z). */
-static double snooker(const sampler *S, int64_t i, int64_t g, int64_t olo, int64_t on,
-                      double u_z, double u_gamma, double *y)
-{
-    sl_rng r;
-    rng_at(S, &r, i, g, (uint64_t)S->D + 3);
-    int64_t iz = (int64_t)(u_z * (double)on), i1, i2;
-    iz = iz < on ? iz : on - 1;
-    two_of(sl_rng_uniform(&r), sl_rng_uniform(&r), on - 1, &i1, &i2);
-    i1 += i1 >= iz, i2 += i2 >= iz; /* z, z1, z2 distinct */
-    const double *x = S->x + i * S->D, *z = source_row(S, olo, iz),
-                 *z1 = source_row(S, olo, i1), *z2 = source_row(S, olo, i2);
-    double xz2 = 0.0, proj = 0.0;
-    for (int k = 0; k < S->D; k++) {
-        double e = x[k] - z[k];
-        xz2 += e * e;
-        proj += (z1[k] - z2[k]) * e;
-    }
-    if (!(xz2 > 0.0))
-        return NAN;
-    double step = (1.2 + u_gamma) * proj / xz2, yz2 = 0.0;
-    for (int k = 0; k < S->D; k++) {
-        double yk = x[k] + step * (x[k] - z[k]), e = yk - z[k];
-        yz2 += e * e;
-        y[k] = S->pr[k].kind == SL_PRIOR_FIXED ? S->pr[k].value : sl_prior_wrap(&S->pr[k], yk);
-    }
-    return 0.5 * (double)(S->d - 1) * (log(yz2) - log(xz2));
-}
-
-/* Chain i's proposal in generation g from the source's `on` rows (the
- * other half from chain olo, or the archive); returns its log Jacobian
- * factor (0 but for the snooker; NaN: no move). */
+/* Chain i's proposal from chains [olo, ...) or the archive (`on` rows). */
 static double propose(const sampler *S, int64_t i, int64_t g, int64_t olo, int64_t on,
                       double *y)
 {
-    const sl_demcmc_config *c = S->c;
-    sl_rng r;
-    rng_at(S, &r, i, g, 0);
-    double u1 = sl_rng_uniform(&r), u2 = sl_rng_uniform(&r);
-    if (c->snooker > 0.0) {
-        sl_rng q;
-        rng_at(S, &q, i, g, (uint64_t)S->D + 2);
-        double u_which = sl_rng_uniform(&q), u_gamma = sl_rng_uniform(&q);
-        if (u_which < c->snooker)
-            return snooker(S, i, g, olo, on, u1, u_gamma, y);
-    }
-    int64_t r1, r2;
-    two_of(u1, u2, on, &r1, &r2);
-    const double *x = S->x + i * S->D, *a = source_row(S, olo, r1), *b = source_row(S, olo, r2);
-    double gamma = c->gamma1_every > 0 && (g + 1) % c->gamma1_every == 0 ? 1.0 : S->gamma;
-    double z[2];
-    for (int k = 0; k < S->D; k++) {
-        const sl_prior *p = &S->pr[k];
-        if (k % 2 == 0)
-            normals(&r, &z[0], &z[1]);
-        double e = c->noise * S->spread[k] * z[k % 2];
-        y[k] = p->kind == SL_PRIOR_FIXED ? p->value
-                                         : sl_prior_wrap(p, x[k] + gamma * (a[k] - b[k]) + e);
-    }
-    return 0.0;
-}
-
-/* Chain i's accept test; the uniform is the generation's last draw. */
-static double accept_u(const sampler *S, int64_t i, int64_t g)
-{
-    sl_rng r;
-    rng_at(S, &r, i, g, (uint64_t)S->D + 1); /* past propose's draws */
-    return sl_rng_uniform(&r);
+    const double *src = S->c->archive ? S->z : S->x + olo * S->D;
+    return sl_dm_propose(&S->m, i, g, S->x + i * S->D, src, on, S->spread, y);
 }
 
 /* Chain ch takes proposal i (value ll) or not; returns 1 when ll is NaN. */
@@ -362,11 +264,7 @@ static int decide(sampler *S, int64_t ch, int64_t i, double ll, int64_t g)
     if (isnan(ll))
         return 1;
     double post = S->plp[i] + ll + S->ljac[i], cur = S->lp[ch] + S->ll[ch];
-    /* -inf - -inf: a chain still outside the model's domain moves to any
-     * proposal that is not worse */
-    int take = cur == -INFINITY ? post > -INFINITY || post == cur
-                                : log(accept_u(S, ch, g)) < post - cur;
-    if (take) {
+    if (sl_dm_accept(&S->m, ch, g, post, cur)) {
         memcpy(S->x + ch * S->D, S->prop + i * S->D, (size_t)S->D * sizeof(double));
         S->lp[ch] = S->plp[i];
         S->ll[ch] = ll;
@@ -698,8 +596,9 @@ sl_status sl_demcmc_run(const sl_demcmc_config *c, int n_params, const sl_prior 
     memset(&S, 0, sizeof S);
     S.c = c, S.D = n_params, S.d = n_free(n_params, priors), S.pr = priors;
     S.target = target, S.ud = target_ud, S.res = res;
-    S.gamma = c->gamma > 0.0 ? c->gamma : 2.38 / sqrt(2.0 * S.d);
-    S.stride = (uint64_t)n_params + (c->snooker > 0.0 ? 4 : 2);
+    S.m = (sl_dm_move){c->seed, (uint64_t)n_params + (c->snooker > 0.0 ? 4 : 2), n_params, S.d,
+                       c->gamma > 0.0 ? c->gamma : 2.38 / sqrt(2.0 * S.d), c->gamma1_every,
+                       c->noise, c->snooker, priors};
     st = alloc_result(c, n_params, res);
     if (!st)
         st = alloc_sampler(&S);
