@@ -17,8 +17,11 @@ trap 'rm -rf "$py"' EXIT
 data="$out/demcmc_rv.csv"
 for be in cuda cpu; do
   for variant in de dez; do
-    "$build/bin/starling" run "$here/demcmc_rv.lua" "$be" 4096 "$gens" "$data" "$variant" |
-      tee -a "$out/demcmc.log"
+    for sampler in auto cpu; do
+      [ "$be" = cpu ] && [ "$sampler" = cpu ] && continue # the same run as auto
+      "$build/bin/starling" run "$here/demcmc_rv.lua" "$be" 4096 "$gens" "$data" "$variant" \
+        "$sampler" | tee -a "$out/demcmc.log"
+    done
   done
 done
 env -u LD_LIBRARY_PATH python3 -m pip install -q --no-index --no-deps --target "$py" \

@@ -11,6 +11,7 @@
  *     archive = false, archive_every = 10,   -- DE-MCz: differences from past states
  *     snooker = 0,                 -- probability of a snooker update
  *     stop_rhat = 1.01, stop_ess = 1000, stop_every = 100,  -- stop once converged
+ *     backend = "auto",            -- "cuda": generations on the likelihood's device
  *   }
  *   r:summary()      per parameter: median, 16 and 84 %, mean, sd, R-hat, ESS (printable)
  *   r:save(path)     the kept draws as CSV, with the configuration in '#' lines;
@@ -42,7 +43,13 @@
 #define SL_LUA_DEMCMC "starling.demcmc_result"
 #define FN "demcmc"
 
+static const char *const dm_backends[] = {"auto", "cpu", "cuda", NULL};
+enum { DM_AUTO, DM_CPU, DM_CUDA };
+
 static const sl_param dm_params[] = {
+    {"backend", SL_PARAM_WORD, 0, 0, 0, 0,
+     "where the generations run: cuda keeps them on the likelihood's device (its plugin "
+     "needs a device entry); auto does so when it can", dm_backends, NULL},
     {"chains", SL_PARAM_INTEGER, 0, 0, 1e9, 0,
      "chains: even, >= 2 x the free parameters (0: 3 x, at least 16)", NULL, NULL},
     {"generations", SL_PARAM_INTEGER, 2000, 1, 1e12, 0, "generations to run", NULL, NULL},
@@ -56,7 +63,7 @@ static const sl_param dm_params[] = {
     {"gamma1_every", SL_PARAM_INTEGER, 10, 0, 1e9, 0,
      "every k-th generation jumps with gamma = 1 (0: never)", NULL, NULL},
     {"noise", SL_PARAM_NUMBER, 1e-4, 0, 0.999, 0,
-     "spread of the jump's noise, relative to the population's", NULL, NULL},
+     "spread of the jump's noise, relative to the pair's difference", NULL, NULL},
     {"outliers", SL_PARAM_BOOL, 1, 0, 1, 0,
      "restart chains stuck far below the others during burn-in", NULL, NULL},
     {"archive", SL_PARAM_BOOL, 0, 0, 1, 0,
@@ -82,6 +89,8 @@ static const char *const dm_extra[] = {"likelihood", "priors", "params", "progre
 typedef struct dm_result {
     sl_demcmc_result r;
     sl_demcmc_config c;
+    int backend;     /* DM_*, as asked */
+    int on_device;   /* the generations ran on the device */
     int n;           /* parameters */
     char **names;
     sl_prior *priors;
@@ -286,6 +295,13 @@ static sl_status lik_target(void *ud, const double *p, int64_t n, double *out)
     return t->k->l->eval_batch(t->k->ctx, &t->k->be, p, (size_t)n, out);
 }
 
+static sl_status dev_target(void *ud, const double *p, int64_t n, const int *count, double *out,
+                            void *stream)
+{
+    lua_target *t = ud;
+    return t->k->l->eval_batch_device(t->k->ctx, p, (size_t)n, count, out, stream);
+}
+
 static sl_status fn_target(void *ud, const double *p, int64_t n, double *out)
 {
     lua_target *t = ud;
@@ -392,6 +408,7 @@ static void read_config(lua_State *L, int cfg, int resuming, dm_result *d)
     c->stop_rhat = sl_params_get(&pv, "stop_rhat");
     c->stop_ess = sl_params_get(&pv, "stop_ess");
     c->stop_every = (int64_t)sl_params_get(&pv, "stop_every");
+    d->backend = (int)sl_params_get(&pv, "backend");
     if (c->chains == 0) {
         int free = 0;
         for (int i = 0; i < d->n; i++)
@@ -635,6 +652,25 @@ static void read_checkpoint_key(lua_State *L, int cfg, ckpt *k, dm_result *d)
     lua_pop(L, 2);
 }
 
+/* backend = "cuda" keeps the generations on the likelihood's device, and
+ * says why it cannot; "auto" does so when it can. */
+static void choose_backend(lua_State *L, const sl_lua_lik *k, dm_result *d)
+{
+    const char *why = NULL;
+    if (!k)
+        why = "the likelihood is a Lua function";
+    else if (k->be.kind != SL_BACKEND_CUDA)
+        why = "the likelihood object runs on the CPU (starling.likelihood{..., backend = "
+              "\"cuda\"})";
+    else if (!k->l->eval_batch_device)
+        why = "its plugin has no device entry (eval_batch_device)";
+    else if (d->c.chains > 1023 * 1024)
+        why = "more than 1,047,552 chains";
+    if (d->backend == DM_CUDA && why)
+        sl_lua_error(L, FN ": backend = \"cuda\": %s", why);
+    d->on_device = d->backend != DM_CPU && !why;
+}
+
 static void describe_target(const sl_lua_lik *k, dm_result *d)
 {
     if (k)
@@ -683,9 +719,13 @@ static int l_demcmc(lua_State *L)
     if (pt == LUA_TFUNCTION || (pt == LUA_TBOOLEAN && lua_toboolean(L, 3)))
         d->c.progress = dm_progress_cb, d->c.progress_ud = &pr;
     lua_target t = {L, 2, d->n, k, 0};
+    choose_backend(L, k, d);
+    if (d->on_device)
+        d->c.device_target = dev_target, d->c.device_target_ud = &t;
     sl_status st = sl_demcmc_run(&d->c, d->n, d->priors, (const char *const *)d->names,
                                  k ? lik_target : fn_target, &t, resuming ? rp.last : NULL,
                                  d->first, &d->r);
+    d->c.device_target = NULL, d->c.device_target_ud = NULL; /* t is this call's */
     if (t.failed || pr.failed) /* the function's own error, as Lua raised it */
         return lua_error(L);
     if (d->c.progress && !pr.fn && d->r.converged && isatty(fileno(stderr)))
@@ -757,6 +797,8 @@ static int dm_info(lua_State *L)
     set_num(L, "wall_s", d->r.wall_s);
     set_num(L, "likelihood_s", d->r.target_s);
     set_num(L, "seed", (double)d->c.seed);
+    lua_pushstring(L, d->on_device ? "device" : "host");
+    lua_setfield(L, -2, "generations_on"); /* where proposals and decisions ran */
     set_num(L, "rhat", d->r.rhat); /* at the last convergence check, if any */
     set_num(L, "ess", d->r.ess);
     set_num(L, "archive_rows", (double)d->r.archive_rows);
@@ -870,7 +912,7 @@ static void save_hdf5(lua_State *L, const dm_result *d, const char *path)
         priors[p] = text[p];
     }
     sl_mcmc_h5 h = {&d->c, &d->r, d->n, (const char *const *)d->names, priors, d->first,
-                    d->target};
+                    d->target, d->on_device};
     sl_lua_check(L, sl_mcmc_write_hdf5(path, &h), "save");
 }
 
@@ -892,9 +934,10 @@ static int dm_save(lua_State *L)
             (long long)d->first, (long long)c->burn, (long long)c->thin, c->gamma,
             (long long)c->gamma1_every, c->noise, c->outliers);
     fprintf(f, "# archive = %d, archive_every = %lld, snooker = %.17g, stop_rhat = %.17g, "
-               "stop_ess = %.17g; generations run = %lld%s\n", c->archive,
+               "stop_ess = %.17g; generations run = %lld%s on the %s\n", c->archive,
             (long long)c->archive_every, c->snooker, c->stop_rhat, c->stop_ess,
-            (long long)d->r.generations, d->r.converged ? " (converged)" : "");
+            (long long)d->r.generations, d->r.converged ? " (converged)" : "",
+            d->on_device ? "device" : "host");
     for (int p = 0; p < d->n; p++)
         write_prior(f, d->names[p], &d->priors[p]);
     fprintf(f, "generation,chain");

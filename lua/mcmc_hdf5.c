@@ -82,6 +82,7 @@ static void attributes(h5w *w, const sl_mcmc_h5 *h)
     const sl_demcmc_result *r = h->r;
     attr_s(w, "software", "starling " SL_VERSION " demcmc");
     attr_s(w, "target", h->target);
+    attr_s(w, "generations_on", h->on_device ? "device" : "host");
     uint64_t seed = c->seed;
     attr(w, "seed", H5T_NATIVE_UINT64, &seed);
     attr_i(w, "chains", c->chains);

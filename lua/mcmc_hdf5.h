@@ -25,6 +25,7 @@ typedef struct sl_mcmc_h5 {
     const char *const *priors; /* one description per parameter */
     int64_t first;             /* generations run before this result's */
     const char *target;        /* what was sampled */
+    int on_device;             /* the generations ran on the device */
 } sl_mcmc_h5;
 
 /* Writes the file whole or not at all (a temporary beside it, renamed). */

@@ -1,8 +1,11 @@
 /* DE-MCMC with kepler_rv's likelihood on the GPU against the same run with
- * it on the CPU (gpu label): the sampler is the host's either way, so the
- * chains are the same wherever the backends' log-likelihoods (Danby's
- * solver on the GPU, Markley's on the CPU, equal to ~1e-12) decide alike,
- * and the posterior is the same always. */
+ * it on the CPU (gpu label): with the sampler on the host, the chains are
+ * the same wherever the backends' log-likelihoods (Danby's solver on the
+ * GPU, Markley's on the CPU, equal to ~1e-12) decide alike, and the
+ * posterior is the same always. With whole generations on the device
+ * (device_target), the draws are the host's code on the host's random
+ * numbers, so the chains stay within rounding of the host's but where a
+ * decision flips. */
 #include "sl_test.h"
 
 #include "starling/demcmc.h"
@@ -20,9 +23,23 @@ static sl_status target(void *ud, const double *p, int64_t n, double *out)
     return k->l->eval_batch(k->ctx, &k->be, p, (size_t)n, out);
 }
 
+static sl_status device_target(void *ud, const double *p, int64_t n, const int *count,
+                                double *out, void *stream)
+{
+    lik *k = ud;
+    return k->l->eval_batch_device(k->ctx, p, (size_t)n, count, out, stream);
+}
+
+typedef struct how {
+    const char *backend;
+    int device;           /* generations on the device */
+    int archive;          /* DE-MCz */
+    double snooker;
+} how;
+
 /* The 60 synthetic velocities of examples/data/rv_2planet.txt, 2 planets,
  * priors about the truth; 1024 chains, 400 generations. */
-static void run(const char *backend, sl_registry *reg, sl_demcmc_result *r)
+static void run(how h, sl_registry *reg, sl_demcmc_result *r)
 {
     const void *t;
     SLT_OK(sl_registry_get(reg, SL_KIND_LIKELIHOOD, "kepler_rv", &t));
@@ -34,7 +51,7 @@ static void run(const char *backend, sl_registry *reg, sl_demcmc_result *r)
     snprintf(path, sizeof path, "%s/examples/data/rv_2planet.txt", SL_SOURCE_DIR);
     sl_data d = sl_data_file(path);
     SLT_OK(k.l->prepare(&pv, &d, &k.ctx));
-    SLT_OK(sl_backend_open(backend, &k.be));
+    SLT_OK(sl_backend_open(h.backend, &k.be));
     const double T = 6.283185307179586;
     sl_prior pr[12] = {
         {.kind = SL_PRIOR_UNIFORM, .lo = 14, .hi = 15.2},
@@ -53,6 +70,11 @@ static void run(const char *backend, sl_registry *reg, sl_demcmc_result *r)
     sl_demcmc_config c;
     sl_demcmc_config_default(&c);
     c.chains = 1024, c.generations = 400, c.seed = 21;
+    c.archive = h.archive, c.snooker = h.snooker;
+    if (h.device) {
+        cr_assert(k.l->eval_batch_device, "kepler_rv has no device entry");
+        c.device_target = device_target, c.device_target_ud = &k;
+    }
     SLT_OK(sl_demcmc_run(&c, 12, pr, NULL, target, &k, NULL, 0, r));
     k.l->release(k.ctx);
 }
@@ -64,8 +86,8 @@ Test(gpu_demcmc, cuda_likelihood_gives_the_cpu_chains, .timeout = 300)
     SLT_OK(sl_registry_create(&reg));
     SLT_OK(sl_registry_load_default(reg));
     sl_demcmc_result a, b;
-    run("cpu", reg, &a);
-    run("cuda", reg, &b);
+    run((how){"cpu", 0, 0, 0.0}, reg, &a);
+    run((how){"cuda", 0, 0, 0.0}, reg, &b);
     const int64_t N = a.chains, D = 12;
     int64_t differ = 0;
     for (int64_t i = 0; i < N; i++)
@@ -83,4 +105,84 @@ Test(gpu_demcmc, cuda_likelihood_gives_the_cpu_chains, .timeout = 300)
     }
     sl_demcmc_result_free(&a), sl_demcmc_result_free(&b);
     sl_registry_destroy(reg);
+}
+
+/* Chains whose last state differs from the other run's by more than
+ * `tol` relative in any parameter. */
+static int64_t chains_apart(const sl_demcmc_result *a, const sl_demcmc_result *b, double tol)
+{
+    const int64_t N = a->chains, D = a->n_params;
+    int64_t apart = 0;
+    for (int64_t i = 0; i < N; i++) {
+        int far = 0;
+        for (int64_t p = 0; p < D; p++) {
+            double x = a->last[i * D + p], y = b->last[i * D + p];
+            far |= fabs(x - y) > tol * fmax(1.0, fabs(x));
+        }
+        apart += far;
+    }
+    return apart;
+}
+
+/* The whole generation on the device against the host sampler with the
+ * CPU likelihood: the same chains to rounding (but where a decision flips
+ * on the backends' last bits), the same counts, the same posterior. */
+static void device_as_host(how dev, how host)
+{
+    SLT_REQUIRE_GPU();
+    sl_registry *reg;
+    SLT_OK(sl_registry_create(&reg));
+    SLT_OK(sl_registry_load_default(reg));
+    sl_demcmc_result a, b;
+    run(host, reg, &a);
+    run(dev, reg, &b);
+    const int64_t N = a.chains, D = 12;
+    int64_t apart = chains_apart(&a, &b, 1e-8);
+    int64_t same = 0;
+    for (int64_t i = 0; i < N; i++)
+        same += !memcmp(a.last + i * D, b.last + i * D, (size_t)D * sizeof(double));
+    int64_t acc_a = 0, acc_b = 0;
+    for (int64_t i = 0; i < N; i++)
+        acc_a += a.accepted[i], acc_b += b.accepted[i];
+    cr_log_info("archive %d, snooker %g: %lld of %lld chains apart (> 1e-8), %lld bit for bit; "
+                "accepted %lld and %lld; evaluations %lld and %lld; outside %lld and %lld; "
+                "likelihood %.3f of %.3f s on the device", dev.archive, dev.snooker,
+                (long long)apart, (long long)N, (long long)same, (long long)acc_a,
+                (long long)acc_b, (long long)a.evaluations, (long long)b.evaluations,
+                (long long)a.outside, (long long)b.outside, b.target_s, b.wall_s);
+    cr_assert(apart <= N / 100, "%lld of %lld chains apart", (long long)apart, (long long)N);
+    cr_assert(llabs(acc_a - acc_b) <= acc_a / 100, "accepted %lld on the host, %lld on the "
+              "device", (long long)acc_a, (long long)acc_b);
+    cr_assert(llabs(a.evaluations - b.evaluations) <= a.evaluations / 100 &&
+              llabs(a.outside - b.outside) <= a.outside / 100 + 10, "evaluations %lld, %lld; "
+              "outside %lld, %lld", (long long)a.evaluations, (long long)b.evaluations,
+              (long long)a.outside, (long long)b.outside);
+    cr_assert(b.target_s > 0.0 && b.target_s < b.wall_s);
+    if (dev.archive)
+        cr_assert(b.archive_rows == a.archive_rows &&
+                  chains_apart(&(sl_demcmc_result){.chains = a.archive_rows, .n_params = D,
+                                                   .last = a.archive},
+                               &(sl_demcmc_result){.chains = b.archive_rows, .n_params = D,
+                                                   .last = b.archive}, 1e-8) <=
+                      a.archive_rows / 100,
+                  "the archives differ");
+    for (int p = 0; p < 11; p++) {
+        sl_mcmc_diag x, y;
+        SLT_OK(sl_mcmc_diagnose(a.samples + p, a.kept, N, N * D, (int)D, &x));
+        SLT_OK(sl_mcmc_diagnose(b.samples + p, b.kept, N, N * D, (int)D, &y));
+        cr_assert(fabs(x.q50 - y.q50) <= 0.05 * x.sd, "parameter %d: median %.10g on the host, "
+                  "%.10g on the device (sd %g)", p + 1, x.q50, y.q50, x.sd);
+    }
+    sl_demcmc_result_free(&a), sl_demcmc_result_free(&b);
+    sl_registry_destroy(reg);
+}
+
+Test(gpu_demcmc, device_generations_as_the_host_sampler, .timeout = 300)
+{
+    device_as_host((how){"cuda", 1, 0, 0.0}, (how){"cpu", 0, 0, 0.0});
+}
+
+Test(gpu_demcmc, device_dez_snooker_as_the_host_sampler, .timeout = 300)
+{
+    device_as_host((how){"cuda", 1, 1, 0.1}, (how){"cpu", 0, 1, 0.1});
 }

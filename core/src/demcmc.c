@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "demcmc_dev.h"
 #include "starling/demcmc.h"
 #include "starling/demcmc_move.h"
 #include "starling/mcmc_diag.h"
@@ -13,6 +14,59 @@
 #include "starling/params.h"
 #include "starling/rng.h"
 #include "starling/stats.h"
+#include "starling/version.h"
+
+#if !SL_CORE_HAS_CUDA
+/* A build without CUDA refuses a device target at the opening; the rest is
+ * never reached. */
+sl_status sl__dm_dev_open(sl__dm_dev **out, const sl_dm_move *m, int64_t N, int64_t zcap,
+                          int64_t keep)
+{
+    (void)m, (void)N, (void)zcap, (void)keep;
+    *out = NULL;
+    return sl_fail(SL_ERR_NODEVICE, "demcmc: a device target, but starling was built without "
+                   "CUDA");
+}
+void sl__dm_dev_close(sl__dm_dev *d) { (void)d; }
+#define SL__DM_NODEV return sl_fail(SL_ERR_NODEVICE, "demcmc: built without CUDA")
+sl_status sl__dm_dev_put(sl__dm_dev *d, const double *x, const double *lp, const double *ll,
+                         const int64_t *accepted)
+{
+    (void)d, (void)x, (void)lp, (void)ll, (void)accepted;
+    SL__DM_NODEV;
+}
+sl_status sl__dm_dev_get(sl__dm_dev *d, double *x, double *lp, double *ll, int64_t *accepted)
+{
+    (void)d, (void)x, (void)lp, (void)ll, (void)accepted;
+    SL__DM_NODEV;
+}
+sl_status sl__dm_dev_archive_put(sl__dm_dev *d, const double *z, int64_t rows)
+{
+    (void)d, (void)z, (void)rows;
+    SL__DM_NODEV;
+}
+sl_status sl__dm_dev_archive_add(sl__dm_dev *d) { (void)d; SL__DM_NODEV; }
+sl_status sl__dm_dev_archive_get(sl__dm_dev *d, double *z) { (void)d, (void)z; SL__DM_NODEV; }
+sl_status sl__dm_dev_step(sl__dm_dev *d, int64_t g, int64_t lo, int64_t olo, int64_t n,
+                          int archive, sl__dm_dev_target target, void *ud)
+{
+    (void)d, (void)g, (void)lo, (void)olo, (void)n, (void)archive, (void)target, (void)ud;
+    SL__DM_NODEV;
+}
+sl_status sl__dm_dev_counts(sl__dm_dev *d, int64_t *outside, int64_t *nan, int64_t *evaluated,
+                            double *target_s)
+{
+    (void)d, (void)outside, (void)nan, (void)evaluated, (void)target_s;
+    SL__DM_NODEV;
+}
+int sl__dm_dev_keep_full(const sl__dm_dev *d) { (void)d; return 0; }
+sl_status sl__dm_dev_keep(sl__dm_dev *d, int64_t slot) { (void)d, (void)slot; SL__DM_NODEV; }
+sl_status sl__dm_dev_flush(sl__dm_dev *d, double *samples, double *logpost, double *loglike)
+{
+    (void)d, (void)samples, (void)logpost, (void)loglike;
+    SL__DM_NODEV;
+}
+#endif
 
 static const double TWO_PI = 6.283185307179586476925286766559;
 
@@ -145,7 +199,7 @@ sl_status sl_demcmc_check(const sl_demcmc_config *c, int n_params, const sl_prio
     }
     if (!(c->noise >= 0.0 && c->noise < 1.0)) {
         sl_fmt_num(a, sizeof a, c->noise);
-        return sl_fail(SL_ERR_ARG, "demcmc: noise = %s: expected a relative spread in [0, 1) "
+        return sl_fail(SL_ERR_ARG, "demcmc: noise = %s: expected a relative scale in [0, 1) "
                        "(default 1e-4)", a);
     }
     if (c->checkpoint && c->checkpoint_every < 1)
@@ -199,9 +253,9 @@ typedef struct sampler {
                                /* log Jacobian factors (snooker) */
     double *z;                 /* DE-MCz archive: zn of zcap rows x D */
     int64_t zn, zcap;
+    sl__dm_dev *dev;           /* the chains on the device (device_target), or NULL */
     double *rows, *out;        /* the proposals inside the support, packed; their values */
     int64_t *row_of;           /* proposal -> chain */
-    double *spread;            /* D: the other half's spread */
     sl_demcmc_result *res;
 } sampler;
 
@@ -234,28 +288,12 @@ static sl_status evaluate(sampler *S, int64_t n)
     return st ? sl_fail_context(st, "demcmc: the likelihood") : SL_OK;
 }
 
-/* Each parameter's spread (standard deviation) over chains [lo, hi). */
-static void spread(sampler *S, int64_t lo, int64_t hi)
-{
-    for (int k = 0; k < S->D; k++) {
-        double m = 0.0, v = 0.0;
-        for (int64_t i = lo; i < hi; i++)
-            m += S->x[i * S->D + k];
-        m /= (double)(hi - lo);
-        for (int64_t i = lo; i < hi; i++) {
-            double e = S->x[i * S->D + k] - m;
-            v += e * e;
-        }
-        S->spread[k] = sqrt(v / (double)(hi - lo - 1));
-    }
-}
-
 /* Chain i's proposal from chains [olo, ...) or the archive (`on` rows). */
 static double propose(const sampler *S, int64_t i, int64_t g, int64_t olo, int64_t on,
                       double *y)
 {
     const double *src = S->c->archive ? S->z : S->x + olo * S->D;
-    return sl_dm_propose(&S->m, i, g, S->x + i * S->D, src, on, S->spread, y);
+    return sl_dm_propose(&S->m, i, g, S->x + i * S->D, src, on, y);
 }
 
 /* Chain ch takes proposal i (value ll) or not; returns 1 when ll is NaN. */
@@ -280,10 +318,6 @@ static int decide(sampler *S, int64_t ch, int64_t i, double ll, int64_t g)
 static sl_status step(sampler *S, int64_t g, int64_t lo, int64_t olo, int64_t n)
 {
     int64_t on = S->c->archive ? S->zn : n;
-    if (S->c->archive)
-        spread(S, 0, S->c->chains);
-    else
-        spread(S, olo, olo + n);
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < n; i++) {
         double *y = S->prop + i * S->D;
@@ -311,11 +345,77 @@ static sl_status step(sampler *S, int64_t g, int64_t lo, int64_t olo, int64_t n)
 }
 
 /* DE-MCz: every chain's state joins the archive. */
-static void archive_add(sampler *S)
+static sl_status archive_add(sampler *S)
 {
     const int64_t N = S->c->chains;
-    memcpy(S->z + S->zn * S->D, S->x, (size_t)(N * S->D) * sizeof(double));
+    if (S->dev) {
+        sl_status st = sl__dm_dev_archive_add(S->dev);
+        if (st)
+            return st;
+    } else {
+        memcpy(S->z + S->zn * S->D, S->x, (size_t)(N * S->D) * sizeof(double));
+    }
     S->zn += N;
+    return SL_OK;
+}
+
+/* One step of chains [lo, lo + n), on the device or here. */
+static sl_status any_step(sampler *S, int64_t g, int64_t lo, int64_t olo, int64_t n)
+{
+    if (!S->dev)
+        return step(S, g, lo, olo, n);
+    return sl__dm_dev_step(S->dev, g, lo, olo, n, S->c->archive, S->c->device_target,
+                           S->c->device_target_ud);
+}
+
+/* The device's chains (and archive) to the host arrays. */
+static sl_status pull(sampler *S, int archive)
+{
+    if (!S->dev)
+        return SL_OK;
+    sl_status st = sl__dm_dev_get(S->dev, S->x, S->lp, S->ll, S->res->accepted);
+    if (!st && archive && S->c->archive)
+        st = sl__dm_dev_archive_get(S->dev, S->z);
+    return st;
+}
+
+/* The device's kept generations, into the result. */
+static sl_status flush(sampler *S)
+{
+    sl_demcmc_result *r = S->res;
+    return S->dev ? sl__dm_dev_flush(S->dev, r->samples, r->logpost, r->loglike) : SL_OK;
+}
+
+/* Opens the device sampler with the host's chains and archive. */
+static sl_status device_open(sampler *S)
+{
+    const sl_demcmc_config *c = S->c;
+    int64_t kept = (c->generations - c->burn + c->thin - 1) / c->thin;
+    double bytes = (double)c->chains * (S->D + 2) * sizeof(double);
+    int64_t batch = (int64_t)fmin((double)kept, fmax(1.0, 256.0 * 1048576.0 / bytes));
+    sl_status st = sl__dm_dev_open(&S->dev, &S->m, c->chains, c->archive ? S->zcap : 0, batch);
+    if (!st)
+        st = sl__dm_dev_put(S->dev, S->x, S->lp, S->ll, S->res->accepted);
+    if (!st && S->c->archive)
+        st = sl__dm_dev_archive_put(S->dev, S->z, S->zn);
+    return st ? sl_fail_context(st, "demcmc: on the device") : SL_OK;
+}
+
+/* The device's counts and chains, back in the result at the end. */
+static sl_status device_close(sampler *S)
+{
+    int64_t outside = 0, nan = 0, evaluated = 0;
+    double target_s = 0.0;
+    sl_status st = flush(S);
+    if (!st)
+        st = pull(S, 1);
+    if (!st)
+        st = sl__dm_dev_counts(S->dev, &outside, &nan, &evaluated, &target_s);
+    S->res->outside += outside, S->res->nan += nan, S->res->evaluations += evaluated;
+    S->res->target_s += target_s;
+    sl__dm_dev_close(S->dev);
+    S->dev = NULL;
+    return st;
 }
 
 /* The start: given, or drawn from the priors; then evaluated. A start
@@ -376,19 +476,20 @@ static void reset_outliers(sampler *S, int64_t g)
     qsort(q, (size_t)N, sizeof *q, cmp_double);
     double q1 = q[N / 4], q3 = q[(3 * N) / 4], median = q[N / 2];
     double cut = q1 - 2.0 * (q3 - q1);
-    int64_t upper = 0;
+    /* the chains at or above the median, listed before any is replaced
+     * (an outlier is below the median, so none of these changes) */
+    int64_t *up = S->row_of, upper = 0; /* free between generations */
     for (int64_t i = 0; i < N; i++)
-        upper += S->lp[i] + S->ll[i] >= median;
+        if (S->lp[i] + S->ll[i] >= median)
+            up[upper++] = i;
     for (int64_t i = 0; i < N; i++) {
         if (!(S->lp[i] + S->ll[i] < cut))
             continue;
         sl_rng r;
         rng_at(S, &r, i, g, (uint64_t)S->D + 1);
         (void)sl_rng_uniform(&r); /* the accept test's */
-        int64_t k = (int64_t)(sl_rng_uniform(&r) * (double)upper), j = 0;
-        for (; j < N; j++)
-            if (S->lp[j] + S->ll[j] >= median && k-- == 0)
-                break;
+        int64_t k = (int64_t)(sl_rng_uniform(&r) * (double)upper);
+        int64_t j = up[k < upper ? k : upper - 1];
         memcpy(S->x + i * S->D, S->x + j * S->D, (size_t)S->D * sizeof(double));
         S->lp[i] = S->lp[j];
         S->ll[i] = S->ll[j];
@@ -452,9 +553,8 @@ static sl_status alloc_sampler(sampler *S)
     S->rows = malloc(nd * sizeof(double));
     S->out = malloc((size_t)N * sizeof(double));
     S->row_of = malloc((size_t)N * sizeof(int64_t));
-    S->spread = malloc((size_t)S->D * sizeof(double));
     if (!S->x || !S->lp || !S->ll || !S->prop || !S->plp || !S->ljac || !S->rows || !S->out ||
-        !S->row_of || !S->spread)
+        !S->row_of)
         return sl_fail_nomem((double)nd * 4 * sizeof(double), "demcmc: %lld chains",
                              (long long)N);
     if (!S->c->archive)
@@ -478,7 +578,7 @@ static sl_status alloc_sampler(sampler *S)
 static void free_sampler(sampler *S)
 {
     free(S->x), free(S->lp), free(S->ll), free(S->prop), free(S->plp), free(S->ljac), free(S->z);
-    free(S->rows), free(S->out), free(S->row_of), free(S->spread);
+    free(S->rows), free(S->out), free(S->row_of);
 }
 
 /* The stopping rule on the `kept` generations kept so far: the worst
@@ -515,23 +615,33 @@ static int64_t stop_every(const sl_demcmc_config *c)
     return kept / 20 > 50 ? kept / 20 : 50;
 }
 
-/* After generation k of this call: keep it, check the stopping rule; 1
- * when the rule is met. */
-static int keep_and_check(sampler *S, int64_t k)
+/* After generation k of this call: keep it (on the device, kept there in
+ * batches), check the stopping rule; *done when it is met. */
+static sl_status keep_and_check(sampler *S, int64_t k, int *done)
 {
     const sl_demcmc_config *c = S->c;
+    *done = 0;
     if (k < c->burn || (k - c->burn) % c->thin)
-        return 0;
+        return SL_OK;
     int64_t slot = (k - c->burn) / c->thin;
-    keep(S, slot);
+    sl_status st = SL_OK;
+    if (!S->dev)
+        keep(S, slot);
+    else if (sl__dm_dev_keep_full(S->dev) && (st = flush(S)))
+        return st;
+    else if ((st = sl__dm_dev_keep(S->dev, slot)))
+        return st;
     int asked = c->stop_rhat > 0.0 || c->stop_ess > 0.0;
     if (!asked || (slot + 1) % stop_every(c))
-        return 0;
+        return SL_OK;
+    if ((st = flush(S)))
+        return st;
     if (!converged(S, slot + 1))
-        return 0;
+        return SL_OK;
     S->res->kept = slot + 1;
     S->res->converged = 1;
-    return 1;
+    *done = 1;
+    return SL_OK;
 }
 
 static sl_status generations(sampler *S, int64_t first)
@@ -539,28 +649,39 @@ static sl_status generations(sampler *S, int64_t first)
     const sl_demcmc_config *c = S->c;
     const int64_t N = c->chains, h = N / 2;
     int64_t acc0 = 0;
-    if (c->archive && S->zn == 0)
-        archive_add(S); /* the start */
     for (int64_t k = 0; k < c->generations; k++) {
         int64_t g = first + k;
-        sl_status st = c->archive ? step(S, g, 0, 0, N) : step(S, g, 0, h, h);
+        sl_status st = c->archive ? any_step(S, g, 0, 0, N) : any_step(S, g, 0, h, h);
         if (!st && !c->archive)
-            st = step(S, g, h, 0, h);
+            st = any_step(S, g, h, 0, h);
         if (st)
             return st;
         int64_t every = c->burn / 10;
-        if (c->outliers && k < c->burn && every > 0 && (k + 1) % every == 0)
+        if (c->outliers && k < c->burn && every > 0 && (k + 1) % every == 0) {
+            if ((st = pull(S, 0)))
+                return st;
             reset_outliers(S, g);
-        if (c->archive && (g + 1) % c->archive_every == 0)
-            archive_add(S);
+            if (S->dev && (st = sl__dm_dev_put(S->dev, S->x, S->lp, S->ll, NULL)))
+                return st;
+        }
+        if (c->archive && (g + 1) % c->archive_every == 0 && (st = archive_add(S)))
+            return st;
         S->res->generations = k + 1;
         S->res->proposals += N;
+        int ckpt = c->checkpoint && c->checkpoint_every > 0 && (k + 1) % c->checkpoint_every == 0;
+        int kept = k >= c->burn && (k - c->burn) % c->thin == 0;
+        if ((ckpt || (kept && !S->dev)) && (st = pull(S, ckpt)))
+            return st;
+        if (!ckpt && !kept && c->progress && S->dev &&
+            (st = sl__dm_dev_get(S->dev, NULL, NULL, NULL, S->res->accepted)))
+            return st;
         sl_demcmc_state now = {g + 1, S->x, S->lp, S->ll, S->z, S->zn};
-        if (c->checkpoint && c->checkpoint_every > 0 && (k + 1) % c->checkpoint_every == 0 &&
-            (st = c->checkpoint(c->checkpoint_ud, &now)))
+        if (ckpt && (st = c->checkpoint(c->checkpoint_ud, &now)))
             return sl_fail_context(st, "demcmc: checkpoint after generation %lld",
                                    (long long)(g + 1));
-        int done = keep_and_check(S, k);
+        int done;
+        if ((st = keep_and_check(S, k, &done)))
+            return st;
         if (c->progress) {
             int64_t acc = 0;
             for (int64_t i = 0; i < N; i++)
@@ -604,8 +725,16 @@ sl_status sl_demcmc_run(const sl_demcmc_config *c, int n_params, const sl_prior 
         st = alloc_sampler(&S);
     if (!st)
         st = start_chains(&S, start);
+    if (!st && c->archive && S.zn == 0)
+        st = archive_add(&S); /* the start */
+    if (!st && c->device_target)
+        st = device_open(&S);
     if (!st)
         st = generations(&S, first);
+    if (S.dev) {
+        sl_status cl = device_close(&S);
+        st = st ? st : cl;
+    }
     if (!st) {
         memcpy(res->last, S.x, (size_t)(c->chains * n_params) * sizeof(double));
         for (int64_t i = 0; i < c->chains; i++) {

@@ -392,6 +392,14 @@ static sl_status krv_eval(void *ctx, const sl_backend *be, const double *params,
     return krv_eval_chi2(ctx, be, params, n, out, NULL);
 }
 
+#if SL_HAVE_CUDA
+static sl_status krv_eval_device(void *ctx, const double *params, size_t n, const int *count,
+                                 double *out, void *stream)
+{
+    return sl_krv_cuda_eval_device(ctx, params, n, count, out, stream);
+}
+#endif
+
 /* The predicted curve (double): Keplerians + trend, + the offset of
  * instrument `series` when it is >= 0. */
 static sl_status krv_model(void *ctx, const double *p, const double *t, size_t n_t, int series,
@@ -451,6 +459,9 @@ static const sl_likelihood kepler_rv_table = {
     .eval_batch_chi2 = krv_eval_chi2,
     .model = krv_model,
     .last_kernel_s = krv_last_kernel_s,
+#if SL_HAVE_CUDA
+    .eval_batch_device = krv_eval_device,
+#endif
 };
 
 static const sl_plugin_table tables[] = {

@@ -62,6 +62,8 @@ SL_HD SL_INLINE int sl_krv_unpack(const double *p, int n_pl, int basis, int n_in
 sl_status sl_krv_cuda_eval(sl_krv_ctx *c, const double *params, size_t n, double *loglik,
                            double *chi2);
 void sl_krv_cuda_release(sl_krv_ctx *c);
+sl_status sl_krv_cuda_eval_device(sl_krv_ctx *c, const double *params, size_t n,
+                                  const int *count, double *ll, void *stream);
 #endif
 
 SL_EXTERN_C_END

@@ -49,6 +49,7 @@ enum { KRV_BLOCK = 128, KRV_TPM = 4, KRV_TILE = 512, KRV_CHUNK = 1 << 16, KRV_NS
 typedef struct krv_args {
     const double *params; /* n x n_par */
     int64_t n;
+    const int *count; /* NULL, or n in device memory (the device entry) */
     int n_par, n_pl, basis, n_inst, trend;
     double epoch;
     const double *dt, *v, *var;
@@ -121,7 +122,9 @@ static __device__ __forceinline__ void krv_body_d(const krv_args &a, int n_pl, i
     double chi2 = krv_lanes_sum(s.chi2), lnw = krv_lanes_sum(s.lnw);
     if (m < a.n && lane == 0) {
         a.ll[m] = ok ? -0.5 * (chi2 + lnw) : -INFINITY;
-        a.chi2[m] = ok ? chi2 : INFINITY;
+        if (a.chi2) /* NULL: the device entry's callers want ln L only */
+            if (a.chi2)
+            a.chi2[m] = ok ? chi2 : INFINITY;
     }
 }
 
@@ -167,6 +170,8 @@ static __device__ __forceinline__ void krv_body_f(const krv_args &a, int n_pl, i
 #define KRV_KERNEL(P, SV, SOLVER, N, NPL)                                                  \
     __global__ void __launch_bounds__(KRV_BLOCK) krv_##P##SV##_##N(krv_args a)             \
     {                                                                                      \
+        if (a.count)                                                                       \
+            a.n = *a.count;                                                                \
         krv_body_##P(a, NPL, SOLVER);                                                      \
     }
 #define KRV_KERNELS(N, NPL)                                                                \
@@ -356,5 +361,30 @@ extern "C" sl_status sl_krv_cuda_eval(sl_krv_ctx *c, const double *params, size_
             (st = drain(d, s, pend_first[s], pend_cnt[s], ll, chi2, &kernel_s)) != SL_OK)
             return st;
     c->kernel_s = kernel_s;
+    return SL_OK;
+}
+
+/* The device entry (likelihood.h eval_batch_device): the same kernels on
+ * the caller's device buffers and stream, nothing staged or copied. */
+extern "C" sl_status sl_krv_cuda_eval_device(sl_krv_ctx *c, const double *params, size_t n,
+                                             const int *count, double *ll, void *stream)
+{
+    if (c->n_obs > 0x7fffffff || n > 0x7fffffff)
+        return sl_fail(SL_ERR_UNSUPPORTED, "kepler_rv: %zu observations, %zu models exceed the "
+                       "CUDA kernel's int indices", c->n_obs, n);
+    krv_dev *d;
+    sl_status st = ensure_dev(c, &d);
+    if (st != SL_OK)
+        return st;
+    if (n == 0)
+        return SL_OK;
+    krv_args a;
+    fill_args(&a, c, d);
+    krv_kernel k = krv_kernels[c->mixed ? 1 : 0][krv_solver()][c->n_pl <= 8 ? c->n_pl : 0];
+    a.params = params, a.n = (int64_t)n, a.ll = ll, a.chi2 = NULL, a.count = count;
+    unsigned grid = (unsigned)((n * KRV_TPM + KRV_BLOCK - 1) / KRV_BLOCK);
+    k<<<grid, KRV_BLOCK, 0, (cudaStream_t)stream>>>(a);
+    KRV_TRY(cudaGetLastError(), "launching the kepler_rv kernel");
+    c->kernel_s = 0.0; /* not timed: the caller's stream runs on */
     return SL_OK;
 }

@@ -6,8 +6,9 @@
  * B = N/2..N-1. Chain i of one half proposes
  *   x* = x_i + gamma (x_r1 - x_r2) + eps,  r1 != r2 drawn from the other half,
  * gamma = 2.38 / sqrt(2 d) (1 every gamma1_every-th generation, so that the
- * population can jump between modes), eps_k ~ N(0, (b s_k)^2) with s_k the
- * other half's spread in parameter k. The other half does not move while a
+ * population can jump between modes), eps_k ~ N(0, (b (x_r1 - x_r2)_k)^2):
+ * scaled by the pair's own difference, which needs no reduction over the
+ * chains and keeps the proposal symmetric. The other half does not move while a
  * half proposes, so each half's update is a Metropolis step that leaves the
  * target invariant (ter Braak & Vrugt 2008), and all its proposals go to
  * the target at once. During burn-in only, chains stuck far below the
@@ -57,7 +58,7 @@ typedef struct sl_demcmc_config {
     uint64_t seed;
     double gamma;         /* 0: 2.38 / sqrt(2 d) */
     int64_t gamma1_every; /* every k-th generation gamma = 1; 0: never (default 10) */
-    double noise;         /* b, relative to the other half's spread (default 1e-4) */
+    double noise;         /* b, relative to the pair's difference (default 1e-4) */
     int64_t burn;         /* generations not kept (default 0) */
     int64_t thin;         /* keep every thin-th generation after burn (default 1) */
     int outliers;         /* 1 (default): during burn-in, at every tenth of it, chains */
@@ -84,6 +85,18 @@ typedef struct sl_demcmc_config {
      * kept generations (0: a twentieth of those asked, at least 50). */
     double stop_rhat, stop_ess;
     int64_t stop_every;
+    /* Optional: the target on the CUDA device (params and out in device
+     * memory, queued on `stream`, a cudaStream_t; *count in device memory the
+     * rows to evaluate, at most n: likelihood.h eval_batch_device). With it, and a core built
+     * with CUDA, whole generations run on the current device: proposals,
+     * priors, the target, the decisions and the archive; the host sees the
+     * chains only where it needs them (kept generations, progress,
+     * checkpoints, burn-in's outlier resets). `target` still evaluates the
+     * start. The draws are the host sampler's (demcmc_move.h); the device's
+     * log, sin and cos may differ from the host's in the last bits. */
+    sl_status (*device_target)(void *ud, const double *params, int64_t n, const int *count,
+                               double *out, void *stream);
+    void *device_target_ud;
     /* Optional: called after each generation; nonzero cancels the run. */
     int (*progress)(void *ud, const sl_demcmc_progress *p);
     void *progress_ud;

@@ -27,7 +27,7 @@ typedef struct sl_dm_move {
     int D, d;                /* parameters, free ones */
     double gamma;            /* the jump's scale */
     int64_t gamma1_every;    /* 0: never */
-    double noise;            /* relative to `spread` */
+    double noise;            /* relative to the pair's difference */
     double snooker;          /* probability */
     const sl_prior *pr;      /* D priors */
 } sl_dm_move;
@@ -105,12 +105,13 @@ SL_HD SL_INLINE double sl_dm_snooker(const sl_dm_move *m, int64_t i, int64_t g, 
 }
 
 /* Chain i's proposal y in generation g from its state x and the source's
- * `on` rows (the other half, or the archive), `spread` the noise's scale
- * per parameter; returns its log Jacobian factor (0 but for the snooker;
- * NaN: no move). */
+ * `on` rows (the other half, or the archive); returns its log Jacobian
+ * factor (0 but for the snooker; NaN: no move). The noise of parameter k
+ * is noise x (a_k - b_k) x a normal: scaled by the pair's own difference,
+ * so that it needs no reduction over the chains, and still symmetric (the
+ * pair (b, a) proposes the way back with the same spread). */
 SL_HD SL_INLINE double sl_dm_propose(const sl_dm_move *m, int64_t i, int64_t g, const double *x,
-                                     const double *src, int64_t on, const double *spread,
-                                     double *y)
+                                     const double *src, int64_t on, double *y)
 {
     sl_rng r;
     sl_dm_rng_at(m, &r, i, g, 0);
@@ -130,7 +131,7 @@ SL_HD SL_INLINE double sl_dm_propose(const sl_dm_move *m, int64_t i, int64_t g, 
     for (int k = 0; k < m->D; k++) {
         if (k % 2 == 0)
             sl_dm_normals(&r, &z[0], &z[1]);
-        double e = m->noise * spread[k] * z[k % 2];
+        double e = m->noise * (a[k] - b[k]) * z[k % 2];
         y[k] = sl_dm_place(&m->pr[k], x[k] + gamma * (a[k] - b[k]) + e);
     }
     return 0.0;

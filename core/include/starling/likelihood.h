@@ -85,6 +85,16 @@ typedef struct sl_likelihood {
      * CPU eval): with the call's wall time, it splits a GPU evaluation into
      * compute and transfers. */
     double (*last_kernel_s)(void *ctx);
+    /* Optional (ABI 10). eval_batch on the CUDA backend with params (n x
+     * n_params) and out (n) in device memory of the current device, queued
+     * on `stream` (a cudaStream_t; NULL: the default stream): a sampler
+     * whose chains live on the device (demcmc.h) evaluates its proposals
+     * without a copy. count: NULL, or an int in device memory that the
+     * work before it on the stream sets to the rows to evaluate (<= n;
+     * the rest are left alone), so that the host need not wait to learn
+     * it. It returns once the work is queued. */
+    sl_status (*eval_batch_device)(void *ctx, const double *params, size_t n, const int *count,
+                                   double *out, void *stream);
 } sl_likelihood;
 
 /* The problem with a likelihood's capabilities, or SL_OK: backends and
