@@ -24,6 +24,11 @@ for be in cuda cpu; do
     done
   done
 done
+# thinned by 10, as a long run would be: a tenth of the kept generations to copy out
+for variant in de dez; do
+  "$build/bin/starling" run "$here/demcmc_rv.lua" cuda 4096 "$gens" "$data" "$variant" auto 10 \
+    | tee -a "$out/demcmc.log"
+done
 env -u LD_LIBRARY_PATH python3 -m pip install -q --no-index --no-deps --target "$py" \
     "$wheels"/numpy-*.whl "$wheels"/emcee-*.whl
 for start in ball prior; do

@@ -2,12 +2,13 @@
 -- wall time to 1000 effective draws of every parameter (issue 11's set-up:
 -- 4096 chains, 2 planets, 200 observations).
 --
---   starling run bench/demcmc_rv.lua [backend [chains [generations [data.csv [variant [sampler]]]]]]
+--   starling run bench/demcmc_rv.lua [backend [chains [generations [data.csv [variant [sampler [thin]]]]]]]
 --
 -- variant: "de" (default: halves, two likelihood calls a generation) or
 -- "dez" (DE-MCz: one call of all chains a generation). sampler: "auto"
 -- (default: whole generations on the device when the likelihood is there)
--- or "cpu" (proposals and decisions on the host).
+-- or "cpu" (proposals and decisions on the host). thin (default 1) keeps
+-- every thin-th generation after the burn-in.
 --
 -- The data are synthetic and written to data.csv (default demcmc_rv.csv) so
 -- that a peer (bench/emcee_rv.py) samples exactly the same posterior: 200
@@ -22,6 +23,7 @@ local generations = tonumber(arg[3]) or 2000
 local out = arg[4] or "demcmc_rv.csv"
 local variant = arg[5] or "de"
 local sampler = arg[6] or "auto"
+local thin = tonumber(arg[7]) or 1
 assert(variant == "de" or variant == "dez", "variant: expected de or dez, got " .. variant)
 
 local TRUTH = { P1 = 14.62, K1 = 31.5, e1 = 0.12, w1 = 1.10, M01 = 2.30,
@@ -65,18 +67,18 @@ local priors = {
 }
 local r = starling.demcmc{ likelihood = L, priors = priors, chains = chains,
                            generations = generations, seed = 1, archive = variant == "dez",
-                           backend = sampler }
+                           backend = sampler, thin = thin }
 local info, s = r:info(), r:summary()
 local min_ess, min_name = math.huge, ""
 for i = 1, #s do
   if s[i].sd > 0 and s[i].ess_bulk < min_ess then min_ess, min_name = s[i].ess_bulk, s[i].name end
 end
-print(string.format("demcmc_rv: %s, %s, %d chains, %d generations (burn %d), 2 planets, %d observations",
+print(string.format("demcmc_rv: %s, %s, %d chains, %d generations (burn %d, thin %d), 2 planets, %d observations",
                     info.target, variant == "dez" and "DE-MCz" or "DE-MC", chains, generations,
-                    generations // 2, n))
+                    generations // 2, thin, n))
 print(tostring(s))
-print(string.format("| likelihood, variant, generations on | wall s | generations/s | likelihood share | evaluations | acceptance | min bulk ESS | s per 1000 ESS |"))
-print(string.format("| %s, %s, %s | %.3f | %.1f | %.1f %% | %d | %.3f | %.0f (%s) | %.3f |", backend, variant, info.generations_on, info.wall_s,
+print(string.format("| likelihood, variant, generations on, thin | wall s | generations/s | likelihood share | evaluations | acceptance | min bulk ESS | s per 1000 ESS |"))
+print(string.format("| %s, %s, %s, %d | %.3f | %.1f | %.1f %% | %d | %.3f | %.0f (%s) | %.3f |", backend, variant, info.generations_on, thin, info.wall_s,
                     generations / info.wall_s, 100 * info.likelihood_s / info.wall_s,
                     info.evaluations, info.acceptance, min_ess, min_name,
                     info.wall_s * 1000 / min_ess))

@@ -66,6 +66,12 @@ sl_status sl__dm_dev_flush(sl__dm_dev *d, double *samples, double *logpost, doub
     (void)d, (void)samples, (void)logpost, (void)loglike;
     SL__DM_NODEV;
 }
+sl_status sl__dm_dev_flush_async(sl__dm_dev *d, double *samples, double *logpost,
+                                 double *loglike)
+{
+    (void)d, (void)samples, (void)logpost, (void)loglike;
+    SL__DM_NODEV;
+}
 #endif
 
 static const double TWO_PI = 6.283185307179586476925286766559;
@@ -202,6 +208,9 @@ sl_status sl_demcmc_check(const sl_demcmc_config *c, int n_params, const sl_prio
         return sl_fail(SL_ERR_ARG, "demcmc: noise = %s: expected a relative scale in [0, 1) "
                        "(default 1e-4)", a);
     }
+    if (c->device_batch < 0)
+        return sl_fail(SL_ERR_ARG, "demcmc: device_batch = %lld: expected >= 0 (0: as many "
+                       "kept generations as fit in 32 MiB)", (long long)c->device_batch);
     if (c->checkpoint && c->checkpoint_every < 1)
         return sl_fail(SL_ERR_ARG, "demcmc: checkpoint_every = %lld: expected >= 1",
                        (long long)c->checkpoint_every);
@@ -392,7 +401,9 @@ static sl_status device_open(sampler *S)
     const sl_demcmc_config *c = S->c;
     int64_t kept = (c->generations - c->burn + c->thin - 1) / c->thin;
     double bytes = (double)c->chains * (S->D + 2) * sizeof(double);
-    int64_t batch = (int64_t)fmin((double)kept, fmax(1.0, 256.0 * 1048576.0 / bytes));
+    /* two batches of up to 32 MiB: one fills while the other goes out */
+    int64_t batch = c->device_batch > 0 ? c->device_batch : (int64_t)(32.0 * 1048576.0 / bytes);
+    batch = batch < 1 ? 1 : batch > kept ? kept : batch;
     sl_status st = sl__dm_dev_open(&S->dev, &S->m, c->chains, c->archive ? S->zcap : 0, batch);
     if (!st)
         st = sl__dm_dev_put(S->dev, S->x, S->lp, S->ll, S->res->accepted);
@@ -627,7 +638,9 @@ static sl_status keep_and_check(sampler *S, int64_t k, int *done)
     sl_status st = SL_OK;
     if (!S->dev)
         keep(S, slot);
-    else if (sl__dm_dev_keep_full(S->dev) && (st = flush(S)))
+    else if (sl__dm_dev_keep_full(S->dev) &&
+             (st = sl__dm_dev_flush_async(S->dev, S->res->samples, S->res->logpost,
+                                          S->res->loglike)))
         return st;
     else if ((st = sl__dm_dev_keep(S->dev, slot)))
         return st;

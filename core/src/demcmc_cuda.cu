@@ -1,12 +1,13 @@
 /* demcmc_dev.h on CUDA: a generation of DE-MCMC on the device. One thread
- * per chain proposes (demcmc_move.h, the host sampler's code), a scan
- * packs the proposals inside the priors, the target evaluates them on the
- * same stream, one thread per packed proposal decides. This file is
+ * per chain proposes (demcmc_move.h, the host sampler's code) and packs its
+ * proposal if it is inside the priors, the target evaluates the packed rows
+ * on the same stream, one thread per row decides: three kernels a step. This file is
  * compiled without FMA contraction (core/CMakeLists.txt), so its
  * arithmetic is the host's but for the libm functions (log, sin, cos of
  * the normals and the accept test), which differ from glibc's in the last
  * bits at most. */
 #include <cuda_runtime.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,15 +16,29 @@
 #include "demcmc_dev.h"
 #include "starling/nomem.h"
 
-#define DM_BLOCK 256
-#define DM_SCAN 1024 /* a scan block: 1024 flags, and up to 1024 blocks (2^20 chains) */
+/* Small blocks: a half-generation of 2,048 chains is then 32 blocks on 32
+ * SMs rather than 8 on 8, and each thread's work is latency-bound. */
+#define DM_BLOCK 64
 #define DM_EVENTS 64 /* steps whose likelihood timing may be pending */
+
+/* A batch of kept generations: on the device, in pinned memory, and the
+ * copy into the result that the copy stream's host function makes. */
+typedef struct dm_batch {
+    double *kx, *klp, *kll;  /* device: kcap x N x D, kcap x N, kcap x N */
+    double *hx, *hlp, *hll;  /* pinned host, the same */
+    double *samples, *logpost, *loglike; /* the result's arrays, at the batch's first slot */
+    size_t n, N, D;
+    cudaEvent_t filled, done;
+    int busy;
+} dm_batch;
 
 struct sl__dm_dev {
     sl_dm_move m;            /* m.pr: device priors */
     int64_t N, zcap, zn;
-    int64_t kcap, k0, kn;    /* kept slots held: room, the first, how many */
-    double *kx, *klp, *kll;
+    int64_t kcap, k0, kn;    /* kept slots held in batch kb: room, the first, how many */
+    int kb;
+    dm_batch kept[2];        /* one fills while the other is copied out */
+    cudaStream_t cstream;    /* the copies out */
     int D;
     cudaStream_t stream;
     cudaEvent_t t0[DM_EVENTS], t1[DM_EVENTS]; /* about each step's target */
@@ -33,90 +48,97 @@ struct sl__dm_dev {
     double *x, *lp, *ll, *prop, *plp, *jac, *rows, *out, *z;
     sl_prior *pr;
     int64_t *accepted, *row_of;
-    int *flag, *pos, *bsum;
+    int *packed; /* [2]: the rows counters of even and odd steps */
     unsigned long long *count; /* [0] outside, [1] nan, [2] evaluated */
 };
 
 /* ---- kernels -------------------------------------------------------------------- */
 
-__global__ void dm_propose(sl_dm_move m, int64_t g, int64_t lo, int64_t n, const double *x,
-                           const double *src, int64_t on, double *prop,
-                           double *plp, double *jac, int *flag, unsigned long long *count)
+/* Packs proposal y of thread t (y inside the priors when `in`) into rows
+ * by a warp-aggregated atomic on *packed, so in an order that depends on
+ * timing. That is harmless: a row's likelihood does not depend on its
+ * place in the batch (likelihood.h), row_of maps rows back to chains, and
+ * each chain decides on its own. Every lane of the warp must arrive. */
+static __device__ __forceinline__ void dm_pack(int in, int64_t t, int D, const double *y,
+                                               double *__restrict__ rows,
+                                               int64_t *__restrict__ row_of, int *packed)
 {
-    int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-    if (t >= n)
+    unsigned ballot = __ballot_sync(0xffffffffu, in);
+    if (!in)
         return;
-    int64_t ch = lo + t;
-    double *y = prop + t * m.D;
-    double j = sl_dm_propose(&m, ch, g, x + ch * m.D, src, on, y);
-    double p = isnan(j) ? -INFINITY : sl_dm_log_prior(&m, y);
-    jac[t] = j, plp[t] = p;
-    flag[t] = p > -INFINITY;
-    if (p == -INFINITY && !isnan(j))
-        atomicAdd(&count[0], 1ull);
-}
-
-/* Exclusive scan of flag within blocks of DM_SCAN; bsum gets each block's total. */
-__global__ void dm_scan_blocks(const int *flag, int64_t n, int *pos, int *bsum)
-{
-    __shared__ int s[DM_SCAN];
-    int64_t i = blockIdx.x * (int64_t)DM_SCAN + threadIdx.x;
-    int f = i < n ? flag[i] : 0;
-    s[threadIdx.x] = f;
-    __syncthreads();
-    for (int off = 1; off < DM_SCAN; off <<= 1) { /* Hillis-Steele, inclusive */
-        int v = threadIdx.x >= off ? s[threadIdx.x - off] : 0;
-        __syncthreads();
-        s[threadIdx.x] += v;
-        __syncthreads();
-    }
-    if (i < n)
-        pos[i] = s[threadIdx.x] - f;
-    if (threadIdx.x == DM_SCAN - 1)
-        bsum[blockIdx.x] = s[DM_SCAN - 1];
-}
-
-/* The blocks' offsets (exclusive), in one block; bsum[nb] gets the total. */
-__global__ void dm_scan_sums(int *bsum, int nb)
-{
-    __shared__ int s[DM_SCAN];
-    int f = (int)threadIdx.x < nb ? bsum[threadIdx.x] : 0;
-    s[threadIdx.x] = f;
-    __syncthreads();
-    for (int off = 1; off < DM_SCAN; off <<= 1) {
-        int v = threadIdx.x >= off ? s[threadIdx.x - off] : 0;
-        __syncthreads();
-        s[threadIdx.x] += v;
-        __syncthreads();
-    }
-    if ((int)threadIdx.x < nb)
-        bsum[threadIdx.x] = s[threadIdx.x] - f;
-    if (threadIdx.x == DM_SCAN - 1)
-        bsum[nb] = s[DM_SCAN - 1];
-}
-
-/* The proposals inside the priors, packed in chain order (as the host packs them). */
-__global__ void dm_pack(const int *flag, const int *pos, const int *bsum, int64_t n, int D,
-                        const double *prop, double *rows, int64_t *row_of)
-{
-    int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-    if (t >= n || !flag[t])
-        return;
-    int64_t k = pos[t] + bsum[t / DM_SCAN];
+    int lane = (int)(threadIdx.x & 31), first = __ffs(ballot) - 1, base = 0;
+    if (lane == first)
+        base = atomicAdd(packed, __popc(ballot));
+    base = __shfl_sync(ballot, base, first);
+    int64_t k = base + __popc(ballot & ((1u << lane) - 1u));
     for (int q = 0; q < D; q++)
-        rows[k * D + q] = prop[t * D + q];
+        rows[k * D + q] = y[q];
     row_of[k] = t;
 }
 
-__global__ void dm_decide(sl_dm_move m, int64_t g, int64_t lo, const int *count_rows,
-                          const int64_t *row_of, const double *out, const double *prop,
-                          const double *plp, const double *jac, double *x, double *lp,
-                          double *ll, int64_t *accepted, unsigned long long *count)
+/* Chain lo + t's proposal into y; *in when it is inside the priors. */
+static __device__ __forceinline__ void dm_propose_one(const sl_dm_move &m, int64_t g,
+                                                      int64_t lo, int64_t t, const double *x,
+                                                      const double *src, int64_t on,
+                                                      double *y, double *plp, double *jac,
+                                                      int *in, unsigned long long *count)
 {
-    int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x, rows = *count_rows;
-    if (k == 0)
-        atomicAdd(&count[2], (unsigned long long)rows);
-    if (k >= rows)
+    double j = sl_dm_propose(&m, lo + t, g, x + (lo + t) * m.D, src, on, y);
+    double p = isnan(j) ? -INFINITY : sl_dm_log_prior(&m, y);
+    jac[t] = j, plp[t] = p;
+    *in = p > -INFINITY;
+    if (!*in && !isnan(j))
+        atomicAdd(&count[0], 1ull);
+}
+
+/* Proposals of up to DM_LOCAL parameters are made in registers and local
+ * memory, which the compiler knows no global store can touch: made in
+ * global memory, each parameter's reads of the pair and the prior waited
+ * for the store before it (25 us a half-generation of 2,048 chains on the
+ * H100, ncu). */
+#define DM_LOCAL 32
+
+/* One thread a chain proposes and packs its proposal if it is inside the
+ * priors: one kernel instead of a propose, a scan and a pack. */
+__global__ void dm_propose(sl_dm_move m, int64_t g, int64_t lo, int64_t n,
+                           const double *__restrict__ x, const double *__restrict__ src,
+                           int64_t on, double *__restrict__ prop, double *__restrict__ plp,
+                           double *__restrict__ jac, double *__restrict__ rows,
+                           int64_t *__restrict__ row_of, int *packed,
+                           unsigned long long *count)
+{
+    int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    int in = 0;
+    if (m.D <= DM_LOCAL) {
+        double y[DM_LOCAL];
+        if (t < n)
+            dm_propose_one(m, g, lo, t, x, src, on, y, plp, jac, &in, count);
+        dm_pack(in, t, m.D, y, rows, row_of, packed);
+    } else {
+        double *y = prop + t * m.D;
+        if (t < n)
+            dm_propose_one(m, g, lo, t, x, src, on, y, plp, jac, &in, count);
+        dm_pack(in, t, m.D, y, rows, row_of, packed);
+    }
+}
+
+/* One thread a row decides its chain. *next_packed is the next step's
+ * row counter: zeroed here, where nothing reads it (the step before
+ * used it and has decided; the step after has not begun). */
+__global__ void dm_decide(sl_dm_move m, int64_t g, int64_t lo, const int *count_rows,
+                          int *next_packed, const int64_t *__restrict__ row_of,
+                          const double *__restrict__ out, const double *__restrict__ rows,
+                          const double *__restrict__ plp, const double *__restrict__ jac,
+                          double *__restrict__ x, double *__restrict__ lp,
+                          double *__restrict__ ll, int64_t *__restrict__ accepted,
+                          unsigned long long *count)
+{
+    int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x, nrows = *count_rows;
+    if (k == 0) {
+        atomicAdd(&count[2], (unsigned long long)nrows);
+        *next_packed = 0;
+    }
+    if (k >= nrows)
         return;
     int64_t i = row_of[k], ch = lo + i;
     double v = out[k];
@@ -127,7 +149,7 @@ __global__ void dm_decide(sl_dm_move m, int64_t g, int64_t lo, const int *count_
     if (!sl_dm_accept(&m, ch, g, plp[i] + v + jac[i], lp[ch] + ll[ch]))
         return;
     for (int q = 0; q < m.D; q++)
-        x[ch * m.D + q] = prop[i * m.D + q];
+        x[ch * m.D + q] = rows[k * m.D + q];
     lp[ch] = plp[i];
     ll[ch] = v;
     accepted[ch]++;
@@ -140,7 +162,7 @@ __global__ void dm_decide(sl_dm_move m, int64_t g, int64_t lo, const int *count_
 
 static sl_status dm_alloc(sl__dm_dev *d)
 {
-    size_t N = (size_t)d->N, D = (size_t)d->D, nb = (N + DM_SCAN - 1) / DM_SCAN + 1;
+    size_t N = (size_t)d->N, D = (size_t)d->D;
     DM_ALLOC(d->x, N * D * sizeof(double));
     DM_ALLOC(d->lp, N * sizeof(double));
     DM_ALLOC(d->ll, N * sizeof(double));
@@ -153,13 +175,27 @@ static sl_status dm_alloc(sl__dm_dev *d)
     DM_ALLOC(d->pr, D * sizeof(sl_prior));
     DM_ALLOC(d->accepted, N * sizeof(int64_t));
     DM_ALLOC(d->row_of, N * sizeof(int64_t));
-    DM_ALLOC(d->flag, N * sizeof(int));
-    DM_ALLOC(d->pos, N * sizeof(int));
-    DM_ALLOC(d->bsum, nb * sizeof(int));
+    DM_ALLOC(d->packed, 2 * sizeof(int));
     DM_ALLOC(d->count, 3 * sizeof(unsigned long long));
-    DM_ALLOC(d->kx, (size_t)d->kcap * N * D * sizeof(double));
-    DM_ALLOC(d->klp, (size_t)d->kcap * N * sizeof(double));
-    DM_ALLOC(d->kll, (size_t)d->kcap * N * sizeof(double));
+    for (int b = 0; b < 2; b++) {
+        dm_batch *k = &d->kept[b];
+        size_t kc = (size_t)d->kcap;
+        DM_ALLOC(k->kx, kc * N * D * sizeof(double));
+        DM_ALLOC(k->klp, kc * N * sizeof(double));
+        DM_ALLOC(k->kll, kc * N * sizeof(double));
+        SL_CUDA_TRY(cudaMallocHost((void **)&k->hx, kc * N * D * sizeof(double)),
+                    "demcmc: allocating pinned memory for kept generations");
+        SL_CUDA_TRY(cudaMallocHost((void **)&k->hlp, kc * N * sizeof(double)),
+                    "demcmc: allocating pinned memory for kept generations");
+        SL_CUDA_TRY(cudaMallocHost((void **)&k->hll, kc * N * sizeof(double)),
+                    "demcmc: allocating pinned memory for kept generations");
+        SL_CUDA_TRY(cudaEventCreateWithFlags(&k->filled, cudaEventDisableTiming),
+                    "demcmc: creating an event");
+        SL_CUDA_TRY(cudaEventCreateWithFlags(&k->done, cudaEventDisableTiming),
+                    "demcmc: creating an event");
+    }
+    SL_CUDA_TRY(cudaStreamCreateWithFlags(&d->cstream, cudaStreamNonBlocking),
+                "demcmc: creating a stream");
     SL_CUDA_TRY(cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking),
                 "demcmc: creating a stream");
     for (int e = 0; e < DM_EVENTS; e++) {
@@ -173,9 +209,9 @@ extern "C" sl_status sl__dm_dev_open(sl__dm_dev **out, const sl_dm_move *m, int6
                                      int64_t zcap, int64_t keep)
 {
     *out = NULL;
-    if (N > (int64_t)DM_SCAN * (DM_SCAN - 1))
+    if (N > INT_MAX) /* the rows counter */
         return sl_fail(SL_ERR_UNSUPPORTED, "demcmc: %lld chains on the device: at most %d",
-                       (long long)N, DM_SCAN * (DM_SCAN - 1));
+                       (long long)N, INT_MAX);
     sl__dm_dev *d = (sl__dm_dev *)calloc(1, sizeof *d);
     if (!d)
         return sl_fail_nomem(sizeof *d, "demcmc: the device sampler");
@@ -186,6 +222,8 @@ extern "C" sl_status sl__dm_dev_open(sl__dm_dev **out, const sl_dm_move *m, int6
                                    cudaMemcpyHostToDevice);
         if (e == cudaSuccess)
             e = cudaMemset(d->count, 0, 3 * sizeof(unsigned long long));
+        if (e == cudaSuccess)
+            e = cudaMemset(d->packed, 0, 2 * sizeof(int));
         if (e == cudaSuccess)
             e = cudaMemset(d->accepted, 0, (size_t)N * sizeof(int64_t));
         if (e != cudaSuccess)
@@ -204,8 +242,19 @@ extern "C" void sl__dm_dev_close(sl__dm_dev *d)
 {
     if (!d)
         return;
+    if (d->cstream) /* a copy out may still be running into the result */
+        cudaStreamSynchronize(d->cstream), cudaStreamDestroy(d->cstream);
     if (d->stream)
         cudaStreamDestroy(d->stream);
+    for (int b = 0; b < 2; b++) {
+        dm_batch *k = &d->kept[b];
+        cudaFree(k->kx), cudaFree(k->klp), cudaFree(k->kll);
+        cudaFreeHost(k->hx), cudaFreeHost(k->hlp), cudaFreeHost(k->hll);
+        if (k->filled)
+            cudaEventDestroy(k->filled);
+        if (k->done)
+            cudaEventDestroy(k->done);
+    }
     for (int e = 0; e < DM_EVENTS; e++) {
         if (d->t0[e])
             cudaEventDestroy(d->t0[e]);
@@ -214,9 +263,8 @@ extern "C" void sl__dm_dev_close(sl__dm_dev *d)
     }
     cudaFree(d->x), cudaFree(d->lp), cudaFree(d->ll), cudaFree(d->prop), cudaFree(d->plp);
     cudaFree(d->jac), cudaFree(d->rows), cudaFree(d->out), cudaFree(d->z);
-    cudaFree(d->pr), cudaFree(d->accepted), cudaFree(d->row_of), cudaFree(d->flag);
-    cudaFree(d->pos), cudaFree(d->bsum), cudaFree(d->count);
-    cudaFree(d->kx), cudaFree(d->klp), cudaFree(d->kll);
+    cudaFree(d->pr), cudaFree(d->accepted), cudaFree(d->row_of), cudaFree(d->packed);
+    cudaFree(d->count);
     free(d);
 }
 
@@ -319,18 +367,11 @@ extern "C" sl_status sl__dm_dev_step(sl__dm_dev *d, int64_t g, int64_t lo, int64
     const int D = d->D;
     const double *src = archive ? d->z : d->x + olo * D;
     int64_t on = archive ? d->zn : n;
+    int *rows = d->packed + (d->steps & 1), *next = d->packed + ((d->steps + 1) & 1);
     dm_propose<<<dm_grid(n), DM_BLOCK, 0, s>>>(d->m, g, lo, n, d->x, src, on, d->prop,
-                                               d->plp, d->jac, d->flag, d->count);
+                                               d->plp, d->jac, d->rows, d->row_of, rows,
+                                               d->count);
     SL_CUDA_TRY(cudaGetLastError(), "demcmc: launching the proposal kernel");
-    int nb = (int)((n + DM_SCAN - 1) / DM_SCAN);
-    dm_scan_blocks<<<nb, DM_SCAN, 0, s>>>(d->flag, n, d->pos, d->bsum);
-    SL_CUDA_TRY(cudaGetLastError(), "demcmc: launching the scan kernel");
-    dm_scan_sums<<<1, DM_SCAN, 0, s>>>(d->bsum, nb);
-    SL_CUDA_TRY(cudaGetLastError(), "demcmc: launching the scan kernel");
-    dm_pack<<<dm_grid(n), DM_BLOCK, 0, s>>>(d->flag, d->pos, d->bsum, n, D, d->prop, d->rows,
-                                            d->row_of);
-    SL_CUDA_TRY(cudaGetLastError(), "demcmc: launching the packing kernel");
-    const int *rows = d->bsum + nb; /* the packed count, on the device */
     int e = (int)(d->steps++ % DM_EVENTS);
     sl_status st = dm_harvest(d, e);
     if (st)
@@ -341,9 +382,9 @@ extern "C" sl_status sl__dm_dev_step(sl__dm_dev *d, int64_t g, int64_t lo, int64
         return sl_fail_context(st, "demcmc: the likelihood on the device");
     SL_CUDA_TRY(cudaEventRecord(d->t1[e], s), "demcmc: recording an event");
     d->pending[e] = 1;
-    dm_decide<<<dm_grid(n), DM_BLOCK, 0, s>>>(d->m, g, lo, rows, d->row_of, d->out, d->prop,
-                                              d->plp, d->jac, d->x, d->lp, d->ll, d->accepted,
-                                              d->count);
+    dm_decide<<<dm_grid(n), DM_BLOCK, 0, s>>>(d->m, g, lo, rows, next, d->row_of, d->out,
+                                              d->rows, d->plp, d->jac, d->x, d->lp, d->ll,
+                                              d->accepted, d->count);
     SL_CUDA_TRY(cudaGetLastError(), "demcmc: launching the decision kernel");
     return SL_OK;
 }
@@ -373,36 +414,74 @@ extern "C" sl_status sl__dm_dev_keep(sl__dm_dev *d, int64_t slot)
         return sl_fail(SL_ERR_ARG, "demcmc: kept generation %lld: the device holds %lld from "
                        "%lld of %lld", (long long)slot, (long long)d->kn, (long long)d->k0,
                        (long long)d->kcap);
+    dm_batch *k = &d->kept[d->kb];
     size_t N = (size_t)d->N, D = (size_t)d->D, j = (size_t)d->kn;
     cudaMemcpyKind d2d = cudaMemcpyDeviceToDevice;
-    SL_CUDA_TRY(cudaMemcpyAsync(d->kx + j * N * D, d->x, N * D * sizeof(double), d2d, d->stream),
+    SL_CUDA_TRY(cudaMemcpyAsync(k->kx + j * N * D, d->x, N * D * sizeof(double), d2d, d->stream),
                 "demcmc: keeping a generation");
-    SL_CUDA_TRY(cudaMemcpyAsync(d->klp + j * N, d->lp, N * sizeof(double), d2d, d->stream),
+    SL_CUDA_TRY(cudaMemcpyAsync(k->klp + j * N, d->lp, N * sizeof(double), d2d, d->stream),
                 "demcmc: keeping a generation");
-    SL_CUDA_TRY(cudaMemcpyAsync(d->kll + j * N, d->ll, N * sizeof(double), d2d, d->stream),
+    SL_CUDA_TRY(cudaMemcpyAsync(k->kll + j * N, d->ll, N * sizeof(double), d2d, d->stream),
                 "demcmc: keeping a generation");
     if (d->kn++ == 0)
         d->k0 = slot;
     return SL_OK;
 }
 
-extern "C" sl_status sl__dm_dev_flush(sl__dm_dev *d, double *samples, double *logpost,
-                                      double *loglike)
+/* On a driver thread once a batch is in pinned memory: into the result,
+ * the log posterior as the host keeps it (log prior + log-likelihood). */
+static void CUDART_CB dm_unpack(void *arg)
 {
-    if (d->kn == 0)
+    dm_batch *k = (dm_batch *)arg;
+    size_t rows = k->n * k->N;
+    memcpy(k->samples, k->hx, rows * k->D * sizeof(double));
+    memcpy(k->loglike, k->hll, rows * sizeof(double));
+    for (size_t j = 0; j < rows; j++)
+        k->logpost[j] = k->hlp[j] + k->hll[j];
+}
+
+/* Batch b's copy out, if one is under way, finished. */
+static sl_status dm_batch_wait(sl__dm_dev *d, int b)
+{
+    dm_batch *k = &d->kept[b];
+    if (!k->busy)
         return SL_OK;
-    size_t N = (size_t)d->N, D = (size_t)d->D, n = (size_t)d->kn, at = (size_t)d->k0;
-    cudaMemcpyKind d2h = cudaMemcpyDeviceToHost;
-    SL_CUDA_TRY(cudaMemcpyAsync(samples + at * N * D, d->kx, n * N * D * sizeof(double), d2h,
-                                d->stream), "demcmc: downloading kept generations");
-    SL_CUDA_TRY(cudaMemcpyAsync(logpost + at * N, d->klp, n * N * sizeof(double), d2h,
-                                d->stream), "demcmc: downloading kept generations");
-    SL_CUDA_TRY(cudaMemcpyAsync(loglike + at * N, d->kll, n * N * sizeof(double), d2h,
-                                d->stream), "demcmc: downloading kept generations");
-    SL_CUDA_TRY(cudaStreamSynchronize(d->stream), "demcmc: downloading kept generations");
-    for (size_t j = at * N; j < (at + n) * N; j++)
-        logpost[j] += loglike[j]; /* log prior + log-likelihood, as the host keeps it */
-    d->kn = 0;
+    SL_CUDA_TRY(cudaEventSynchronize(k->done), "demcmc: downloading kept generations");
+    k->busy = 0;
     return SL_OK;
 }
 
+extern "C" sl_status sl__dm_dev_flush_async(sl__dm_dev *d, double *samples, double *logpost,
+                                            double *loglike)
+{
+    if (d->kn == 0)
+        return SL_OK;
+    dm_batch *k = &d->kept[d->kb];
+    size_t N = (size_t)d->N, D = (size_t)d->D, n = (size_t)d->kn, at = (size_t)d->k0;
+    k->samples = samples + at * N * D, k->logpost = logpost + at * N;
+    k->loglike = loglike + at * N, k->n = n, k->N = N, k->D = D;
+    cudaMemcpyKind d2h = cudaMemcpyDeviceToHost;
+    cudaStream_t c = d->cstream;
+    SL_CUDA_TRY(cudaEventRecord(k->filled, d->stream), "demcmc: downloading kept generations");
+    SL_CUDA_TRY(cudaStreamWaitEvent(c, k->filled, 0), "demcmc: downloading kept generations");
+    SL_CUDA_TRY(cudaMemcpyAsync(k->hx, k->kx, n * N * D * sizeof(double), d2h, c),
+                "demcmc: downloading kept generations");
+    SL_CUDA_TRY(cudaMemcpyAsync(k->hlp, k->klp, n * N * sizeof(double), d2h, c),
+                "demcmc: downloading kept generations");
+    SL_CUDA_TRY(cudaMemcpyAsync(k->hll, k->kll, n * N * sizeof(double), d2h, c),
+                "demcmc: downloading kept generations");
+    SL_CUDA_TRY(cudaLaunchHostFunc(c, dm_unpack, k), "demcmc: downloading kept generations");
+    SL_CUDA_TRY(cudaEventRecord(k->done, c), "demcmc: downloading kept generations");
+    k->busy = 1;
+    d->kb ^= 1, d->kn = 0; /* the other batch fills next, once its own copy is out */
+    return dm_batch_wait(d, d->kb);
+}
+
+extern "C" sl_status sl__dm_dev_flush(sl__dm_dev *d, double *samples, double *logpost,
+                                      double *loglike)
+{
+    sl_status st = sl__dm_dev_flush_async(d, samples, logpost, loglike);
+    for (int b = 0; !st && b < 2; b++)
+        st = dm_batch_wait(d, b);
+    return st;
+}

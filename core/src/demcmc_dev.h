@@ -45,6 +45,11 @@ sl_status sl__dm_dev_step(sl__dm_dev *d, int64_t g, int64_t lo, int64_t olo, int
 int sl__dm_dev_keep_full(const sl__dm_dev *d);
 sl_status sl__dm_dev_keep(sl__dm_dev *d, int64_t slot);
 sl_status sl__dm_dev_flush(sl__dm_dev *d, double *samples, double *logpost, double *loglike);
+/* The same, without waiting: the batch goes out on a copy stream while
+ * the chains run on (it waits only for the batch before, whose room it
+ * takes). The result's arrays are complete after sl__dm_dev_flush. */
+sl_status sl__dm_dev_flush_async(sl__dm_dev *d, double *samples, double *logpost,
+                                 double *loglike);
 
 /* Proposals outside the priors, NaN evaluations and rows evaluated since
  * the opening, and the target's device time (the host does not wait for

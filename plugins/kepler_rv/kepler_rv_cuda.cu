@@ -1,4 +1,4 @@
-/* kepler_rv on CUDA: KRV_TPM threads per model; the observations are
+/* kepler_rv on CUDA: 4 threads per model (32 in small batches); the observations are
  * staged in shared memory tile by tile (cooperative loads), one instrument
  * at a time; each model's first thread writes one ln L and one chi² back.
  *
@@ -38,8 +38,17 @@
 /* KRV_TPM threads share a model's observations: one thread per model
  * left the H100 a quarter full at the seed's 122,880 models (2,048
  * resident threads on each of 132 SMs), so its throughput was latency-
- * bound; 4 per model fill it. */
-enum { KRV_BLOCK = 128, KRV_TPM = 4, KRV_TILE = 512, KRV_CHUNK = 1 << 16, KRV_NSTREAM = 2 };
+ * bound; 4 per model fill it. A sampler's half-generation is far smaller
+ * (2,048 models: 64 blocks of 4 lanes a model on 132 SMs), so batches too
+ * small to fill the device at 4 lanes take KRV_TPM_SMALL, a warp a model. */
+enum { KRV_BLOCK = 128, KRV_TPM = 4, KRV_TPM_SMALL = 32, KRV_TILE = 512, KRV_CHUNK = 1 << 16,
+       KRV_NSTREAM = 2 };
+/* Batches below this many models take KRV_TPM_SMALL lanes: 16,384 models at
+ * 4 lanes are half of the H100's resident threads. A constant rather than
+ * a fraction of the device's size, so that a batch's lane count, and with it
+ * the order in which a model's observations are summed, is the same on
+ * every GPU. */
+#define KRV_SMALL_BATCH 16384
 /* Danby's iteration (with the seed's start) measured faster than
  * Markley's solver in these kernels on the H100: docs/BENCHMARKS.md. */
 #ifndef SL_KRV_DEFAULT_GPU_SOLVER
@@ -79,24 +88,26 @@ static __device__ __forceinline__ int krv_load(const krv_args &a, sl_krv_orbit *
                          gamma, jit2, dvdt, curv);
 }
 
-/* The KRV_TPM lanes of one model (adjacent in a warp) each sum every
- * KRV_TPM-th observation; their partial sums are added here, in a fixed
- * order, so results do not depend on timing. Every thread of the warp
+/* The tpm lanes of one model (adjacent in a warp) each sum every tpm-th
+ * observation; their partial sums are added here, in a fixed order, so
+ * results do not depend on timing (but do, in the last bits, on the lane
+ * count, and so on whether the batch is small). Every thread of the warp
  * must arrive. */
-static __device__ __forceinline__ double krv_lanes_sum(double x)
+static __device__ __forceinline__ double krv_lanes_sum(double x, int tpm)
 {
 #pragma unroll
-    for (int off = 1; off < KRV_TPM; off <<= 1)
+    for (int off = 1; off < tpm; off <<= 1)
         x += __shfl_xor_sync(0xffffffffu, x, off);
     return x;
 }
 
-/* Models of this thread's block and its lane among the model's KRV_TPM. */
+/* Models of this thread's block and its lane among the model's tpm. */
 #define KRV_MODEL_INDEX                                                                    \
-    const int64_t m = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / KRV_TPM;          \
-    const int lane = (int)(threadIdx.x % KRV_TPM)
+    const int64_t m = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / tpm;              \
+    const int lane = (int)(threadIdx.x % tpm)
 
-static __device__ __forceinline__ void krv_body_d(const krv_args &a, int n_pl, int solver)
+static __device__ __forceinline__ void krv_body_d(const krv_args &a, int n_pl, int solver,
+                                                  int tpm)
 {
     __shared__ double s_dt[KRV_TILE], s_v[KRV_TILE], s_var[KRV_TILE];
     KRV_MODEL_INDEX;
@@ -115,22 +126,22 @@ static __device__ __forceinline__ void krv_body_d(const krv_args &a, int n_pl, i
             }
             __syncthreads();
             if (ok)
-                for (int k = lane; k < nk; k += KRV_TPM)
+                for (int k = lane; k < nk; k += tpm)
                     sl_krv_obs_ds(n_pl, o, &x, s_dt[k], s_v[k], s_var[k], &s, solver);
         }
     }
-    double chi2 = krv_lanes_sum(s.chi2), lnw = krv_lanes_sum(s.lnw);
+    double chi2 = krv_lanes_sum(s.chi2, tpm), lnw = krv_lanes_sum(s.lnw, tpm);
     if (m < a.n && lane == 0) {
         a.ll[m] = ok ? -0.5 * (chi2 + lnw) : -INFINITY;
         if (a.chi2) /* NULL: the device entry's callers want ln L only */
-            if (a.chi2)
             a.chi2[m] = ok ? chi2 : INFINITY;
     }
 }
 
 /* Mixed: each lane keeps the seed's float Kahan sums; the lanes' sums
  * (value minus compensation) are added in double. */
-static __device__ __forceinline__ void krv_body_f(const krv_args &a, int n_pl, int solver)
+static __device__ __forceinline__ void krv_body_f(const krv_args &a, int n_pl, int solver,
+                                                  int tpm)
 {
     __shared__ double s_dt[KRV_TILE];
     __shared__ float s_v[KRV_TILE], s_var[KRV_TILE];
@@ -153,32 +164,35 @@ static __device__ __forceinline__ void krv_body_f(const krv_args &a, int n_pl, i
             }
             __syncthreads();
             if (ok)
-                for (int k = lane; k < nk; k += KRV_TPM)
+                for (int k = lane; k < nk; k += tpm)
                     sl_krv_obs_fs(n_pl, of, &x, s_dt[k], s_v[k], s_var[k], &s, solver);
         }
     }
-    double chi2 = krv_lanes_sum((double)s.chi2 - (double)s.c_chi2);
-    double lnw = krv_lanes_sum((double)s.lnw - (double)s.c_lnw);
+    double chi2 = krv_lanes_sum((double)s.chi2 - (double)s.c_chi2, tpm);
+    double lnw = krv_lanes_sum((double)s.lnw - (double)s.c_lnw, tpm);
     if (m < a.n && lane == 0) {
         a.ll[m] = ok ? -0.5 * (chi2 + lnw) : -INFINITY;
-        a.chi2[m] = ok ? chi2 : INFINITY;
+        if (a.chi2)
+            a.chi2[m] = ok ? chi2 : INFINITY;
     }
 }
 
-/* Kernels per (precision, solver, n_pl = 1..8 or any): the name is
- * krv_<d|f><m|d>_<N>. */
-#define KRV_KERNEL(P, SV, SOLVER, N, NPL)                                                  \
-    __global__ void __launch_bounds__(KRV_BLOCK) krv_##P##SV##_##N(krv_args a)             \
+/* Kernels per (lanes a model, precision, solver, n_pl = 1..8 or any): the
+ * name is krv_<d|f><m|d>_<N>_<lanes>. */
+#define KRV_KERNEL(P, SV, SOLVER, N, NPL, TPM)                                             \
+    __global__ void __launch_bounds__(KRV_BLOCK) krv_##P##SV##_##N##_##TPM(krv_args a)     \
     {                                                                                      \
         if (a.count)                                                                       \
             a.n = *a.count;                                                                \
-        krv_body_##P(a, NPL, SOLVER);                                                      \
+        krv_body_##P(a, NPL, SOLVER, TPM);                                                 \
     }
-#define KRV_KERNELS(N, NPL)                                                                \
-    KRV_KERNEL(d, m, SL_KRV_MARKLEY, N, NPL)                                               \
-    KRV_KERNEL(d, d, SL_KRV_DANBY, N, NPL)                                                 \
-    KRV_KERNEL(f, m, SL_KRV_MARKLEY, N, NPL)                                               \
-    KRV_KERNEL(f, d, SL_KRV_DANBY, N, NPL)
+#define KRV_KERNELS_T(N, NPL, TPM)                                                         \
+    KRV_KERNEL(d, m, SL_KRV_MARKLEY, N, NPL, TPM)                                          \
+    KRV_KERNEL(d, d, SL_KRV_DANBY, N, NPL, TPM)                                            \
+    KRV_KERNEL(f, m, SL_KRV_MARKLEY, N, NPL, TPM)                                          \
+    KRV_KERNEL(f, d, SL_KRV_DANBY, N, NPL, TPM)
+/* KRV_TPM and KRV_TPM_SMALL, spelled out for the token pasting */
+#define KRV_KERNELS(N, NPL) KRV_KERNELS_T(N, NPL, 4) KRV_KERNELS_T(N, NPL, 32)
 KRV_KERNELS(1, 1)
 KRV_KERNELS(2, 2)
 KRV_KERNELS(3, 3)
@@ -190,14 +204,16 @@ KRV_KERNELS(8, 8)
 KRV_KERNELS(n, a.n_pl)
 
 typedef void (*krv_kernel)(krv_args);
-#define KRV_TABLE(P, SV)                                                                   \
-    {krv_##P##SV##_n, krv_##P##SV##_1, krv_##P##SV##_2, krv_##P##SV##_3, krv_##P##SV##_4,   \
-     krv_##P##SV##_5, krv_##P##SV##_6, krv_##P##SV##_7, krv_##P##SV##_8}
-/* [mixed][solver][n_pl, 0 = any] */
-static const krv_kernel krv_kernels[2][2][9] = {
-    {KRV_TABLE(d, m), KRV_TABLE(d, d)},
-    {KRV_TABLE(f, m), KRV_TABLE(f, d)},
+#define KRV_TABLE(P, SV, T)                                                                \
+    {krv_##P##SV##_n_##T, krv_##P##SV##_1_##T, krv_##P##SV##_2_##T, krv_##P##SV##_3_##T,   \
+     krv_##P##SV##_4_##T, krv_##P##SV##_5_##T, krv_##P##SV##_6_##T, krv_##P##SV##_7_##T,   \
+     krv_##P##SV##_8_##T}
+/* [small][mixed][solver][n_pl, 0 = any] */
+static const krv_kernel krv_kernels[2][2][2][9] = {
+    {{KRV_TABLE(d, m, 4), KRV_TABLE(d, d, 4)}, {KRV_TABLE(f, m, 4), KRV_TABLE(f, d, 4)}},
+    {{KRV_TABLE(d, m, 32), KRV_TABLE(d, d, 32)}, {KRV_TABLE(f, m, 32), KRV_TABLE(f, d, 32)}},
 };
+static_assert(KRV_TPM == 4 && KRV_TPM_SMALL == 32, "the kernel table spells the lane counts");
 
 /* ---- host side -------------------------------------------------------------- */
 
@@ -316,6 +332,15 @@ static int krv_solver(void)
     return SL_KRV_DEFAULT_GPU_SOLVER;
 }
 
+/* The kernel for a batch of n models (at most n, for the device entry)
+ * and its lanes a model. */
+static krv_kernel krv_pick(const sl_krv_ctx *c, size_t n, int *tpm)
+{
+    int small = n < KRV_SMALL_BATCH;
+    *tpm = small ? KRV_TPM_SMALL : KRV_TPM;
+    return krv_kernels[small][c->mixed ? 1 : 0][krv_solver()][c->n_pl <= 8 ? c->n_pl : 0];
+}
+
 extern "C" sl_status sl_krv_cuda_eval(sl_krv_ctx *c, const double *params, size_t n,
                                       double *ll, double *chi2)
 {
@@ -328,7 +353,6 @@ extern "C" sl_status sl_krv_cuda_eval(sl_krv_ctx *c, const double *params, size_
         return st;
     krv_args a;
     fill_args(&a, c, d);
-    krv_kernel k = krv_kernels[c->mixed ? 1 : 0][krv_solver()][c->n_pl <= 8 ? c->n_pl : 0];
     size_t pend_first[KRV_NSTREAM] = {0}, pend_cnt[KRV_NSTREAM] = {0};
     double kernel_s = 0.0;
     for (size_t first = 0, ci = 0; first < n; first += KRV_CHUNK, ci++) {
@@ -343,7 +367,9 @@ extern "C" sl_status sl_krv_cuda_eval(sl_krv_ctx *c, const double *params, size_
                                 d->stream[s]), "uploading parameters");
         a.params = d->params[s], a.n = (int64_t)cnt;
         a.ll = d->out[s], a.chi2 = d->out[s] + KRV_CHUNK;
-        unsigned grid = (unsigned)((cnt * KRV_TPM + KRV_BLOCK - 1) / KRV_BLOCK);
+        int tpm;
+        krv_kernel k = krv_pick(c, cnt, &tpm);
+        unsigned grid = (unsigned)((cnt * tpm + KRV_BLOCK - 1) / KRV_BLOCK);
         KRV_TRY(cudaEventRecord(d->k0[s], d->stream[s]), "recording an event");
         k<<<grid, KRV_BLOCK, 0, d->stream[s]>>>(a);
         KRV_TRY(cudaGetLastError(), "launching the kepler_rv kernel");
@@ -380,9 +406,10 @@ extern "C" sl_status sl_krv_cuda_eval_device(sl_krv_ctx *c, const double *params
         return SL_OK;
     krv_args a;
     fill_args(&a, c, d);
-    krv_kernel k = krv_kernels[c->mixed ? 1 : 0][krv_solver()][c->n_pl <= 8 ? c->n_pl : 0];
+    int tpm;
+    krv_kernel k = krv_pick(c, n, &tpm);
     a.params = params, a.n = (int64_t)n, a.ll = ll, a.chi2 = NULL, a.count = count;
-    unsigned grid = (unsigned)((n * KRV_TPM + KRV_BLOCK - 1) / KRV_BLOCK);
+    unsigned grid = (unsigned)((n * tpm + KRV_BLOCK - 1) / KRV_BLOCK);
     k<<<grid, KRV_BLOCK, 0, (cudaStream_t)stream>>>(a);
     KRV_TRY(cudaGetLastError(), "launching the kepler_rv kernel");
     c->kernel_s = 0.0; /* not timed: the caller's stream runs on */

@@ -97,6 +97,9 @@ typedef struct sl_demcmc_config {
     sl_status (*device_target)(void *ud, const double *params, int64_t n, const int *count,
                                double *out, void *stream);
     void *device_target_ud;
+    /* Kept generations the device holds in each of its two batches, one
+     * filling while the other is copied out (0: as many as fit in 32 MiB). */
+    int64_t device_batch;
     /* Optional: called after each generation; nonzero cancels the run. */
     int (*progress)(void *ud, const sl_demcmc_progress *p);
     void *progress_ud;

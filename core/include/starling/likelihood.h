@@ -92,7 +92,10 @@ typedef struct sl_likelihood {
      * without a copy. count: NULL, or an int in device memory that the
      * work before it on the stream sets to the rows to evaluate (<= n;
      * the rest are left alone), so that the host need not wait to learn
-     * it. It returns once the work is queued. */
+     * it. It returns once the work is queued. A row's result must not
+     * depend on its place among the rows or on their values (n, fixed for
+     * a run, may choose the kernel): the sampler packs its rows in an
+     * order that varies from run to run. */
     sl_status (*eval_batch_device)(void *ctx, const double *params, size_t n, const int *count,
                                    double *out, void *stream);
 } sl_likelihood;
