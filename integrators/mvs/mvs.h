@@ -198,10 +198,10 @@ SL_HD SL_INLINE void sl_mvs_from_jacobi(int n, int S, const double *m, const dou
 #define SL_MVS_CALL 1
 #define SL_MVS_FAST 2
 
-SL_HD SL_INLINE int sl_mvs_K(int jac, int how, int n, int S, double h, const double *m,
-                             double *Q, double *V)
+SL_HD SL_INLINE double sl_mvs_K(int jac, int how, int n, int S, double h, const double *m,
+                                double *Q, double *V)
 {
-    int ok = 1;
+    double ok = 1.0;
     SL_UNROLL
     for (int d = 0; d < 3; d++)
         Q[S * d] += h * V[S * d];
@@ -211,7 +211,7 @@ SL_HD SL_INLINE int sl_mvs_K(int jac, int how, int n, int S, double h, const dou
         eta += m[S * i];
         const double gm = jac ? eta : m[0];
         if (how == SL_MVS_FAST) {
-            ok &= sl_kepler_drift_fast(gm, h, S, Q + S * 3 * i, V + S * 3 * i);
+            ok *= sl_kepler_drift_fast(gm, h, S, Q + S * 3 * i, V + S * 3 * i);
             continue;
         }
         double q[3], u[3];
@@ -350,12 +350,12 @@ SL_HD SL_INLINE void sl_mvs_B(int jac, int n, int S, double h, const double *m, 
  * B(h) around the force, leaving the closing half pending. h = 0 (a lane
  * that does not step) drifts, jumps and kicks by zero: the state keeps its
  * bits. */
-SL_HD SL_INLINE int sl_mvs_point(int how, int n, int S, double h, const double *m, double *ps,
+SL_HD SL_INLINE double sl_mvs_point(int how, int n, int S, double h, const double *m, double *ps,
                                  double *xe, double *ve, const double *pp)
 {
     double *Q = ps, *V = ps + S * 3 * n, *pend = ps + S * 6 * n;
     const int jac = pp[3] != 0.0;
-    int ok = sl_mvs_K(jac, how, n, S, h > 0.0 ? *pend + 0.5 * h : 0.0, m, Q, V);
+    double ok = sl_mvs_K(jac, how, n, S, h > 0.0 ? *pend + 0.5 * h : 0.0, m, Q, V);
     sl_mvs_J(jac, n, S, 0.5 * h, m, Q, V);
     sl_mvs_out(jac, n, S, m, Q, V, xe, ve, ps);
     return ok;
@@ -371,7 +371,7 @@ SL_HD SL_INLINE void sl_prop_mvs_point(int st, int n, int S, double h, const dou
 
 /* The same for the CPU's lane loop, vectorised (launch.h, POINT_FAST). */
 #define SL_PROP_mvs_POINT_FAST 1
-SL_HD SL_INLINE int sl_prop_mvs_point_fast(int st, int n, int S, double h, const double *x,
+SL_HD SL_INLINE double sl_prop_mvs_point_fast(int st, int n, int S, double h, const double *x,
                                            const double *v, const double *m, double *ps,
                                            double *xe, double *ve, const double *pp)
 {

@@ -186,14 +186,15 @@ SL_HD SL_INLINE int sl_kepler_drift(double gm, double dt, double *x, double *v)
  * compiler vectorises across systems (the CPU's lane loop): an ellipse
  * (or any orbit over a short step) whose universal anomaly stays where
  * the Stumpff series holds (|z| < 1) and that converges within
- * SL_KDRIFT_FAST_IT iterations. Returns 1 with x, v drifted, bit for bit
+ * SL_KDRIFT_FAST_IT iterations. Returns 1.0 with x, v drifted, bit for bit
  * as sl_kepler_drift would (the same operations in the same order: a
- * converged iteration is frozen, not repeated), or 0 with x, v untouched,
+ * converged iteration is frozen, not repeated), or 0.0 with x, v untouched
+ * (a double, so that callers combine it by products, not masks),
  * and the caller runs sl_kepler_drift. Every ulp matters here: the CPU
  * and CUDA backends, and the fast and general paths, must agree. */
 #define SL_KDRIFT_FAST_IT 6
 
-SL_HD SL_INLINE int sl_kepler_drift_fast(double gm, double dt, int S, double *xs, double *vs)
+SL_HD SL_INLINE double sl_kepler_drift_fast(double gm, double dt, int S, double *xs, double *vs)
 {
     /* strided (component k at xs[S k]): local copies would stop the
      * vectoriser, which cannot scatter into per-lane arrays */
@@ -259,7 +260,7 @@ SL_HD SL_INLINE int sl_kepler_drift_fast(double gm, double dt, int S, double *xs
         vs[S * k] = okf > 0.0 ? vn : vs[S * k];
         xs[S * k] = okf > 0.0 ? xn[k] : xs[S * k];
     }
-    return okf > 0.0;
+    return okf;
 }
 
 /* The same drift as a call rather than inlined code, for paths that run

@@ -352,8 +352,8 @@ static inline int sl_lanes_screen(const sl_monitor_config *mc, int n, const doub
         int slow = 0;                                                                      \
         _Pragma("omp simd reduction(|:slow)")                                              \
         for (int l = 0; l < W; l++) {                                                      \
-            flag[l] = !sl_prop_##P##_point_fast(ST, N, W, L.h[l], x + l, v + l, m + l,     \
-                                                ps + l, xe + l, ve + l, a->pp);            \
+            flag[l] = sl_prop_##P##_point_fast(ST, N, W, L.h[l], x + l, v + l, m + l,      \
+                                               ps + l, xe + l, ve + l, a->pp) == 0.0;      \
             slow |= flag[l];                                                               \
         }                                                                                  \
         for (int l = 0; slow && l < W; l++)                                                \
