@@ -175,3 +175,39 @@ Test(kepler_drift, random_draws_match_keep_invariants_and_reverse, .timeout = 12
     cr_assert(worst_e <= 1, "energy changed by %.3g of the bound", worst_e);
     cr_assert(worst_h <= 1, "angular momentum changed by %.3g of the bound", worst_h);
 }
+
+/* The fast path (vectorised on the CPU) must give the general drift's bits
+ * whenever it accepts a drift, leave x, v alone when it refuses, and accept
+ * nearly every short step: otherwise mvs's lane loop falls back and is slow. */
+Test(kepler_drift, fast_path_is_the_general_drift_bit_for_bit, .timeout = 60)
+{
+    unsigned long long s = 12345;
+    const double fracs[3] = {0.02, 0.1, 0.3};
+    for (int fi = 0; fi < 3; fi++) {
+        int n = 50000, taken = 0, same = 0;
+        for (int i = 0; i < n; i++) {
+            double gm = 1.0, r = 0.3 + 3.0 * slt_u01(&s), e = 0.9 * slt_u01(&s);
+            double vc = sqrt(gm / r) * (1.0 + e * (slt_u01(&s) - 0.5));
+            double x[3] = {r, 0.1 * slt_u01(&s), 0.05 * slt_u01(&s)};
+            double v[3] = {0.1 * (slt_u01(&s) - 0.5) * vc, vc, 0.05 * vc * (slt_u01(&s) - 0.5)};
+            double dt = fracs[fi] * 2.0 * M_PI * pow(r, 1.5) * slt_u01(&s) *
+                        (slt_u01(&s) < 0.5 ? -1.0 : 1.0);
+            double x1[3], v1[3], x2[3], v2[3];
+            memcpy(x1, x, sizeof x), memcpy(v1, v, sizeof v);
+            memcpy(x2, x, sizeof x), memcpy(v2, v, sizeof v);
+            sl_kepler_drift(gm, dt, x1, v1);
+            if (sl_kepler_drift_fast(gm, dt, 1, x2, v2)) {
+                taken++;
+                same += !memcmp(x1, x2, sizeof x1) && !memcmp(v1, v2, sizeof v1);
+            } else {
+                cr_assert(!memcmp(x2, x, sizeof x) && !memcmp(v2, v, sizeof v),
+                          "a refused drift changed the state");
+            }
+        }
+        cr_expect_eq(same, taken, "steps of up to %g orbits: %d of %d taken drifts differ",
+                     fracs[fi], taken - same, taken);
+        if (fracs[fi] <= 0.1)
+            cr_expect_gt(taken, 0.98 * n, "steps of up to %g orbits: only %d of %d taken",
+                         fracs[fi], taken, n);
+    }
+}

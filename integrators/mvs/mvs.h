@@ -190,10 +190,18 @@ SL_HD SL_INLINE void sl_mvs_from_jacobi(int n, int S, const double *m, const dou
  * m_0; in Jacobi coordinates about the bodies inside it, gm = eta_i), the
  * centre of mass along its line. A drift that fails (no convergence,
  * non-finite input) leaves NaN, which the loop's non-finite check reports.
- * call: the drift as a call (the rare paths: opening, closing, correctors). */
-SL_HD SL_INLINE void sl_mvs_K(int jac, int call, int n, int S, double h, const double *m,
-                              double *Q, double *V)
+ * how: SL_MVS_INLINE, the drift inlined; SL_MVS_CALL, as a call (the rare
+ * paths: opening, closing, correctors); SL_MVS_FAST, only the drifts
+ * sl_kepler_drift_fast takes, returning 0 when a body needed the general
+ * one (the state is then part-drifted: the caller starts again). */
+#define SL_MVS_INLINE 0
+#define SL_MVS_CALL 1
+#define SL_MVS_FAST 2
+
+SL_HD SL_INLINE double sl_mvs_K(int jac, int how, int n, int S, double h, const double *m,
+                                double *Q, double *V)
 {
+    double ok = 1.0;
     SL_UNROLL
     for (int d = 0; d < 3; d++)
         Q[S * d] += h * V[S * d];
@@ -201,14 +209,18 @@ SL_HD SL_INLINE void sl_mvs_K(int jac, int call, int n, int S, double h, const d
     SL_UNROLL
     for (int i = 1; i < n; i++) {
         eta += m[S * i];
+        const double gm = jac ? eta : m[0];
+        if (how == SL_MVS_FAST) {
+            ok *= sl_kepler_drift_fast(gm, h, S, Q + S * 3 * i, V + S * 3 * i);
+            continue;
+        }
         double q[3], u[3];
         SL_UNROLL
         for (int d = 0; d < 3; d++) {
             q[d] = Q[S * (3 * i + d)];
             u[d] = V[S * (3 * i + d)];
         }
-        const double gm = jac ? eta : m[0];
-        if (call)
+        if (how == SL_MVS_CALL)
             sl_kepler_drift_call(gm, h, q, u);
         else
             sl_kepler_drift(gm, h, q, u);
@@ -218,6 +230,7 @@ SL_HD SL_INLINE void sl_mvs_K(int jac, int call, int n, int S, double h, const d
             V[S * (3 * i + d)] = u[d];
         }
     }
+    return ok;
 }
 
 /* The force's point in inertial coordinates, and in c (3n, strided) body
@@ -337,16 +350,33 @@ SL_HD SL_INLINE void sl_mvs_B(int jac, int n, int S, double h, const double *m, 
  * B(h) around the force, leaving the closing half pending. h = 0 (a lane
  * that does not step) drifts, jumps and kicks by zero: the state keeps its
  * bits. */
+SL_HD SL_INLINE double sl_mvs_point(int how, int n, int S, double h, const double *m, double *ps,
+                                 double *xe, double *ve, const double *pp)
+{
+    double *Q = ps, *V = ps + S * 3 * n, *pend = ps + S * 6 * n;
+    const int jac = pp[3] != 0.0;
+    double ok = sl_mvs_K(jac, how, n, S, h > 0.0 ? *pend + 0.5 * h : 0.0, m, Q, V);
+    sl_mvs_J(jac, n, S, 0.5 * h, m, Q, V);
+    sl_mvs_out(jac, n, S, m, Q, V, xe, ve, ps);
+    return ok;
+}
+
 SL_HD SL_INLINE void sl_prop_mvs_point(int st, int n, int S, double h, const double *x,
                                        const double *v, const double *m, double *ps,
                                        double *xe, double *ve, const double *pp)
 {
     (void)st, (void)x, (void)v;
-    double *Q = ps, *V = ps + S * 3 * n, *pend = ps + S * 6 * n;
-    const int jac = pp[3] != 0.0;
-    sl_mvs_K(jac, 0, n, S, h > 0.0 ? *pend + 0.5 * h : 0.0, m, Q, V);
-    sl_mvs_J(jac, n, S, 0.5 * h, m, Q, V);
-    sl_mvs_out(jac, n, S, m, Q, V, xe, ve, ps);
+    sl_mvs_point(SL_MVS_INLINE, n, S, h, m, ps, xe, ve, pp);
+}
+
+/* The same for the CPU's lane loop, vectorised (launch.h, POINT_FAST). */
+#define SL_PROP_mvs_POINT_FAST 1
+SL_HD SL_INLINE double sl_prop_mvs_point_fast(int st, int n, int S, double h, const double *x,
+                                           const double *v, const double *m, double *ps,
+                                           double *xe, double *ve, const double *pp)
+{
+    (void)st, (void)x, (void)v;
+    return sl_mvs_point(SL_MVS_FAST, n, S, h, m, ps, xe, ve, pp);
 }
 
 SL_HD SL_INLINE void sl_prop_mvs_apply(int st, int n, int S, double h, double *x, double *v,
@@ -368,7 +398,11 @@ SL_HD SL_INLINE void sl_prop_mvs_open(int n, int S, const double *x, const doubl
         sl_mvs_to_jacobi(n, S, x, v, m, ps, ps + S * 3 * n);
     else
         sl_mvs_to_dh(n, S, x, v, m, ps, ps + S * 3 * n);
-    ps[S * 6 * n] = 0.0;
+    /* the pending drift and the rest of its block: the loop's non-finite
+     * check reads all PERSIST doubles, and garbage there (stack or device
+     * memory) would have it close the system every step */
+    for (int k = 0; k < n; k++)
+        ps[S * (6 * n + k)] = 0.0;
 }
 
 /* x, v <- (Q, V) with the pending drift done: the state at the step's end
@@ -382,7 +416,7 @@ SL_HD SL_INLINE void sl_prop_mvs_close_start(int n, int S, double *x, double *v,
         x[S * k] = ps[S * k];
         v[S * k] = ps[S * (3 * n + k)];
     }
-    sl_mvs_K(pp[3] != 0.0, 1, n, S, ps[S * 6 * n], m, x, v);
+    sl_mvs_K(pp[3] != 0.0, SL_MVS_CALL, n, S, ps[S * 6 * n], m, x, v);
 }
 
 /* (Q, V) in x, v -> inertial x, v: x_0 from the centre of mass, v_0 from
@@ -509,7 +543,7 @@ SL_HD SL_INLINE void sl_prop_mvs_sync_point(int mode, int st, int n, int S, doub
     sl_mvs_corrector_z((int)pp[2], st / 2, mode == SL_SYNC_OPEN ? 1.0 : -1.0, pp[0], &a, &b);
     const double sgn = st % 2 ? 1.0 : -1.0;
     const int jac = pp[3] != 0.0;
-    sl_mvs_K(jac, 1, n, S, st % 2 ? -2.0 * a : a, m, Q, V);
+    sl_mvs_K(jac, SL_MVS_CALL, n, S, st % 2 ? -2.0 * a : a, m, Q, V);
     sl_mvs_J(jac, n, S, 0.5 * sgn * b, m, Q, V);
     sl_mvs_out(jac, n, S, m, Q, V, xe, ve, ps);
 }
@@ -526,7 +560,7 @@ SL_HD SL_INLINE void sl_prop_mvs_sync_apply(int mode, int st, int n, int S, doub
     sl_mvs_B(jac, n, S, sgn * b, m, Q, V, acc, ps);
     sl_mvs_J(jac, n, S, 0.5 * sgn * b, m, Q, V);
     if (st % 2)
-        sl_mvs_K(jac, 1, n, S, a, m, Q, V);
+        sl_mvs_K(jac, SL_MVS_CALL, n, S, a, m, Q, V);
 }
 
 #endif

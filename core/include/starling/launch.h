@@ -35,6 +35,14 @@
  *                        may run a system of 8..16 bodies on a group of
  *                        threads, each calling them with n its own bodies
  *                        (internal/group.h; fixed-step, SYNC 0 only)
+ *   SL_PROP_<P>_POINT_FAST 1: P also defines
+ *                        double sl_prop_<P>_point_fast(<point's arguments>),
+ *                        branch-free code for the common case that returns
+ *                        1.0 having done exactly what point does (same bits),
+ *                        or 0.0 (ps may be part-written); the CPU lane loop
+ *                        runs it vectorised and runs point, from the PERSIST
+ *                        doubles of ps as they were, on the lanes it refused
+ *                        (mvs: the Kepler drift's series case)
  * and three functions, which the loop calls as
  *   sl_prop_<P>_begin(n, S, x, v, m, ps, a, j, pp)
  *       once per run, before the first step, after a force call at (x, v);

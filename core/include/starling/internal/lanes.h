@@ -338,6 +338,33 @@ static inline int sl_lanes_screen(const sl_monitor_config *mc, int n, const doub
     return any;
 }
 
+/* Stage ST's point for every lane. With POINT_FAST (launch.h) the fast
+ * form runs vectorised and the lanes it refuses run point from the working
+ * state they began with: a lane's result never depends on its neighbours. */
+#define SL__LANES_POINT_0(P, N, ST)                                                        \
+    _Pragma("omp simd")                                                                    \
+    for (int l = 0; l < W; l++)                                                            \
+        sl_prop_##P##_point(ST, N, W, L.h[l], x + l, v + l, m + l, ps + l, xe + l, ve + l, \
+                            a->pp);
+#define SL__LANES_POINT_1(P, N, ST)                                                        \
+    {                                                                                      \
+        memcpy(pf, ps, sizeof pf);                                                         \
+        int slow = 0;                                                                      \
+        _Pragma("omp simd reduction(|:slow)")                                              \
+        for (int l = 0; l < W; l++) {                                                      \
+            flag[l] = sl_prop_##P##_point_fast(ST, N, W, L.h[l], x + l, v + l, m + l,      \
+                                               ps + l, xe + l, ve + l, a->pp) == 0.0;      \
+            slow |= flag[l];                                                               \
+        }                                                                                  \
+        for (int l = 0; slow && l < W; l++)                                                \
+            if (flag[l]) {                                                                 \
+                for (int k = 0; k < SL_PERSIST_LEN(P) * (N); k++)                          \
+                    ps[W * k + l] = pf[W * k + l];                                         \
+                sl_prop_##P##_point(ST, N, W, L.h[l], x + l, v + l, m + l, ps + l, xe + l, \
+                                    ve + l, a->pp);                                        \
+            }                                                                              \
+    }
+
 /* One stage of every lane: the stage number is a literal, so the
  * integrator's per-stage branches fold away and the lane loop is straight
  * code the vectoriser accepts. SL_LANES_DEFINE stamps SL_STAGES_MAX (16) of
@@ -345,10 +372,9 @@ static inline int sl_lanes_screen(const sl_monitor_config *mc, int n, const doub
 SL_STATIC_ASSERT(SL_STAGES_MAX == 16, "SL_LANES_DEFINE stamps 16 stages: stamp SL_STAGES_MAX");
 #define SL__LANES_STAGE(P, F, N, ST)                                                       \
     if ((ST) < SL_PROP_##P##_NSTAGES) {                                                    \
+        SL_CAT(SL__LANES_POINT_, SL_OPT_FLAG(SL_PROP_##P##_POINT_FAST))(P, N, ST)          \
         _Pragma("omp simd")                                                                \
         for (int l = 0; l < W; l++) {                                                      \
-            sl_prop_##P##_point(ST, N, W, L.h[l], x + l, v + l, m + l, ps + l, xe + l,     \
-                                ve + l, a->pp);                                            \
             SL_FORCE_EVAL(F, P, N, W, xe + l, ve + l, m + l, fp + l, ae + l, je + l);       \
             sl_prop_##P##_apply(ST, N, W, L.h[l], x + l, v + l, m + l, ps + l, ae + l,     \
                                 je + l, a->pp);                                            \
@@ -436,6 +462,9 @@ static inline int sl_lanes_sync_need(const sl_run_args *a, const sl_lanes *L, in
         _Alignas(64) double xk[SL_PROP_##P##_ADAPTIVE + SL_PROP_##P##_SYNC ? 3 * (N) * W : 1]; \
         _Alignas(64) double vk[SL_PROP_##P##_ADAPTIVE + SL_PROP_##P##_SYNC ? 3 * (N) * W : 1]; \
         _Alignas(64) double pk[SL_PROP_##P##_ADAPTIVE ? SL_PERSIST_LEN(P) * (N) * W : 1];  \
+        /* POINT_FAST: the working state a refused lane starts its point again from */    \
+        _Alignas(64) double pf[SL_OPT_FLAG(SL_PROP_##P##_POINT_FAST) ? SL_PERSIST_LEN(P) * (N) * W \
+                                                                     : 1];                 \
         sl_lanes L;                                                                        \
         const int64_t s0 = chunk * W;                                                      \
         sl_lanes_load(a, chunk, N, SL_PROP_##P##_PERSIST, x, v, m, ps, &L);                \
