@@ -465,6 +465,7 @@ static inline int sl_lanes_sync_need(const sl_run_args *a, const sl_lanes *L, in
         /* POINT_FAST: the working state a refused lane starts its point again from */    \
         _Alignas(64) double pf[SL_OPT_FLAG(SL_PROP_##P##_POINT_FAST) ? SL_PERSIST_LEN(P) * (N) * W \
                                                                      : 1];                 \
+        (void)pf;                                                                          \
         sl_lanes L;                                                                        \
         const int64_t s0 = chunk * W;                                                      \
         sl_lanes_load(a, chunk, N, SL_PROP_##P##_PERSIST, x, v, m, ps, &L);                \
