@@ -361,12 +361,23 @@ SL_HD SL_INLINE double sl_mvs_point(int how, int n, int S, double h, const doubl
     return ok;
 }
 
+/* On CUDA from 8 bodies on, the step's drifts are calls too: one thread
+ * holds the whole system, and with the drift inlined once per body the
+ * kernel spills; called, the same arithmetic ran 1.14x faster at N = 8,
+ * 1.30x at 9 and 1.79x at 16, and 1.2x slower at 3 and 5 (H100, Sun +
+ * planets, democratic heliocentric; docs/BENCHMARKS.md, 2026-11-26). */
+#if defined(__CUDA_ARCH__)
+#define SL_MVS_STEP_HOW(n) ((n) >= 8 ? SL_MVS_CALL : SL_MVS_INLINE)
+#else
+#define SL_MVS_STEP_HOW(n) SL_MVS_INLINE
+#endif
+
 SL_HD SL_INLINE void sl_prop_mvs_point(int st, int n, int S, double h, const double *x,
                                        const double *v, const double *m, double *ps,
                                        double *xe, double *ve, const double *pp)
 {
     (void)st, (void)x, (void)v;
-    sl_mvs_point(SL_MVS_INLINE, n, S, h, m, ps, xe, ve, pp);
+    sl_mvs_point(SL_MVS_STEP_HOW(n), n, S, h, m, ps, xe, ve, pp);
 }
 
 /* The same for the CPU's lane loop, vectorised (launch.h, POINT_FAST). */
