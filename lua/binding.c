@@ -456,6 +456,7 @@ int luaopen_starling_core(lua_State *L)
     sl_lua_open_ensemble(L);
     sl_lua_open_run(L);
     sl_lua_open_lombscargle(L);
+    sl_lua_open_microlensing(L);
     sl_lua_open_likelihood(L);
     sl_lua_open_demcmc(L);
     sl_lua_open_points(L);

@@ -97,6 +97,10 @@ void sl_lua_open_run(lua_State *L);
 
 void sl_lua_open_lombscargle(lua_State *L);
 
+/* --- microlensing (binding_microlensing.c) --- */
+
+void sl_lua_open_microlensing(lua_State *L);
+
 /* --- data for plugins (binding_data.c) --- */
 
 /* Key 'data' of the table at cfg as a descriptor (starling/data.h): a file

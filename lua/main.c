@@ -692,6 +692,7 @@ static int list_plugins(void)
     print_kind(r, SL_KIND_MONITOR, "monitors");
     print_kind(r, SL_KIND_LIKELIHOOD, "likelihoods");
     print_kind(r, SL_KIND_PERIODOGRAM, "periodograms");
+    print_kind(r, SL_KIND_LENS, "lens models");
     if (sl_registry_count(r) == 0)
         printf("no plugins found (is the plugin path right? see STARLING_PLUGIN_PATH)\n");
     fflush(stdout);

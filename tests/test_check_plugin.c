@@ -213,6 +213,26 @@ Test(check_plugin, lombscargle_passes)
                 "lombscargle:batch_vs_single", "lombscargle:refuse_bad"));
 }
 
+/* A lens model (SL_KIND_LENS) is checked by its head, as a periodogram
+ * is, and the report says the rest of its layout is the plugin's. */
+Test(check_plugin, lens_model_head_checked_layout_skipped)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/microlensing.so", SLT_PLUGIN_DIR);
+    sl_check_options o;
+    sl_check_options_default(&o);
+    sl_check_plugin_result res;
+    SLT_OK(sl_check_plugin(path, &o, &res));
+    cr_assert_eq(res.n_reports, 1);
+    const sl_check *schema = find_check(&res, "microlensing", "params/schema");
+    const sl_check *layout = find_check(&res, "microlensing", "layout");
+    cr_assert(schema && schema->result == SL_CHECK_PASS);
+    cr_assert(layout && layout->result == SL_CHECK_SKIP);
+    cr_assert(strstr(layout->detail, "a lens model table's layout is its plugin's"), "%s",
+              layout->detail);
+    sl_check_plugin_result_free(&res);
+}
+
 /* Core knows a periodogram table by its head only: without the front end's
  * checks of lombscargle's layout, the schema is checked and the rest is a
  * SKIP that says why; with them, they run in the same report. */

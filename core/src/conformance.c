@@ -423,7 +423,8 @@ sl_status sl_check_table(sl_kind kind, const void *table, const sl_check_options
     case SL_KIND_MONITOR: st = sl_check_monitor(table, o, r); break;
     case SL_KIND_LIKELIHOOD: st = sl_check_likelihood(table, o, r); break;
     case SL_KIND_KERNELS: st = sl_check_kernel_set(table, o, r); break;
-    case SL_KIND_PERIODOGRAM: st = table ? check_head_only(kind, table, r)
+    case SL_KIND_PERIODOGRAM:
+    case SL_KIND_LENS: st = table ? check_head_only(kind, table, r)
                                          : sl_fail(SL_ERR_ARG, "check: no table"); break;
     default:
         sl_check_begin(r, kind, NULL);
@@ -435,9 +436,10 @@ sl_status sl_check_table(sl_kind kind, const void *table, const sl_check_options
             st = o->extra[i].check(table, o, r);
             extra = 1;
         }
-    if (!st && !extra && kind == SL_KIND_PERIODOGRAM)
-        sl_check_add(r, SL_CHECK_SKIP, "layout", "a periodogram table's layout is its "
-                     "plugin's; this front end has no checks for '%s'", r->table);
+    if (!st && !extra && (kind == SL_KIND_PERIODOGRAM || kind == SL_KIND_LENS))
+        sl_check_add(r, SL_CHECK_SKIP, "layout", "a %s table's layout is its "
+                     "plugin's; this front end has no checks for '%s'", sl_kind_name(kind),
+                     r->table);
     return st;
 }
 

@@ -39,6 +39,7 @@ const char *sl_kind_name(sl_kind k)
     case SL_KIND_LIKELIHOOD: return "likelihood";
     case SL_KIND_PERIODOGRAM: return "periodogram";
     case SL_KIND_KERNELS: return "kernel set";
+    case SL_KIND_LENS: return "lens model";
     }
     return "unknown";
 }
@@ -235,7 +236,7 @@ static sl_status check_plugin(const sl_registry *r, const char *path, const sl_p
         return sl_fail(SL_ERR_PLUGIN, "plugin %s: declares no name or no tables", path);
     for (size_t i = 0; i < p->n_tables; i++) {
         const sl_plugin_table *t = &p->tables[i];
-        if (t->kind < SL_KIND_PROPAGATOR || t->kind > SL_KIND_KERNELS || !t->table || !t->name)
+        if (t->kind < SL_KIND_PROPAGATOR || t->kind > SL_KIND_LENS || !t->table || !t->name)
             return sl_fail(SL_ERR_PLUGIN, "plugin %s: table %zu has an unknown kind (%d) or no name",
                            path, i, (int)t->kind);
         sl_status st = check_head(path, t);

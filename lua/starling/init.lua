@@ -169,6 +169,36 @@ function M.plot_png(cfg)
   return core.plot_png(cfg)
 end
 
+--- Microlensing magnifications (docs/microlensing.md), MulensModel's
+--- conventions: starling.microlensing.pspl{t0 =, u0 =, tE =, t = {...}},
+--- fspl{... rho =, a1 = 0}, binary{... s =, q =, alpha = <degrees>}; each
+--- takes models = {{...}, ...} for many models at the same t, and
+--- backend = "auto" | "cpu" | "cuda". binary_mag0{s =, q =, y1 =, y2 =}
+--- gives the point-source magnification at a source position and the
+--- number of images.
+local function ml_model(kind)
+  return function(cfg)
+    if type(cfg) ~= "table" then
+      error("microlensing." .. kind .. ": expected a table {t0 =, u0 =, tE =, t =, ...}", 2)
+    end
+    if cfg.model ~= nil and cfg.model ~= kind then
+      error("microlensing." .. kind .. ": key 'model' = " .. tostring(cfg.model)
+            .. ": leave it out (this function is the " .. kind .. " model)", 2)
+    end
+    local c = {}
+    for k, v in pairs(cfg) do c[k] = v end
+    c.model = kind
+    return core.microlensing.magnification(c)
+  end
+end
+M.microlensing = {
+  pspl = ml_model("pspl"),
+  fspl = ml_model("fspl"),
+  binary = ml_model("binary"),
+  magnification = core.microlensing.magnification,
+  binary_mag0 = core.microlensing.binary_mag0,
+}
+
 --- Kepler's equation: starling.kepler.solve(M, e) gives E with
 --- E - e sin E = M (0 <= e < 1) or F with e sinh F - F = M (e > 1);
 --- M and e are numbers or lists (a number pairs with every element).

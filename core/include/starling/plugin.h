@@ -38,7 +38,8 @@ typedef enum sl_kind {
     SL_KIND_MONITOR,
     SL_KIND_LIKELIHOOD,
     SL_KIND_PERIODOGRAM, /* appended: values above keep their numbers */
-    SL_KIND_KERNELS      /* an sl_kernel_set: kernels of one (integrator, force) pair */
+    SL_KIND_KERNELS,     /* an sl_kernel_set: kernels of one (integrator, force) pair */
+    SL_KIND_LENS         /* a table whose layout its plugin defines: microlensing's sl_lens */
 } sl_kind;
 
 /* The head of every table (sl_propagator, sl_force, sl_monitor,
@@ -84,7 +85,7 @@ typedef struct sl_plugin_table {
     const char *name;
     const void *table; /* sl_propagator, sl_force, sl_monitor, sl_likelihood, sl_kernel_set,
                           or a table whose layout its plugin defines (SL_KIND_PERIODOGRAM:
-                          lombscargle's sl_periodogram); every one starts with SL_TABLE_HEAD */
+                          lombscargle's sl_periodogram; SL_KIND_LENS: microlensing's sl_lens); every one starts with SL_TABLE_HEAD */
 } sl_plugin_table;
 
 typedef struct sl_plugin {

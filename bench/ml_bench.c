@@ -1,0 +1,175 @@
+/* Microlensing magnification benchmark (issue 12): n models of one kind,
+ * each at the same n_t epochs spanning t0 +- 2 tE, on the CPU backend
+ * (OpenMP, all cores) and the CUDA backend in the same run; the rate is
+ * model-epoch magnifications per second, end to end (checks, copies to and
+ * from the GPU included), the median of 5 calls after a warm-up. Parameters
+ * are drawn over the ranges users fit (binary: s in 0.3 .. 3, q in 1e-5 .. 1).
+ *
+ *   ml-bench [--model pspl|fspl|binary] [--models N] [--epochs T]
+ *            [--cpu-models N] [--dump FILE]
+ * The CPU runs the first cpu-models models (default: all) and its rate is
+ * per magnification, so the two compare. --dump writes the batch for
+ * bench/ml_vbm.py (the peer, VBMicrolensing, on the same inputs):
+ * int32 kind, int64 n_models, n_t, double params[n_models * npar], t[n_t]. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "starling/plugins/microlensing/microlensing.h"
+#include "starling/starling.h"
+
+static uint64_t rng = 0x2545f4914f6cdd1dULL;
+static double urand(void)
+{
+    rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static int cmpd(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void make_models(sl_ml_model m, int64_t n, double *par)
+{
+    int np = sl_ml_npar(m);
+    for (int64_t i = 0; i < n; i++) {
+        double *p = par + i * np;
+        p[0] = 0.0;
+        p[1] = -1.0 + 2.0 * urand();
+        p[2] = 5.0 + 95.0 * urand();
+        if (m == SL_ML_FSPL) {
+            p[3] = pow(10.0, -3.0 + 2.0 * urand());
+            p[4] = 0.6 * urand();
+        } else if (m == SL_ML_BINARY_PS) {
+            p[3] = pow(10.0, -0.5 + urand());
+            p[4] = pow(10.0, -5.0 + 5.0 * urand());
+            p[5] = 360.0 * urand();
+        }
+    }
+}
+
+/* Median seconds of 5 calls after one warm-up; -1 on failure (printed). */
+static double timed(const sl_lens *lens, const sl_backend *be, const sl_ml_batch *b, double *A)
+{
+    double t[5];
+    for (int r = -1; r < 5; r++) {
+        double t0 = now();
+        sl_status st = lens->magnification(be, b, A);
+        if (st) {
+            fprintf(stderr, "ml-bench: %s: %s\n", be->description, sl_last_error());
+            return -1.0;
+        }
+        if (r >= 0)
+            t[r] = now() - t0;
+    }
+    qsort(t, 5, sizeof t[0], cmpd);
+    return t[2];
+}
+
+int main(int argc, char **argv)
+{
+    sl_ml_model m = SL_ML_BINARY_PS;
+    int64_t n_models = 100000, n_t = 100, cpu_models = -1;
+    const char *dump = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--model") && i + 1 < argc) {
+            const char *k = argv[++i];
+            m = !strcmp(k, "pspl") ? SL_ML_PSPL : !strcmp(k, "fspl") ? SL_ML_FSPL : SL_ML_BINARY_PS;
+        } else if (!strcmp(argv[i], "--models") && i + 1 < argc) {
+            n_models = atoll(argv[++i]);
+        } else if (!strcmp(argv[i], "--epochs") && i + 1 < argc) {
+            n_t = atoll(argv[++i]);
+        } else if (!strcmp(argv[i], "--cpu-models") && i + 1 < argc) {
+            cpu_models = atoll(argv[++i]);
+        } else if (!strcmp(argv[i], "--dump") && i + 1 < argc) {
+            dump = argv[++i];
+        } else {
+            fprintf(stderr, "usage: ml-bench [--model pspl|fspl|binary] [--models N] "
+                            "[--epochs T] [--cpu-models N] [--dump FILE]\n");
+            return 2;
+        }
+    }
+    if (n_models < 1 || n_t < 1) {
+        fprintf(stderr, "ml-bench: --models and --epochs must be >= 1\n");
+        return 2;
+    }
+    if (cpu_models < 1 || cpu_models > n_models)
+        cpu_models = n_models;
+    sl_registry *reg;
+    const void *tab;
+    if (sl_registry_create(&reg) || sl_registry_load_default(reg) ||
+        sl_registry_get(reg, SL_KIND_LENS, "microlensing", &tab)) {
+        fprintf(stderr, "ml-bench: %s\n", sl_last_error());
+        return 1;
+    }
+    const sl_lens *lens = tab;
+    int np = sl_ml_npar(m);
+    double *par = malloc((size_t)n_models * np * sizeof *par);
+    double *t = malloc((size_t)n_t * sizeof *t);
+    double *A = malloc((size_t)(n_models * n_t) * sizeof *A);
+    double *B = malloc((size_t)(n_models * n_t) * sizeof *B);
+    if (!par || !t || !A || !B) {
+        fprintf(stderr, "ml-bench: out of memory\n");
+        return 1;
+    }
+    make_models(m, n_models, par);
+    for (int64_t j = 0; j < n_t; j++)
+        t[j] = -200.0 + 400.0 * (double)j / (double)(n_t > 1 ? n_t - 1 : 1);
+    if (dump) {
+        FILE *f = fopen(dump, "wb");
+        int32_t kind = (int32_t)m;
+        if (!f || fwrite(&kind, 4, 1, f) != 1 || fwrite(&cpu_models, 8, 1, f) != 1 ||
+            fwrite(&n_t, 8, 1, f) != 1 ||
+            fwrite(par, sizeof *par, (size_t)cpu_models * np, f) != (size_t)cpu_models * np ||
+            fwrite(t, sizeof *t, (size_t)n_t, f) != (size_t)n_t || fclose(f)) {
+            fprintf(stderr, "ml-bench: cannot write %s\n", dump);
+            return 1;
+        }
+    }
+    printf("# ml-bench: model %s, %lld models x %lld epochs (CPU: %lld models)\n",
+           sl_ml_model_name(m), (long long)n_models, (long long)n_t, (long long)cpu_models);
+    sl_backend cpu, gpu;
+    sl_ml_batch bc = {.model = m, .n_models = cpu_models, .params = par, .n_t = n_t, .t = t};
+    double cpu_rate = 0.0, gpu_rate = 0.0;
+    if (!sl_backend_open("cpu", &cpu)) {
+        double s = timed(lens, &cpu, &bc, A);
+        if (s > 0) {
+            cpu_rate = (double)(cpu_models * n_t) / s;
+            printf("cpu   %-48s %10.4f s  %.3e magnifications/s\n", cpu.description, s, cpu_rate);
+        }
+    }
+    if (sl_cuda_device_count() > 0 && !sl_backend_open("cuda", &gpu)) {
+        sl_ml_batch bg = bc;
+        bg.n_models = n_models;
+        double s = timed(lens, &gpu, &bg, B);
+        if (s > 0) {
+            gpu_rate = (double)(n_models * n_t) / s;
+            printf("cuda  %-48s %10.4f s  %.3e magnifications/s\n", gpu.description, s, gpu_rate);
+            double worst = 0.0;
+            for (int64_t k = 0; k < cpu_models * n_t; k++)
+                worst = fmax(worst, fabs(B[k] - A[k]) / fabs(A[k]));
+            printf("gpu/cpu %.1fx; worst relative CPU-GPU difference %.2e\n",
+                   cpu_rate > 0 ? gpu_rate / cpu_rate : 0.0, worst);
+        }
+    } else {
+        printf("cuda  (no usable device)\n");
+    }
+    free(par);
+    free(t);
+    free(A);
+    free(B);
+    sl_registry_destroy(reg);
+    return 0;
+}

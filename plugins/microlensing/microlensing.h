@@ -1,0 +1,76 @@
+/* The microlensing plugin's API: magnifications of many lens models at
+ * many epochs in one call, on the CPU or CUDA backend. The plugin exports
+ * one table of kind SL_KIND_LENS laid out as sl_lens below; front ends
+ * (Lua, tests, benchmarks) find it in the registry and include this header,
+ * installed as <starling/plugins/microlensing/microlensing.h>.
+ *
+ * Conventions are MulensModel's (docs/microlensing.md): times in days,
+ * lengths in Einstein radii of the total lens mass, tau = (t - t0)/tE.
+ * Binary lens: the origin at the centre of mass, lens 1 (mass fraction
+ * 1/(1+q)) at x = -s q/(1+q), lens 2 (q/(1+q)) at x = s/(1+q), and the
+ * source at (y1, y2) = (-tau cos alpha + u0 sin alpha,
+ * -tau sin alpha - u0 cos alpha), alpha in degrees. */
+#ifndef STARLING_PLUGINS_MICROLENSING_H
+#define STARLING_PLUGINS_MICROLENSING_H
+
+#include <stdint.h>
+#include "starling/backend.h"
+#include "starling/plugin.h"
+
+SL_EXTERN_C_BEGIN
+
+/* The models, and the parameters of each, in row order. */
+typedef enum sl_ml_model {
+    SL_ML_PSPL = 0, /* point source, point lens: t0, u0, tE */
+    SL_ML_FSPL,     /* finite source, point lens: t0, u0, tE, rho, a1 (linear limb darkening,
+                     * I(r) = 1 - a1 (1 - sqrt(1 - r^2/rho^2)); 0: a uniform disk) */
+    SL_ML_BINARY_PS /* binary lens, point source: t0, u0, tE, s, q, alpha (degrees) */
+} sl_ml_model;
+
+#define SL_ML_NPAR_MAX 6
+
+/* Parameters per model of kind m, and their names. */
+static inline int sl_ml_npar(sl_ml_model m)
+{
+    return m == SL_ML_PSPL ? 3 : m == SL_ML_FSPL ? 5 : 6;
+}
+static inline const char *sl_ml_param_name(sl_ml_model m, int k)
+{
+    static const char *const pspl[] = {"t0", "u0", "tE"};
+    static const char *const fspl[] = {"t0", "u0", "tE", "rho", "a1"};
+    static const char *const bin[] = {"t0", "u0", "tE", "s", "q", "alpha"};
+    if (k < 0 || k >= sl_ml_npar(m))
+        return "?";
+    return m == SL_ML_PSPL ? pspl[k] : m == SL_ML_FSPL ? fspl[k] : bin[k];
+}
+static inline const char *sl_ml_model_name(sl_ml_model m)
+{
+    return m == SL_ML_PSPL ? "pspl" : m == SL_ML_FSPL ? "fspl" : "binary";
+}
+
+/* n_models models of one kind, each evaluated at the same n_t epochs. */
+typedef struct sl_ml_batch {
+    sl_ml_model model;
+    int64_t n_models;
+    const double *params; /* n_models rows of sl_ml_npar(model) values */
+    int64_t n_t;
+    const double *t;      /* epochs (days) */
+} sl_ml_batch;
+
+typedef struct sl_lens {
+    SL_TABLE_HEAD; /* kind SL_KIND_LENS, name "microlensing"; no params */
+    /* Checks every parameter and epoch (the message names the model, the
+     * parameter, its value and what was expected) before any work, then
+     * writes A[i * n_t + j], model i at epoch j. */
+    sl_status (*magnification)(const sl_backend *be, const sl_ml_batch *b, double *A);
+    /* The source position (y1, y2) of a binary model (SL_ML_BINARY_PS row
+     * p) at epoch t, in the frame above. */
+    void (*source_position)(const double *p, double t, double *y1, double *y2);
+    /* The point-source magnification of the binary lens (s, q) with the
+     * source at (y1, y2), and the number of images (3 or 5; NULL allowed). */
+    double (*binary_mag0)(double s, double q, double y1, double y2, int *n_images);
+} sl_lens;
+
+SL_EXTERN_C_END
+
+#endif

@@ -1,0 +1,15 @@
+# The microlensing plugin (issue 12): magnifications against reference
+# values (tests/reference/microlensing_ref.py), bad input, and (label gpu)
+# the CUDA backend against the CPU's.
+sl_add_test(test_microlensing SOURCES test_microlensing.c TIMEOUT 120)
+add_dependencies(test_microlensing microlensing)
+
+if(SL_HAVE_CUDA)
+  sl_add_test(test_gpu_microlensing SOURCES test_gpu_microlensing.c LABELS gpu TIMEOUT 300)
+  add_dependencies(test_gpu_microlensing microlensing)
+  set_tests_properties(test_gpu_microlensing PROPERTIES SKIP_REGULAR_EXPRESSION "SL_GPU_SKIP")
+endif()
+
+# The Lua face (models, batches, messages) through the built executable.
+sl_add_test(test_lua_ml SOURCES test_lua_ml.c TIMEOUT 120)
+add_dependencies(test_lua_ml starling microlensing)

@@ -1,0 +1,257 @@
+/* The microlensing plugin on the CPU backend: point lenses against the
+ * analytic forms and MulensModel, finite sources against VBMicrolensing,
+ * binary lenses against VBMicrolensing and MulensModel (reference values
+ * made by tests/reference/microlensing_ref.py), and the checks on bad input. */
+#include "ml_test.h"
+
+static sl_backend cpu(void)
+{
+    sl_backend be;
+    SLT_OK(sl_backend_open("cpu", &be));
+    return be;
+}
+
+/* Magnifications of one model at n epochs through the plugin's table. */
+static void ml_curve(const slt_ml *p, sl_ml_model m, const double *par, int64_t n,
+                     const double *t, double *A)
+{
+    sl_backend be = cpu();
+    sl_ml_batch b = {.model = m, .n_models = 1, .params = par, .n_t = n, .t = t};
+    SLT_OK(p->lens->magnification(&be, &b, A));
+}
+
+Test(microlensing, registered)
+{
+    slt_ml p;
+    slt_ml_load(&p);
+    cr_assert_str_eq(sl_kind_name(SL_KIND_LENS), "lens model");
+    cr_assert_str_eq(p.lens->name, "microlensing");
+    slt_ml_unload(&p);
+}
+
+/* A(u) = (u^2 + 2)/(u sqrt(u^2 + 4)) on the trajectory u^2 = u0^2 + tau^2,
+ * written out here independently of the plugin. */
+Test(microlensing, pspl_analytic)
+{
+    slt_ml p;
+    slt_ml_load(&p);
+    const double par[3] = {7.5, -0.15, 12.0};
+    double t[101], A[101];
+    for (int j = 0; j < 101; j++)
+        t[j] = par[0] + (j - 50) * 0.6;
+    ml_curve(&p, SL_ML_PSPL, par, 101, t, A);
+    for (int j = 0; j < 101; j++) {
+        double tau = (t[j] - par[0]) / par[2];
+        double u2 = tau * tau + par[1] * par[1];
+        double want = (u2 + 2.0) / sqrt(u2 * (u2 + 4.0));
+        cr_assert_lt(slt_rel(A[j], want), 1e-14, "t = %g: A = %.17g, want %.17g", t[j], A[j],
+                     want);
+        cr_assert_lt(fabs(A[j] - A[100 - j]), 1e-12 * A[j], "the curve is symmetric about t0");
+    }
+    slt_ml_unload(&p);
+}
+
+/* MulensModel's PSPL curve, and a uniform finite-source curve from the
+ * reference script's 2-D quadrature (good to ~1e-13). */
+Test(microlensing, point_lens_curves_against_mulensmodel)
+{
+    slt_ml p;
+    slt_ml_load(&p);
+    double *r;
+    int64_t n = slt_ml_csv("pspl_lc.csv", 7, &r); /* model,t0,u0,tE,rho,t,A */
+    double worst[2] = {0, 0};
+    for (int64_t i = 0; i < n; i++) {
+        const double *row = r + 7 * i;
+        double A, rho = row[4];
+        if (rho > 0.0) {
+            double par[5] = {row[1], row[2], row[3], rho, 0.0};
+            ml_curve(&p, SL_ML_FSPL, par, 1, &row[5], &A);
+        } else {
+            double par[3] = {row[1], row[2], row[3]};
+            ml_curve(&p, SL_ML_PSPL, par, 1, &row[5], &A);
+        }
+        int k = rho > 0.0;
+        if (slt_rel(A, row[6]) > worst[k])
+            worst[k] = slt_rel(A, row[6]);
+    }
+    cr_log_info("pspl_lc: worst relative difference PSPL %.2e, FSPL %.2e", worst[0], worst[1]);
+    cr_assert_lt(worst[0], 1e-13, "PSPL against MulensModel: %.2e", worst[0]);
+    cr_assert_lt(worst[1], 1e-11, "uniform FSPL against the quadrature: %.2e", worst[1]);
+    free(r);
+    slt_ml_unload(&p);
+}
+
+/* Uniform and limb-darkened disks against a 2-D quadrature over the source
+ * (scipy, good to ~1e-13; VBMicrolensing's ESPLMag2, tabulated, agrees with
+ * it to 3e-4) over rho = 1e-4 .. 2 and u/rho = 0 .. 100, every row. The
+ * issue asks 1e-4; the bound holds what the methods give, 1e-8. */
+Test(microlensing, finite_source_point_lens_against_quadrature)
+{
+    slt_ml p;
+    slt_ml_load(&p);
+    double *r;
+    int64_t n = slt_ml_csv("point_fs.csv", 4, &r); /* u,rho,a1,A */
+    double worst[2] = {0, 0};
+    int64_t at[2] = {0, 0};
+    for (int64_t i = 0; i < n; i++) {
+        const double *row = r + 4 * i;
+        /* u on the trajectory of a model with u0 = u at t = t0 */
+        double par[5] = {0.0, row[0], 10.0, row[1], row[2]}, t = 0.0, A;
+        ml_curve(&p, SL_ML_FSPL, par, 1, &t, &A);
+        int k = row[2] > 0.0;
+        double e = slt_rel(A, row[3]);
+        cr_assert(isfinite(A), "u = %g rho = %g a1 = %g: A = %g", row[0], row[1], row[2], A);
+        if (e > worst[k]) {
+            worst[k] = e;
+            at[k] = i;
+        }
+    }
+    cr_log_info("point_fs: %lld rows; worst uniform %.2e (row %lld), limb-darkened %.2e (row %lld)",
+                (long long)n, worst[0], (long long)at[0] + 1, worst[1], (long long)at[1] + 1);
+    cr_assert_lt(worst[0], 1e-8, "uniform disk: worst %.2e at u = %g rho = %g", worst[0],
+                 r[4 * at[0]], r[4 * at[0] + 1]);
+    cr_assert_lt(worst[1], 1e-8, "limb-darkened disk: worst %.2e at u = %g rho = %g a1 = %g",
+                 worst[1], r[4 * at[1]], r[4 * at[1] + 1], r[4 * at[1] + 2]);
+    free(r);
+    slt_ml_unload(&p);
+}
+
+/* Binary lens, point source, against VBMicrolensing's BinaryMag0 on the
+ * (s, q) grid s = 0.3 .. 3, q = 1e-5 .. 1, away from caustics, and the same
+ * number of images. The issue asks 1e-6; the reference itself agrees with
+ * MulensModel's solver to 1.1e-10, so the bound is 1e-9. */
+Test(microlensing, binary_point_source_against_vbmicrolensing)
+{
+    slt_ml p;
+    slt_ml_load(&p);
+    double *r;
+    int64_t n = slt_ml_csv("binary_ps.csv", 6, &r); /* s,q,y1,y2,A,n_images */
+    double worst = 0.0;
+    int64_t at = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const double *row = r + 6 * i;
+        int images;
+        double A = p.lens->binary_mag0(row[0], row[1], row[2], row[3], &images);
+        cr_assert_eq(images, (int)row[5], "s = %g q = %g y = (%g, %g): %d images, want %d",
+                     row[0], row[1], row[2], row[3], images, (int)row[5]);
+        if (slt_rel(A, row[4]) > worst) {
+            worst = slt_rel(A, row[4]);
+            at = i;
+        }
+    }
+    cr_log_info("binary_ps: %lld rows, worst relative difference %.2e (row %lld)", (long long)n,
+                worst, (long long)at + 1);
+    cr_assert_lt(worst, 1e-9, "worst %.2e at s = %g q = %g y = (%g, %g)", worst, r[6 * at],
+                 r[6 * at + 1], r[6 * at + 2], r[6 * at + 3]);
+    free(r);
+    slt_ml_unload(&p);
+}
+
+/* MulensModel's binary light curves: the trajectory convention (source
+ * positions) and the magnifications through a batch of all four models. */
+Test(microlensing, binary_curves_against_mulensmodel)
+{
+    slt_ml p;
+    slt_ml_load(&p);
+    double *r;
+    /* model,t0,u0,tE,s,q,alpha_deg,t,A,y1,y2 */
+    int64_t n = slt_ml_csv("binary_lc.csv", 11, &r);
+    double worst_y = 0.0, worst_a = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        const double *row = r + 11 * i;
+        double par[6] = {row[1], row[2], row[3], row[4], row[5], row[6]}, y1, y2, A;
+        p.lens->source_position(par, row[7], &y1, &y2);
+        worst_y = fmax(worst_y, fmax(fabs(y1 - row[9]), fabs(y2 - row[10])));
+        ml_curve(&p, SL_ML_BINARY_PS, par, 1, &row[7], &A);
+        worst_a = fmax(worst_a, slt_rel(A, row[8]));
+    }
+    cr_log_info("binary_lc: %lld rows; worst |dy| %.2e, worst relative dA %.2e", (long long)n,
+                worst_y, worst_a);
+    cr_assert_lt(worst_y, 1e-12, "source positions: worst %.2e", worst_y);
+    cr_assert_lt(worst_a, 1e-12, "magnifications: worst %.2e", worst_a);
+    free(r);
+    slt_ml_unload(&p);
+}
+
+/* A batch of several models and epochs gives what each model alone gives,
+ * in row order: model i at epoch j is A[i n_t + j]. */
+Test(microlensing, batch_layout)
+{
+    slt_ml p;
+    slt_ml_load(&p);
+    const double par[3][6] = {{0.0, 0.1, 20.0, 1.1, 1e-3, 30.0},
+                              {5.0, -0.3, 10.0, 0.7, 0.2, 200.0},
+                              {-3.0, 0.05, 50.0, 2.0, 1.0, 90.0}};
+    double t[7] = {-30, -10, -1, 0, 2, 9, 40}, A[21], one[7];
+    sl_backend be = cpu();
+    sl_ml_batch b = {.model = SL_ML_BINARY_PS, .n_models = 3, .params = &par[0][0], .n_t = 7,
+                     .t = t};
+    SLT_OK(p.lens->magnification(&be, &b, A));
+    for (int i = 0; i < 3; i++) {
+        ml_curve(&p, SL_ML_BINARY_PS, par[i], 7, t, one);
+        for (int j = 0; j < 7; j++)
+            cr_assert_eq(A[i * 7 + j], one[j], "model %d epoch %d", i, j);
+    }
+    slt_ml_unload(&p);
+}
+
+/* Physical limits the reference files do not pin: a tiny source is a point
+ * source, a limb-darkened source is brighter at the centre than a uniform
+ * one when the lens is behind its centre, and a1 = 0 is the uniform disk. */
+Test(microlensing, finite_source_limits)
+{
+    slt_ml p;
+    slt_ml_load(&p);
+    double t = 0.0, A_ps, A_fs, A_ld, A_u;
+    const double ps[3] = {0.0, 0.3, 10.0}, fs[5] = {0.0, 0.3, 10.0, 1e-5, 0.5};
+    ml_curve(&p, SL_ML_PSPL, ps, 1, &t, &A_ps);
+    ml_curve(&p, SL_ML_FSPL, fs, 1, &t, &A_fs);
+    cr_assert_lt(slt_rel(A_fs, A_ps), 1e-9, "rho = 1e-5 at u = 0.3: %.17g vs %.17g", A_fs, A_ps);
+    const double ld[5] = {0.0, 0.0, 10.0, 0.1, 0.6}, un[5] = {0.0, 0.0, 10.0, 0.1, 0.0};
+    ml_curve(&p, SL_ML_FSPL, ld, 1, &t, &A_ld);
+    ml_curve(&p, SL_ML_FSPL, un, 1, &t, &A_u);
+    cr_assert_gt(A_ld, A_u, "limb-darkened %.10g, uniform %.10g", A_ld, A_u);
+    cr_assert_lt(slt_rel(A_u, sqrt(4.0 + 0.01) / 0.1), 1e-13,
+                 "uniform disk centred on the lens: A = sqrt(rho^2 + 4)/rho");
+    slt_ml_unload(&p);
+}
+
+/* Bad input: a clear message naming the model, the parameter, its value
+ * and what was expected, and nothing written to the output. */
+static void expect_refused(const slt_ml *p, sl_ml_model m, const double *par, double t,
+                           const char *needle)
+{
+    sl_backend be = cpu();
+    double A[2] = {-7.0, -7.0}, ts[2] = {0.0, t};
+    sl_ml_batch b = {.model = m, .n_models = 1, .params = par, .n_t = 2, .t = ts};
+    sl_status st = p->lens->magnification(&be, &b, A);
+    cr_assert_eq(st, SL_ERR_ARG, "%s: status %s", needle, sl_status_name(st));
+    cr_assert_not_null(strstr(sl_last_error(), needle), "message '%s' lacks '%s'",
+                       sl_last_error(), needle);
+    cr_assert(A[0] == -7.0 && A[1] == -7.0, "%s: output written before the check", needle);
+}
+
+Test(microlensing, bad_input)
+{
+    slt_ml p;
+    slt_ml_load(&p);
+    const double q0[6] = {0, 0.1, 20, 1.0, 0.0, 30}, qn[6] = {0, 0.1, 20, 1.0, -1e-3, 30};
+    const double s0[6] = {0, 0.1, 20, 0.0, 1e-3, 30}, te[3] = {0, 0.1, -5};
+    const double r0[5] = {0, 0.1, 20, 0.0, 0.0}, a1[5] = {0, 0.1, 20, 0.01, 1.0};
+    const double ok[3] = {0, 0.1, 20}, nan_u0[3] = {0, NAN, 20};
+    expect_refused(&p, SL_ML_BINARY_PS, q0, 1.0, "model 1 (binary): q = 0: expected a number > 0");
+    expect_refused(&p, SL_ML_BINARY_PS, qn, 1.0, "q = -0.001");
+    expect_refused(&p, SL_ML_BINARY_PS, s0, 1.0, "s = 0: expected a number > 0");
+    expect_refused(&p, SL_ML_PSPL, te, 1.0, "model 1 (pspl): tE = -5");
+    expect_refused(&p, SL_ML_FSPL, r0, 1.0, "model 1 (fspl): rho = 0: expected a number > 0");
+    expect_refused(&p, SL_ML_FSPL, a1, 1.0, "a1 = 1: expected a linear limb-darkening");
+    expect_refused(&p, SL_ML_PSPL, nan_u0, 1.0, "u0 = nan: expected a finite number");
+    expect_refused(&p, SL_ML_PSPL, ok, INFINITY, "epoch 2: t = inf: expected a finite time");
+    expect_refused(&p, SL_ML_PSPL, ok, NAN, "epoch 2: t = nan");
+    sl_backend be = cpu();
+    double A, t = 0;
+    sl_ml_batch none = {.model = SL_ML_PSPL, .n_models = 0, .params = ok, .n_t = 1, .t = &t};
+    cr_assert_eq(p.lens->magnification(&be, &none, &A), SL_ERR_ARG);
+    cr_assert_not_null(strstr(sl_last_error(), "0 models: expected at least one"));
+    slt_ml_unload(&p);
+}
