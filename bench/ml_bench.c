@@ -10,7 +10,9 @@
  * The CPU runs the first cpu-models models (default: all) and its rate is
  * per magnification, so the two compare. --dump writes the batch for
  * bench/ml_vbm.py (the peer, VBMicrolensing, on the same inputs):
- * int32 kind, int64 n_models, n_t, double params[n_models * npar], t[n_t]. */
+ * int32 kind, int64 n_models, n_t, double params[n_models * npar], t[n_t]; and
+ * FILE.A, the CPU's magnifications (n_models x n_t doubles). */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -58,6 +60,19 @@ static void make_models(sl_ml_model m, int64_t n, double *par)
             p[5] = 360.0 * urand();
         }
     }
+}
+
+/* PATH SUFFIX: the n doubles of v (the CPU's magnifications, for ml_vbm.py). */
+static int write_doubles(const char *path, const char *suffix, const double *v, size_t n)
+{
+    char name[1024];
+    snprintf(name, sizeof name, "%s%s", path, suffix);
+    FILE *f = fopen(name, "wb");
+    if (!f || fwrite(v, sizeof *v, n, f) != n || fclose(f)) {
+        fprintf(stderr, "ml-bench: cannot write %s\n", name);
+        return 1;
+    }
+    return 0;
 }
 
 /* Median seconds of 5 calls after one warm-up; -1 on failure (printed). */
@@ -149,6 +164,8 @@ int main(int argc, char **argv)
             cpu_rate = (double)(cpu_models * n_t) / s;
             printf("cpu   %-48s %10.4f s  %.3e magnifications/s\n", cpu.description, s, cpu_rate);
         }
+        if (s > 0 && dump && write_doubles(dump, ".A", A, (size_t)(cpu_models * n_t)))
+            return 1;
     }
     if (sl_cuda_device_count() > 0 && !sl_backend_open("cuda", &gpu)) {
         sl_ml_batch bg = bc;

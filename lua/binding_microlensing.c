@@ -26,6 +26,11 @@ static void ml_check(lua_State *L, sl_status st, const char *ctx)
     const char *m = sl_last_error();
     if (!strncmp(m, "microlensing: ", 14))
         m += 14;
+    /* "caustics: ..." under microlensing.caustics: once is enough */
+    const char *fn = strchr(ctx, '.');
+    size_t k = fn ? strlen(fn + 1) : 0;
+    if (k && !strncmp(m, fn + 1, k) && !strncmp(m + k, ": ", 2))
+        m += k + 2;
     sl_lua_error(L, "%s: %s", ctx, m);
 }
 
@@ -225,10 +230,138 @@ static int l_ml_binary_mag0(lua_State *L)
     return 2;
 }
 
+/* Key `key` of the table at idx as a finite number (def when absent and
+ * def is not NaN). */
+static double ml_num(lua_State *L, int idx, const char *ctx, const char *key, double def)
+{
+    lua_getfield(L, idx, key);
+    double v = def;
+    if (!lua_isnil(L, -1) || isnan(def)) {
+        if (lua_type(L, -1) != LUA_TNUMBER || !isfinite(lua_tonumber(L, -1))) {
+            char d[96];
+            sl_lua_describe(L, -1, d, sizeof d);
+            sl_lua_error(L, "%s: key '%s' = %s: expected a number", ctx, key, d);
+        }
+        v = lua_tonumber(L, -1);
+    }
+    lua_pop(L, 1);
+    return v;
+}
+
+static void ml_push_list(lua_State *L, const double *v, int64_t n)
+{
+    lua_createtable(L, (int)n, 0);
+    for (int64_t j = 0; j < n; j++) {
+        lua_pushnumber(L, v[j]);
+        lua_rawseti(L, -2, (lua_Integer)j + 1);
+    }
+}
+
+static void ml_push_box(lua_State *L, const double *box)
+{
+    static const char *const k[] = {"x_min", "x_max", "y_min", "y_max"};
+    lua_createtable(L, 0, 4);
+    for (int i = 0; i < 4; i++) {
+        lua_pushnumber(L, box[i]);
+        lua_setfield(L, -2, k[i]);
+    }
+}
+
+/* A caustic set owned by a userdata, so that an error raised while the
+ * result is built (out of memory in Lua) still frees it. */
+typedef struct ml_lua_caustics {
+    const sl_lens *lens;
+    sl_ml_caustic_set c;
+    int live;
+} ml_lua_caustics;
+
+static int ml_caustics_gc(lua_State *L)
+{
+    ml_lua_caustics *u = lua_touserdata(L, 1);
+    if (u->live)
+        u->lens->caustics_free(&u->c);
+    u->live = 0;
+    return 0;
+}
+
+/* starling.microlensing.caustics{s =, q = | lenses = {{x =, y =, m =}, ...},
+ * points = 72, resolution = 1e-3}: {n =, box =, crit_box =, [i] = {x =, y =
+ * (the caustic), crit_x =, crit_y = (the critical curve), box =}}. */
+static int l_ml_caustics(lua_State *L)
+{
+    const char *ctx = "microlensing.caustics";
+    luaL_checktype(L, 1, LUA_TTABLE);
+    const sl_lens *lens = ml_table(L);
+    static const char *const keys[] = {"s", "q", "lenses", "points", "resolution", NULL};
+    sl_lua_check_keys(L, 1, ctx, keys, NULL, 0, 0);
+    sl_ml_lenses ls;
+    memset(&ls, 0, sizeof ls);
+    lua_getfield(L, 1, "lenses");
+    if (lua_isnil(L, -1)) {
+        double s = ml_num(L, 1, ctx, "s", NAN), q = ml_num(L, 1, ctx, "q", NAN);
+        if (!(s > 0.0) || !(q > 0.0))
+            sl_lua_error(L, "%s: s = %g, q = %g: expected numbers > 0", ctx, s, q);
+        lens->binary_lenses(s, q, &ls);
+    } else {
+        if (!lua_istable(L, -1) || luaL_len(L, -1) < 1 || luaL_len(L, -1) > SL_ML_LENS_MAX)
+            sl_lua_error(L, "%s: key 'lenses': expected a list of 1 to %d tables {x =, y =, m =}",
+                         ctx, SL_ML_LENS_MAX);
+        ls.n = (int)luaL_len(L, -1);
+        for (int i = 0; i < ls.n; i++) {
+            char lctx[96];
+            snprintf(lctx, sizeof lctx, "%s: lenses[%d]", ctx, i + 1);
+            lua_geti(L, -1, i + 1);
+            if (!lua_istable(L, -1))
+                sl_lua_error(L, "%s: expected a table {x =, y =, m =}", lctx);
+            ls.x[i] = ml_num(L, -1, lctx, "x", NAN);
+            ls.y[i] = ml_num(L, -1, lctx, "y", NAN);
+            ls.m[i] = ml_num(L, -1, lctx, "m", NAN);
+            lua_pop(L, 1);
+        }
+    }
+    lua_pop(L, 1);
+    double pts = ml_num(L, 1, ctx, "points", 72.0), res = ml_num(L, 1, ctx, "resolution", 1e-3);
+    if (pts != floor(pts) || pts < 8 || pts > 1e6)
+        sl_lua_error(L, "%s: key 'points' = %g: expected an integer from 8 to 1000000", ctx, pts);
+    ml_lua_caustics *u = lua_newuserdatauv(L, sizeof *u, 0);
+    u->lens = lens;
+    u->live = 0;
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, ml_caustics_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_setmetatable(L, -2);
+    ml_check(L, lens->caustics(&ls, (int)pts, res, &u->c), ctx);
+    u->live = 1;
+    lua_createtable(L, u->c.n_curves, 3);
+    for (int k = 0; k < u->c.n_curves; k++) {
+        const sl_ml_curve *cv = &u->c.curve[k];
+        lua_createtable(L, 0, 5);
+        ml_push_list(L, cv->cx, cv->n);
+        lua_setfield(L, -2, "x");
+        ml_push_list(L, cv->cy, cv->n);
+        lua_setfield(L, -2, "y");
+        ml_push_list(L, cv->x, cv->n);
+        lua_setfield(L, -2, "crit_x");
+        ml_push_list(L, cv->y, cv->n);
+        lua_setfield(L, -2, "crit_y");
+        ml_push_box(L, cv->box);
+        lua_setfield(L, -2, "box");
+        lua_rawseti(L, -2, k + 1);
+    }
+    lua_pushinteger(L, u->c.n_curves);
+    lua_setfield(L, -2, "n");
+    ml_push_box(L, u->c.box);
+    lua_setfield(L, -2, "box");
+    ml_push_box(L, u->c.crit_box);
+    lua_setfield(L, -2, "crit_box");
+    return 1;
+}
+
 void sl_lua_open_microlensing(lua_State *L)
 {
     static const luaL_Reg fns[] = {{"magnification", l_ml_magnification},
                                    {"binary_mag0", l_ml_binary_mag0},
+                                   {"caustics", l_ml_caustics},
                                    {NULL, NULL}};
     luaL_newlib(L, fns);
     lua_setfield(L, -2, "microlensing");

@@ -94,3 +94,26 @@ Test(lua_ml, errors_name_line_key_once)
         cr_assert_null(strstr(out, "not reached"), "%s", out);
     }
 }
+
+Test(lua_ml, caustics)
+{
+    char out[4096];
+    int st = run_script(
+        "local ml = require('starling').microlensing\n"
+        "local c = ml.caustics{s = 0.5, q = 1}\n"
+        "local w = ml.caustics{s = 1, q = 1, points = 100, resolution = 1e-3}\n"
+        "print('close', c.n, #c, #c[1].x == #c[1].crit_x, #c[1].x >= 72)\n"
+        "print(string.format('resonant %d y_max %.4f', w.n, w.box.y_max))\n"
+        "local t = ml.caustics{lenses = {{x = -0.4, y = 0, m = 0.6}, {x = 0.5, y = 0.1, m = 0.3},\n"
+        "                                {x = 0.1, y = 0.6, m = 0.1}}}\n"
+        "print('triple', t.n >= 1, t.crit_box.x_min < t.crit_box.x_max)\n"
+        "print(pcall(ml.caustics, {lenses = {{x = 0, y = 0, m = 0.5}, {x = 0, y = 0, m = 0.5}}}))\n",
+        out, sizeof out);
+    cr_assert_eq(st, 0, "%s", out);
+    cr_assert(strstr(out, "close\t3\t3\ttrue\ttrue"), "%s", out);
+    cr_assert(strstr(out, "resonant 1 y_max 0.6548"), "%s", out); /* VBMicrolensing: 0.6548 */
+    cr_assert(strstr(out, "triple\ttrue\ttrue"), "%s", out);
+    cr_assert(strstr(out, "s.lua:9: microlensing.caustics: lenses 1 and 2 are both at "
+                          "(0, 0)"),
+              "%s", out);
+}

@@ -175,7 +175,9 @@ end
 --- takes models = {{...}, ...} for many models at the same t, and
 --- backend = "auto" | "cpu" | "cuda". binary_mag0{s =, q =, y1 =, y2 =}
 --- gives the point-source magnification at a source position and the
---- number of images.
+--- number of images. caustics{s =, q = | lenses = {{x =, y =, m =}, ...},
+--- points = 72, resolution = 1e-3} gives the closed caustics, each
+--- {x =, y =, crit_x =, crit_y =, box =}, with n, box and crit_box.
 local function ml_model(kind)
   return function(cfg)
     if type(cfg) ~= "table" then
@@ -197,6 +199,7 @@ M.microlensing = {
   binary = ml_model("binary"),
   magnification = core.microlensing.magnification,
   binary_mag0 = core.microlensing.binary_mag0,
+  caustics = core.microlensing.caustics,
 }
 
 --- Kepler's equation: starling.kepler.solve(M, e) gives E with

@@ -57,6 +57,30 @@ typedef struct sl_ml_batch {
     const double *t;      /* epochs (days) */
 } sl_ml_batch;
 
+/* n point lenses for critical curves and caustics: positions in Einstein
+ * radii of the total mass, masses as fractions of it (summing to 1). */
+#define SL_ML_LENS_MAX 8
+typedef struct sl_ml_lenses {
+    int n;
+    double x[SL_ML_LENS_MAX], y[SL_ML_LENS_MAX], m[SL_ML_LENS_MAX];
+} sl_ml_lenses;
+
+/* One closed critical curve (x, y) and its caustic (cx, cy), n points each,
+ * the last equal to the first; box = the caustic's {x_min, x_max, y_min,
+ * y_max}. */
+typedef struct sl_ml_curve {
+    int64_t n;
+    double *x, *y, *cx, *cy;
+    double box[4];
+} sl_ml_curve;
+
+typedef struct sl_ml_caustic_set {
+    int n_curves;
+    sl_ml_curve curve[2 * SL_ML_LENS_MAX];
+    double box[4];      /* all caustics */
+    double crit_box[4]; /* all critical curves */
+} sl_ml_caustic_set;
+
 typedef struct sl_lens {
     SL_TABLE_HEAD; /* kind SL_KIND_LENS, name "microlensing"; no params */
     /* Checks every parameter and epoch (the message names the model, the
@@ -69,6 +93,17 @@ typedef struct sl_lens {
     /* The point-source magnification of the binary lens (s, q) with the
      * source at (y1, y2), and the number of images (3 or 5; NULL allowed). */
     double (*binary_mag0)(double s, double q, double y1, double y2, int *n_images);
+    /* Critical curves and caustics of the lenses: each closed curve with at
+     * least min_points points (>= 8), phases refined until consecutive
+     * caustic points are at most `resolution` apart (Einstein radii) or the
+     * points reach 64 min_points + 4096. Free with caustics_free. */
+    sl_status (*caustics)(const sl_ml_lenses *lenses, int min_points, double resolution,
+                          sl_ml_caustic_set *out);
+    void (*caustics_free)(sl_ml_caustic_set *c);
+    /* The lenses of the binary (s, q) in the frame above. */
+    void (*binary_lenses)(double s, double q, sl_ml_lenses *out);
+    /* det J of the lens map at (x, y) in the lens plane (0 on a critical curve). */
+    double (*det_jacobian)(const sl_ml_lenses *lenses, double x, double y);
 } sl_lens;
 
 SL_EXTERN_C_END

@@ -17,9 +17,14 @@
 
 #define SL_ML_DEG 5
 #define SL_ML_LAGUERRE_MAXIT 100
-/* A root's lens-equation residual below which it is an image; polished
- * roots of real images sit at ~1e-12 and false ones at ~1e-2 or more. */
-#define SL_ML_IMAGE_TOL 1e-6
+/* Newton steps on the lens equation that polish each root, at most. */
+#define SL_ML_POLISH_MAX 4
+/* A polished root is an image when the next Newton step would move it by
+ * less than this, relative to 1 + |z|: real images sit at ~1e-16, false
+ * roots at ~1e-3 or more. */
+#define SL_ML_IMAGE_TOL 1e-9
+/* Two images closer than this (relative to 1 + |z|) are one. */
+#define SL_ML_SAME_IMAGE 1e-9
 
 /* a(z) and its first two derivatives by Horner's scheme (a[k]: z^k). */
 SL_HD SL_INLINE void sl_ml_horner(const sl_cplx *a, int n, sl_cplx z, sl_cplx *p, sl_cplx *d1,
@@ -141,6 +146,20 @@ SL_HD SL_INLINE sl_cplx sl_ml_lens_map(double z1, double z2, double m1, double m
     return sl_csub(z, sl_cadd(sl_cscale(m1, r1), sl_cscale(m2, r2)));
 }
 
+/* One Newton step on the lens equation from z, dz + kappa conj(dz) = -f;
+ * returns dz and the Jacobian determinant 1 - |kappa|^2 at z in *det. */
+SL_HD SL_INLINE sl_cplx sl_ml_newton(double z1, double z2, double m1, double m2, sl_cplx zeta,
+                                     sl_cplx z, double *det)
+{
+    sl_cplx kap;
+    sl_cplx f = sl_csub(sl_ml_lens_map(z1, z2, m1, m2, z, &kap), zeta);
+    double j = 1.0 - sl_cabs2(kap);
+    *det = j;
+    if (j == 0.0)
+        return sl_c(INFINITY, 0.0);
+    return sl_cscale(1.0 / j, sl_csub(sl_cmul(kap, sl_cconj(f)), f));
+}
+
 /* Point-source magnification of the binary lens (s, q) for the source at
  * (y1, y2); *n_images gets 3 or 5. */
 SL_HD SL_INLINE double sl_ml_binary_mag0(double s, double q, double y1, double y2,
@@ -151,45 +170,58 @@ SL_HD SL_INLINE double sl_ml_binary_mag0(double s, double q, double y1, double y
     sl_cplx zeta = sl_c(y1, y2), c[SL_ML_DEG + 1], roots[SL_ML_DEG];
     sl_ml_binary_poly(z1, z2, m1, m2, zeta, c);
     sl_ml_roots(c, SL_ML_DEG, roots);
-    double res[SL_ML_DEG], det[SL_ML_DEG];
+    /* Each root is polished by Newton on the lens equation itself: a real
+     * image converges from the deflated polynomial's ~1e-10 to rounding in
+     * a step or two, a false root does not. What is left of the next step,
+     * relative to the position, says which is which; it is measured in the
+     * image plane, not as the lens equation's residual, which is huge next
+     * to a lens for an image that is exact (the map is steep there). */
+    double err[SL_ML_DEG], det[SL_ML_DEG];
     for (int k = 0; k < SL_ML_DEG; k++) {
-        sl_cplx kap, z = roots[k];
-        /* two Newton steps on the lens equation itself, dz + kappa conj(dz) = -f:
-         * they take a real image from the deflated polynomial's ~1e-10 to
-         * rounding, and leave a false root far off */
-        for (int it = 0; it < 2; it++) {
-            sl_cplx f = sl_csub(sl_ml_lens_map(z1, z2, m1, m2, z, &kap), zeta);
-            double j = 1.0 - sl_cabs2(kap);
-            if (j == 0.0)
+        sl_cplx z = roots[k], dz;
+        double j;
+        for (int it = 0; it < SL_ML_POLISH_MAX; it++) {
+            dz = sl_ml_newton(z1, z2, m1, m2, zeta, z, &j);
+            if (!(sl_cabs2(dz) < INFINITY))
                 break;
-            sl_cplx dz = sl_cscale(1.0 / j, sl_csub(sl_cmul(kap, sl_cconj(f)), f));
             z = sl_cadd(z, dz);
+            if (sl_cabs(dz) <= 1e-14 * (1.0 + sl_cabs(z)))
+                break;
         }
-        sl_cplx f = sl_csub(sl_ml_lens_map(z1, z2, m1, m2, z, &kap), zeta);
-        res[k] = sl_cabs(f);
-        det[k] = fabs(1.0 - sl_cabs2(kap));
+        dz = sl_ml_newton(z1, z2, m1, m2, zeta, z, &j);
+        err[k] = sl_cabs(dz) / (1.0 + sl_cabs(z));
+        det[k] = fabs(j);
+        roots[k] = z;
     }
-    /* Images are the roots that satisfy the lens equation: 3 or 5 of them.
-     * Four means a false root grazed the tolerance, so the best three are
-     * taken; fewer than three happens only when an image is too close to a
-     * lens to be resolved (q < ~1e-8), where its magnification is ~q^2 and
-     * the resolved ones carry the sum. */
-    int order[SL_ML_DEG] = {0, 1, 2, 3, 4};
-    for (int i = 1; i < SL_ML_DEG; i++)
-        for (int j = i; j > 0 && res[order[j]] < res[order[j - 1]]; j--) {
-            int t = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = t;
-        }
-    double tol = SL_ML_IMAGE_TOL * (1.0 + sl_cabs(zeta));
-    int n = 0;
-    while (n < SL_ML_DEG && res[order[n]] < tol)
-        n++;
-    if (n == 4)
+    /* Images: the converged roots, each position once (a false root that
+     * Newton carried onto a real image, or a pair of roots the polynomial
+     * could not separate next to a lens, counts once). Three or five: four
+     * means a false root also converged, so the least converged goes. */
+    int img[SL_ML_DEG], n = 0;
+    for (int k = 0; k < SL_ML_DEG; k++) {
+        if (!(err[k] < SL_ML_IMAGE_TOL))
+            continue;
+        int dup = -1;
+        for (int i = 0; i < n; i++)
+            if (sl_cabs(sl_csub(roots[k], roots[img[i]])) <=
+                SL_ML_SAME_IMAGE * (1.0 + sl_cabs(roots[k])))
+                dup = i;
+        if (dup < 0)
+            img[n++] = k;
+        else if (err[k] < err[img[dup]])
+            img[dup] = k;
+    }
+    if (n == 4) {
+        int worst = 0;
+        for (int i = 1; i < 4; i++)
+            if (err[img[i]] > err[img[worst]])
+                worst = i;
+        img[worst] = img[3];
         n = 3;
+    }
     double a = 0.0;
     for (int i = 0; i < n; i++)
-        a += 1.0 / det[order[i]];
+        a += 1.0 / det[img[i]];
     if (n_images)
         *n_images = n;
     return a;

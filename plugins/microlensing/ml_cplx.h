@@ -26,7 +26,10 @@ SL_HD SL_INLINE sl_cplx sl_cmul(sl_cplx a, sl_cplx b)
 SL_HD SL_INLINE sl_cplx sl_cscale(double k, sl_cplx a) { return sl_c(k * a.re, k * a.im); }
 SL_HD SL_INLINE sl_cplx sl_cconj(sl_cplx a) { return sl_c(a.re, -a.im); }
 SL_HD SL_INLINE double sl_cabs2(sl_cplx a) { return a.re * a.re + a.im * a.im; }
-SL_HD SL_INLINE double sl_cabs(sl_cplx a) { return hypot(a.re, a.im); }
+/* sqrt(re^2 + im^2), not hypot: hypot's scaling is a libm call per use,
+ * and the values here (Einstein radii, polynomial coefficients of order
+ * 1..1e3) are far from overflow. */
+SL_HD SL_INLINE double sl_cabs(sl_cplx a) { return sqrt(sl_cabs2(a)); }
 /* a / b, scaled (Smith's algorithm) so that neither overflows nor underflows. */
 SL_HD SL_INLINE sl_cplx sl_cdiv(sl_cplx a, sl_cplx b)
 {

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "ml_caustics.h"
 #include "ml_internal.h"
 #include "ml_model.h"
 #include "starling/cancel.h"
@@ -109,6 +110,10 @@ static const sl_lens ml_table = {
     .magnification = ml_magnification,
     .source_position = ml_source_position,
     .binary_mag0 = ml_binary_mag0,
+    .caustics = sl_ml_caustics,
+    .caustics_free = sl_ml_caustics_free,
+    .binary_lenses = sl_ml_binary_lenses,
+    .det_jacobian = sl_ml_det_jacobian,
 };
 
 static const sl_plugin_table ml_tables[] = {{SL_KIND_LENS, "microlensing", &ml_table}};
