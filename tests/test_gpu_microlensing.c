@@ -2,7 +2,8 @@
  * the same batches: point sources, uniform and limb-darkened disks, and
  * binary lenses over a wide (s, q) grid with caustic crossings. The same
  * SL_HD code runs on both; what may differ is rounding (FMA contraction,
- * the device's sqrt and division), so the bound is relative, not bitwise. */
+ * the device's sqrt and division), so the bound is relative, not bitwise.
+ * The issue asks light curves within 1e-6. */
 #include "ml_test.h"
 
 /* Models with parameters spread over the ranges users fit, at n_t epochs
@@ -50,18 +51,22 @@ static void gpu_vs_cpu(sl_ml_model m, int64_t n_models, double tol)
     sl_ml_batch batch = {.model = m, .n_models = n_models, .params = par, .n_t = n_t, .t = t};
     SLT_OK(p.lens->magnification(&cpu, &batch, a));
     SLT_OK(p.lens->magnification(&gpu, &batch, b));
+    /* the bound is tol relative, times A where A > 1: next to a caustic an
+     * image's 1/det J carries the rounding of det J, which grows as A */
     double worst = 0.0;
     int64_t at = 0;
     for (int64_t k = 0; k < n_models * n_t; k++) {
         cr_assert(isfinite(a[k]) && isfinite(b[k]), "%s: pair %lld: cpu %g gpu %g",
                   sl_ml_model_name(m), (long long)k, a[k], b[k]);
-        if (slt_rel(b[k], a[k]) > worst) {
-            worst = slt_rel(b[k], a[k]);
+        double e = slt_rel(b[k], a[k]) / fmax(1.0, a[k]);
+        if (!(e <= worst)) {
+            worst = e;
             at = k;
         }
     }
-    cr_log_info("%s: %lld models x %lld epochs, worst relative CPU-GPU difference %.2e",
-                sl_ml_model_name(m), (long long)n_models, (long long)n_t, worst);
+    cr_log_info("%s: %lld models x %lld epochs, worst CPU-GPU difference %.2e relative "
+                "(over max(1, A)), at A = %.4g", sl_ml_model_name(m), (long long)n_models,
+                (long long)n_t, worst, a[at]);
     cr_assert_lt(worst, tol, "%s: worst %.2e at model %lld epoch %lld (cpu %.17g gpu %.17g)",
                  sl_ml_model_name(m), worst, (long long)(at / n_t), (long long)(at % n_t),
                  a[at], b[at]);
@@ -73,7 +78,8 @@ static void gpu_vs_cpu(sl_ml_model m, int64_t n_models, double tol)
 
 Test(gpu_microlensing, pspl) { gpu_vs_cpu(SL_ML_PSPL, 500, 1e-14); }
 Test(gpu_microlensing, fspl) { gpu_vs_cpu(SL_ML_FSPL, 200, 1e-12); }
-Test(gpu_microlensing, binary) { gpu_vs_cpu(SL_ML_BINARY_PS, 2000, 1e-9); }
+/* measured on the H100: 1.3e-13 A at A = 7,000 */
+Test(gpu_microlensing, binary) { gpu_vs_cpu(SL_ML_BINARY_PS, 2000, 1e-12); }
 
 /* A failure on the CUDA path leaves a message and no partial output: bad
  * input is refused before anything is copied. */
