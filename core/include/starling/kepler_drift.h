@@ -190,13 +190,15 @@ SL_HD SL_INLINE int sl_kepler_drift(double gm, double dt, double *x, double *v)
  * as sl_kepler_drift would (the same operations in the same order: a
  * converged iteration is frozen, not repeated), or 0.0 with x, v untouched
  * (a double, so that callers combine it by products, not masks),
- * and the caller runs sl_kepler_drift. Every ulp matters here: the CPU
- * and CUDA backends, and the fast and general paths, must agree. */
-/* 4, the counting iteration included: on the test's random orbits 4 take
- * as many drifts as 6 at steps up to 0.3 orbit (98.8 % at 0.1, 53.6 %
- * at 0.3: the rest leave the series' range), 3 take 70 % at 0.1; the Sun
- * and eight planets at 8 days converge in 2 to 4. Each one costs every
- * lane a Laguerre-Conway step, converged or not. */
+ * and the caller runs sl_kepler_drift. Every ulp matters here: a system
+ * whose lane takes the fast path and one that falls back must drift alike
+ * (the CUDA backend runs sl_kepler_drift only: its warps converge together).
+ *
+ * SL_KDRIFT_FAST_IT, 4, the counting iteration included: on the test's
+ * random orbits 4 take as many drifts as 6 at steps up to 0.3 orbit
+ * (98.8 % at 0.1, 53.6 % at 0.3: the rest leave the series' range), 3 take
+ * 70 % at 0.1; the Sun and eight planets at 8 days converge in 2 to 4.
+ * Each one costs every lane a Laguerre-Conway step, converged or not. */
 #define SL_KDRIFT_FAST_IT 4
 
 SL_HD SL_INLINE double sl_kepler_drift_fast(double gm, double dt, int S, double *xs, double *vs)
