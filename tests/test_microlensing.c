@@ -377,3 +377,192 @@ Test(microlensing, caustics_bad_input)
     cr_assert_not_null(strstr(sl_last_error(), "resolution = 0"));
     slt_ml_unload(&p);
 }
+
+/* ---- magnification maps ------------------------------------------------------- */
+
+static sl_ml_map_spec map_spec(int n_lens, double s, double q, double x0, double x1, double y0,
+                               double y1, int n, double rays)
+{
+    sl_ml_map_spec m;
+    memset(&m, 0, sizeof m);
+    if (n_lens == 1) {
+        m.lenses.n = 1;
+        m.lenses.m[0] = 1.0;
+    } else {
+        m.lenses.n = 2;
+        m.lenses.m[0] = 1.0 / (1.0 + q);
+        m.lenses.m[1] = q / (1.0 + q);
+        m.lenses.x[0] = -s * m.lenses.m[1];
+        m.lenses.x[1] = s * m.lenses.m[0];
+    }
+    m.x0 = x0;
+    m.x1 = x1;
+    m.y0 = y0;
+    m.y1 = y1;
+    m.nx = m.ny = n;
+    m.rays_per_pixel = rays;
+    m.seed = 2026;
+    return m;
+}
+
+/* Pixel p's counts against the point-source magnification A at its centre:
+ * unlensed it would catch rays_per_pixel rays, lensed A times that, with
+ * Poisson scatter. The pixel's mean differs from its centre's A by
+ * ~dx^2/24 of A's Laplacian, 1e-5 of A here against a Poisson error of a
+ * few %; pixels where A changes by more than 5 % across the pixel (a
+ * caustic) are left out. Returns chi^2 per pixel; *mean_z the
+ * mean of the normalised residuals, *used the pixels compared. */
+static double map_chi2(const slt_ml *p, const sl_ml_map_spec *m, const sl_ml_map *r,
+                       double *mean_z, int64_t *used)
+{
+    double dx = (m->x1 - m->x0) / m->nx, dy = (m->y1 - m->y0) / m->ny, chi2 = 0.0, zs = 0.0;
+    /* the rays a unit magnification puts in a pixel, exactly as shot */
+    double unit = (double)r->rays_per_cell * dx * dy / (r->cell * r->cell);
+    int64_t n = 0;
+    for (int j = 0; j < m->ny; j++)
+        for (int i = 0; i < m->nx; i++) {
+            double x = m->x0 + (i + 0.5) * dx, y = m->y0 + (j + 0.5) * dy, A, lo = INFINITY,
+                   hi = 0.0;
+            for (int c = 0; c < 5; c++) {
+                double cx = x + (c == 4 ? 0.0 : (c & 1 ? 0.5 : -0.5) * dx);
+                double cy = y + (c == 4 ? 0.0 : (c & 2 ? 0.5 : -0.5) * dy);
+                if (m->lenses.n == 1) {
+                    A = (cx * cx + cy * cy + 2.0) /
+                        sqrt((cx * cx + cy * cy) * (cx * cx + cy * cy + 4.0));
+                } else {
+                    double s = m->lenses.x[1] - m->lenses.x[0],
+                           q = m->lenses.m[1] / m->lenses.m[0];
+                    A = p->lens->binary_mag0(s, q, cx, cy, NULL);
+                }
+                lo = fmin(lo, A);
+                hi = fmax(hi, A);
+            }
+            if (hi - lo > 0.05 * A)
+                continue;
+            double want = A * unit, z = (r->count[j * m->nx + i] - want) / sqrt(want);
+            chi2 += z * z;
+            zs += z;
+            n++;
+        }
+    *mean_z = zs / (double)n;
+    *used = n;
+    return chi2 / (double)n;
+}
+
+/* A single lens: every pixel's rays against Paczynski's A. Each cell gets
+ * exactly rays_per_cell rays (stratified), so a pixel's count scatters
+ * less than Poisson's sqrt: chi^2 per pixel (measured 0.61) must not
+ * exceed 1 beyond its own scatter, and the residuals must be centred (a
+ * wrong normalisation moves the mean by sqrt(count) of its error). */
+Test(microlensing, map_single_lens_poisson)
+{
+    slt_ml p;
+    slt_ml_load(&p);
+    sl_backend be = cpu();
+    sl_ml_map_spec m = map_spec(1, 0, 0, 0.3, 1.3, -0.5, 0.5, 100, 400.0);
+    sl_ml_map r;
+    SLT_OK(p.lens->map(&be, &m, &r));
+    double mz;
+    int64_t used;
+    double chi2 = map_chi2(&p, &m, &r, &mz, &used);
+    cr_log_info("single lens: %lld of %lld pixels, chi2/pixel %.4f, mean z %.4f; %lld of %lld "
+                "cells active, %llu rays, lens plane [%g, %g] x [%g, %g] (grown %d)",
+                (long long)used, (long long)m.nx * m.ny, chi2, mz, (long long)r.active,
+                (long long)r.cells, (unsigned long long)r.rays, r.lens_box[0], r.lens_box[1],
+                r.lens_box[2], r.lens_box[3], r.enlarged);
+    cr_assert_gt(used, 9000);
+    cr_assert_lt(chi2, 1.0 + 5.0 * sqrt(2.0 / (double)used), "chi2/pixel %.4f", chi2);
+    cr_assert_lt(fabs(mz), 5.0 / sqrt((double)used), "mean z %.4f", mz);
+    p.lens->map_free(&r);
+    slt_ml_unload(&p);
+}
+
+/* Far from the lenses (20 Einstein radii) the map is 1 within Poisson noise
+ * (A - 1 there is 1.2e-5, below the noise of 4e6 rays). */
+Test(microlensing, map_far_is_unmagnified)
+{
+    slt_ml p;
+    slt_ml_load(&p);
+    sl_backend be = cpu();
+    sl_ml_map_spec m = map_spec(2, 1.0, 0.5, 20.0, 21.0, 20.0, 21.0, 200, 100.0);
+    sl_ml_map r;
+    SLT_OK(p.lens->map(&be, &m, &r));
+    double sum = 0.0, rays = 0.0;
+    for (int64_t k = 0; k < (int64_t)m.nx * m.ny; k++) {
+        sum += r.A[k];
+        rays += r.count[k];
+    }
+    double mean = sum / ((double)m.nx * m.ny), sigma = mean / sqrt(rays);
+    cr_log_info("far map: mean A %.6f +- %.6f from %.0f rays", mean, sigma, rays);
+    cr_assert_lt(fabs(mean - 1.0), 4.0 * sigma, "mean A %.6f, sigma %.6f", mean, sigma);
+    p.lens->map_free(&r);
+    slt_ml_unload(&p);
+}
+
+/* A planetary binary across its central caustic: pixels away from the
+ * caustic against binary_mag0, as for the single lens. */
+Test(microlensing, map_binary_against_point_source)
+{
+    slt_ml p;
+    slt_ml_load(&p);
+    sl_backend be = cpu();
+    sl_ml_map_spec m = map_spec(2, 1.2, 0.01, -0.25, 0.25, -0.25, 0.25, 100, 400.0);
+    sl_ml_map r;
+    SLT_OK(p.lens->map(&be, &m, &r));
+    double mz;
+    int64_t used;
+    double chi2 = map_chi2(&p, &m, &r, &mz, &used);
+    cr_log_info("binary: %lld pixels compared, chi2/pixel %.4f, mean z %.4f, %llu rays in %.3f s",
+                (long long)used, chi2, mz, (unsigned long long)r.rays, r.seconds);
+    cr_assert_gt(used, 5000);
+    cr_assert_lt(chi2, 1.0 + 5.0 * sqrt(2.0 / (double)used), "chi2/pixel %.4f", chi2);
+    cr_assert_lt(fabs(mz), 5.0 / sqrt((double)used), "mean z %.4f", mz);
+    p.lens->map_free(&r);
+    slt_ml_unload(&p);
+}
+
+/* Same seed, same map; another seed, another map. */
+Test(microlensing, map_reproducible)
+{
+    slt_ml p;
+    slt_ml_load(&p);
+    sl_backend be = cpu();
+    sl_ml_map_spec m = map_spec(2, 1.0, 0.1, -0.5, 0.5, -0.5, 0.5, 64, 50.0);
+    sl_ml_map a, b, c;
+    SLT_OK(p.lens->map(&be, &m, &a));
+    SLT_OK(p.lens->map(&be, &m, &b));
+    m.seed++;
+    SLT_OK(p.lens->map(&be, &m, &c));
+    cr_assert_eq(memcmp(a.count, b.count, 64 * 64 * sizeof *a.count), 0, "same seed differs");
+    cr_assert_neq(memcmp(a.count, c.count, 64 * 64 * sizeof *a.count), 0, "seeds give one map");
+    p.lens->map_free(&a);
+    p.lens->map_free(&b);
+    p.lens->map_free(&c);
+    slt_ml_unload(&p);
+}
+
+Test(microlensing, map_bad_input)
+{
+    slt_ml p;
+    slt_ml_load(&p);
+    sl_backend be = cpu();
+    sl_ml_map r;
+    sl_ml_map_spec m = map_spec(2, 1.0, 0.1, 0.5, -0.5, -0.5, 0.5, 64, 50.0);
+    cr_assert_eq(p.lens->map(&be, &m, &r), SL_ERR_ARG);
+    cr_assert_not_null(strstr(sl_last_error(), "box x [0.5, -0.5)"), "%s", sl_last_error());
+    m = map_spec(2, 1.0, 0.1, -0.5, 0.5, -0.5, 0.5, 0, 50.0);
+    cr_assert_eq(p.lens->map(&be, &m, &r), SL_ERR_ARG);
+    cr_assert_not_null(strstr(sl_last_error(), "0 x 0 pixels"), "%s", sl_last_error());
+    m = map_spec(2, 1.0, 0.1, -0.5, 0.5, -0.5, 0.5, 64, 0.0);
+    cr_assert_eq(p.lens->map(&be, &m, &r), SL_ERR_ARG);
+    cr_assert_not_null(strstr(sl_last_error(), "rays_per_pixel = 0"), "%s", sl_last_error());
+    m = map_spec(2, 1.0, 0.1, -0.5, 0.5, -0.5, 0.5, 64, 10.0);
+    m.lenses.m[1] = -0.1;
+    cr_assert_eq(p.lens->map(&be, &m, &r), SL_ERR_ARG);
+    cr_assert_not_null(strstr(sl_last_error(), "lens 2 mass -0.1"), "%s", sl_last_error());
+    /* a lens plane of more cells than the limit: refused before any allocation */
+    m = map_spec(2, 1.0, 0.1, -1e-6, 1e-6, -1e-6, 1e-6, 4096, 1.0);
+    cr_assert_eq(p.lens->map(&be, &m, &r), SL_ERR_ARG);
+    cr_assert_not_null(strstr(sl_last_error(), "make the pixels larger"), "%s", sl_last_error());
+    slt_ml_unload(&p);
+}

@@ -81,6 +81,33 @@ typedef struct sl_ml_caustic_set {
     double crit_box[4]; /* all critical curves */
 } sl_ml_caustic_set;
 
+/* A magnification map by inverse ray shooting: the source-plane box
+ * [x0, x1) x [y0, y1) in nx x ny pixels (row j, column i at
+ * A[j * nx + i]); rays_per_pixel rays per pixel's worth of lens-plane
+ * area, uniform at random in each active lens-plane cell (Philox keyed
+ * (seed, cell, ray): the same rays on every backend). */
+typedef struct sl_ml_map_spec {
+    sl_ml_lenses lenses;
+    double x0, x1, y0, y1;
+    int nx, ny;
+    double rays_per_pixel;
+    uint64_t seed;
+} sl_ml_map_spec;
+
+typedef struct sl_ml_map {
+    int nx, ny;
+    double x0, x1, y0, y1;
+    double *A;              /* nx * ny magnifications */
+    uint32_t *count;        /* nx * ny rays that landed in each pixel */
+    double lens_box[4];     /* the lens-plane region shot: x_min, x_max, y_min, y_max */
+    double cell;            /* its cells' side */
+    int64_t cells, active;  /* cells in the region, and those shot */
+    int64_t rays_per_cell;
+    uint64_t rays;          /* rays shot */
+    int enlarged;           /* times the region grew to hold every image */
+    double seconds;         /* shooting time (kernel time on CUDA) */
+} sl_ml_map;
+
 typedef struct sl_lens {
     SL_TABLE_HEAD; /* kind SL_KIND_LENS, name "microlensing"; no params */
     /* Checks every parameter and epoch (the message names the model, the
@@ -104,6 +131,10 @@ typedef struct sl_lens {
     void (*binary_lenses)(double s, double q, sl_ml_lenses *out);
     /* det J of the lens map at (x, y) in the lens plane (0 on a critical curve). */
     double (*det_jacobian)(const sl_ml_lenses *lenses, double x, double y);
+    /* A magnification map (sl_ml_map_spec); checks the spec and the memory
+     * it needs before any work. Free with map_free. */
+    sl_status (*map)(const sl_backend *be, const sl_ml_map_spec *spec, sl_ml_map *out);
+    void (*map_free)(sl_ml_map *m);
 } sl_lens;
 
 SL_EXTERN_C_END

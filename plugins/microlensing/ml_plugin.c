@@ -114,6 +114,8 @@ static const sl_lens ml_table = {
     .caustics_free = sl_ml_caustics_free,
     .binary_lenses = sl_ml_binary_lenses,
     .det_jacobian = sl_ml_det_jacobian,
+    .map = sl_ml_map_run,
+    .map_free = sl_ml_map_free,
 };
 
 static const sl_plugin_table ml_tables[] = {{SL_KIND_LENS, "microlensing", &ml_table}};
