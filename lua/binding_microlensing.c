@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "binding.h"
+#include "ml_plot.h"
 #include "starling/plugins/microlensing/microlensing.h"
 
 /* The plugin's messages start with "microlensing: ": the Lua context
@@ -267,6 +268,38 @@ static void ml_push_box(lua_State *L, const double *box)
     }
 }
 
+/* The lenses of the table at cfg: s =, q = (a binary) or lenses = {{x =,
+ * y =, m =}, ...}. */
+static void ml_lenses_arg(lua_State *L, int cfg, const char *ctx, const sl_lens *lens,
+                          sl_ml_lenses *ls)
+{
+    memset(ls, 0, sizeof *ls);
+    lua_getfield(L, cfg, "lenses");
+    if (lua_isnil(L, -1)) {
+        double s = ml_num(L, cfg, ctx, "s", NAN), q = ml_num(L, cfg, ctx, "q", NAN);
+        if (!(s > 0.0) || !(q > 0.0))
+            sl_lua_error(L, "%s: s = %g, q = %g: expected numbers > 0", ctx, s, q);
+        lens->binary_lenses(s, q, ls);
+    } else {
+        if (!lua_istable(L, -1) || luaL_len(L, -1) < 1 || luaL_len(L, -1) > SL_ML_LENS_MAX)
+            sl_lua_error(L, "%s: key 'lenses': expected a list of 1 to %d tables {x =, y =, m =}",
+                         ctx, SL_ML_LENS_MAX);
+        ls->n = (int)luaL_len(L, -1);
+        for (int i = 0; i < ls->n; i++) {
+            char lctx[96];
+            snprintf(lctx, sizeof lctx, "%s: lenses[%d]", ctx, i + 1);
+            lua_geti(L, -1, i + 1);
+            if (!lua_istable(L, -1))
+                sl_lua_error(L, "%s: expected a table {x =, y =, m =}", lctx);
+            ls->x[i] = ml_num(L, -1, lctx, "x", NAN);
+            ls->y[i] = ml_num(L, -1, lctx, "y", NAN);
+            ls->m[i] = ml_num(L, -1, lctx, "m", NAN);
+            lua_pop(L, 1);
+        }
+    }
+    lua_pop(L, 1);
+}
+
 /* A caustic set owned by a userdata, so that an error raised while the
  * result is built (out of memory in Lua) still frees it. */
 typedef struct ml_lua_caustics {
@@ -295,31 +328,7 @@ static int l_ml_caustics(lua_State *L)
     static const char *const keys[] = {"s", "q", "lenses", "points", "resolution", NULL};
     sl_lua_check_keys(L, 1, ctx, keys, NULL, 0, 0);
     sl_ml_lenses ls;
-    memset(&ls, 0, sizeof ls);
-    lua_getfield(L, 1, "lenses");
-    if (lua_isnil(L, -1)) {
-        double s = ml_num(L, 1, ctx, "s", NAN), q = ml_num(L, 1, ctx, "q", NAN);
-        if (!(s > 0.0) || !(q > 0.0))
-            sl_lua_error(L, "%s: s = %g, q = %g: expected numbers > 0", ctx, s, q);
-        lens->binary_lenses(s, q, &ls);
-    } else {
-        if (!lua_istable(L, -1) || luaL_len(L, -1) < 1 || luaL_len(L, -1) > SL_ML_LENS_MAX)
-            sl_lua_error(L, "%s: key 'lenses': expected a list of 1 to %d tables {x =, y =, m =}",
-                         ctx, SL_ML_LENS_MAX);
-        ls.n = (int)luaL_len(L, -1);
-        for (int i = 0; i < ls.n; i++) {
-            char lctx[96];
-            snprintf(lctx, sizeof lctx, "%s: lenses[%d]", ctx, i + 1);
-            lua_geti(L, -1, i + 1);
-            if (!lua_istable(L, -1))
-                sl_lua_error(L, "%s: expected a table {x =, y =, m =}", lctx);
-            ls.x[i] = ml_num(L, -1, lctx, "x", NAN);
-            ls.y[i] = ml_num(L, -1, lctx, "y", NAN);
-            ls.m[i] = ml_num(L, -1, lctx, "m", NAN);
-            lua_pop(L, 1);
-        }
-    }
-    lua_pop(L, 1);
+    ml_lenses_arg(L, 1, ctx, lens, &ls);
     double pts = ml_num(L, 1, ctx, "points", 72.0), res = ml_num(L, 1, ctx, "resolution", 1e-3);
     if (pts != floor(pts) || pts < 8 || pts > 1e6)
         sl_lua_error(L, "%s: key 'points' = %g: expected an integer from 8 to 1000000", ctx, pts);
@@ -357,11 +366,170 @@ static int l_ml_caustics(lua_State *L)
     return 1;
 }
 
+/* A map owned by a userdata (freed by __gc whatever raises). */
+typedef struct ml_lua_map {
+    const sl_lens *lens;
+    sl_ml_map m;
+    int live;
+} ml_lua_map;
+
+static int ml_map_gc(lua_State *L)
+{
+    ml_lua_map *u = lua_touserdata(L, 1);
+    if (u->live)
+        u->lens->map_free(&u->m);
+    u->live = 0;
+    return 0;
+}
+
+/* The map's PNG with the lenses' caustics over it (resolution a quarter
+ * of a pixel). */
+static void ml_map_png(lua_State *L, const sl_lens *lens, const sl_ml_map_spec *spec,
+                       const sl_ml_map *m, const char *png, const char *ctx)
+{
+    ml_lua_caustics *u = lua_newuserdatauv(L, sizeof *u, 0);
+    u->lens = lens;
+    u->live = 0;
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, ml_caustics_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_setmetatable(L, -2);
+    double res = 0.25 * fmin((spec->x1 - spec->x0) / spec->nx, (spec->y1 - spec->y0) / spec->ny);
+    ml_check(L, lens->caustics(&spec->lenses, 72, res, &u->c), ctx);
+    u->live = 1;
+    sl_plot_curve cv[2 * SL_ML_LENS_MAX];
+    for (int k = 0; k < u->c.n_curves; k++) {
+        cv[k].n = u->c.curve[k].n;
+        cv[k].x = u->c.curve[k].cx;
+        cv[k].y = u->c.curve[k].cy;
+    }
+    double box[4] = {spec->x0, spec->x1, spec->y0, spec->y1};
+    char title[128];
+    snprintf(title, sizeof title, "%d lenses, %llu rays", spec->lenses.n,
+             (unsigned long long)m->rays);
+    ml_check(L, sl_plot_map(png, m->A, m->nx, m->ny, box, cv, u->c.n_curves, title), ctx);
+    lua_pop(L, 1);
+}
+
+/* starling.microlensing.map{s =, q = | lenses =, box = {x0, x1, y0, y1},
+ * pixels = 512 | nx =, ny =, rays = 100, seed = 1, backend = "auto",
+ * fits = PATH, values = false}: {nx, ny, rays, rays_per_cell, active,
+ * cells, cell, lens_box, enlarged, seconds, backend, [values = {row, ...}]}
+ * with the map written to PATH as FITS when asked. */
+static int l_ml_map(lua_State *L)
+{
+    const char *ctx = "microlensing.map";
+    luaL_checktype(L, 1, LUA_TTABLE);
+    const sl_lens *lens = ml_table(L);
+    static const char *const keys[] = {"s", "q", "lenses", "box", "pixels", "nx", "ny", "rays",
+                                       "seed", "backend", "fits", "png", "values", NULL};
+    sl_lua_check_keys(L, 1, ctx, keys, NULL, 0, 0);
+    sl_ml_map_spec spec;
+    memset(&spec, 0, sizeof spec);
+    ml_lenses_arg(L, 1, ctx, lens, &spec.lenses);
+    lua_getfield(L, 1, "box");
+    if (!lua_istable(L, -1) || luaL_len(L, -1) != 4)
+        sl_lua_error(L, "%s: key 'box': expected {x0, x1, y0, y1} (the source-plane region)", ctx);
+    double b[4];
+    for (int i = 0; i < 4; i++) {
+        lua_geti(L, -1, i + 1);
+        if (lua_type(L, -1) != LUA_TNUMBER)
+            sl_lua_error(L, "%s: box[%d]: expected a number", ctx, i + 1);
+        b[i] = lua_tonumber(L, -1);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    spec.x0 = b[0];
+    spec.x1 = b[1];
+    spec.y0 = b[2];
+    spec.y1 = b[3];
+    double pix = ml_num(L, 1, ctx, "pixels", 512.0);
+    double nx = ml_num(L, 1, ctx, "nx", pix), ny = ml_num(L, 1, ctx, "ny", pix);
+    if (nx != floor(nx) || ny != floor(ny) || nx < 1 || ny < 1 || nx > 65536 || ny > 65536)
+        sl_lua_error(L, "%s: %g x %g pixels: expected integers from 1 to 65536", ctx, nx, ny);
+    spec.nx = (int)nx;
+    spec.ny = (int)ny;
+    spec.rays_per_pixel = ml_num(L, 1, ctx, "rays", 100.0);
+    double seed = ml_num(L, 1, ctx, "seed", 1.0);
+    if (seed != floor(seed) || seed < 0 || seed > 9007199254740992.0)
+        sl_lua_error(L, "%s: key 'seed' = %g: expected an integer >= 0", ctx, seed);
+    spec.seed = (uint64_t)seed;
+    const char *fits = NULL, *png = NULL;
+    lua_getfield(L, 1, "fits");
+    if (!lua_isnil(L, -1))
+        fits = sl_lua_check_str(L, -1, ctx, "fits");
+    lua_pop(L, 1);
+    lua_getfield(L, 1, "png");
+    if (!lua_isnil(L, -1))
+        png = sl_lua_check_str(L, -1, ctx, "png");
+    lua_pop(L, 1);
+    lua_getfield(L, 1, "values");
+    int values = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    sl_backend be;
+    sl_lua_open_backend(L, 1, ctx, SL_BACKEND_CAN_CPU | SL_BACKEND_CAN_CUDA, "microlensing", &be);
+    ml_lua_map *u = lua_newuserdatauv(L, sizeof *u, 0);
+    u->lens = lens;
+    u->live = 0;
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, ml_map_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_setmetatable(L, -2);
+    ml_check(L, lens->map(&be, &spec, &u->m), ctx);
+    u->live = 1;
+    if (fits)
+        ml_check(L, lens->map_write_fits(&u->m, &spec, fits), ctx);
+    if (png)
+        ml_map_png(L, lens, &spec, &u->m, png, ctx);
+    const sl_ml_map *m = &u->m;
+    lua_createtable(L, 0, 14);
+    lua_pushinteger(L, m->nx);
+    lua_setfield(L, -2, "nx");
+    lua_pushinteger(L, m->ny);
+    lua_setfield(L, -2, "ny");
+    lua_pushinteger(L, (lua_Integer)m->rays);
+    lua_setfield(L, -2, "rays");
+    lua_pushinteger(L, (lua_Integer)m->rays_per_cell);
+    lua_setfield(L, -2, "rays_per_cell");
+    lua_pushinteger(L, (lua_Integer)m->active);
+    lua_setfield(L, -2, "active");
+    lua_pushinteger(L, (lua_Integer)m->cells);
+    lua_setfield(L, -2, "cells");
+    lua_pushnumber(L, m->cell);
+    lua_setfield(L, -2, "cell");
+    lua_pushinteger(L, m->enlarged);
+    lua_setfield(L, -2, "enlarged");
+    lua_pushnumber(L, m->seconds);
+    lua_setfield(L, -2, "seconds");
+    lua_pushstring(L, be.description);
+    lua_setfield(L, -2, "backend");
+    ml_push_box(L, m->lens_box);
+    lua_setfield(L, -2, "lens_box");
+    if (fits) {
+        lua_pushstring(L, fits);
+        lua_setfield(L, -2, "fits");
+    }
+    if (png) {
+        lua_pushstring(L, png);
+        lua_setfield(L, -2, "png");
+    }
+    if (values) {
+        lua_createtable(L, m->ny, 0);
+        for (int j = 0; j < m->ny; j++) {
+            ml_push_list(L, m->A + (size_t)j * m->nx, m->nx);
+            lua_rawseti(L, -2, j + 1);
+        }
+        lua_setfield(L, -2, "values");
+    }
+    return 1;
+}
+
 void sl_lua_open_microlensing(lua_State *L)
 {
     static const luaL_Reg fns[] = {{"magnification", l_ml_magnification},
                                    {"binary_mag0", l_ml_binary_mag0},
                                    {"caustics", l_ml_caustics},
+                                   {"map", l_ml_map},
                                    {NULL, NULL}};
     luaL_newlib(L, fns);
     lua_setfield(L, -2, "microlensing");

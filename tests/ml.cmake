@@ -3,6 +3,9 @@
 # the CUDA backend against the CPU's.
 sl_add_test(test_microlensing SOURCES test_microlensing.c TIMEOUT 120)
 add_dependencies(test_microlensing microlensing)
+# the map's FITS file is read back through cfitsio
+pkg_check_modules(ML_TEST_CFITSIO REQUIRED IMPORTED_TARGET cfitsio)
+target_link_libraries(test_microlensing PRIVATE PkgConfig::ML_TEST_CFITSIO)
 
 if(SL_HAVE_CUDA)
   sl_add_test(test_gpu_microlensing SOURCES test_gpu_microlensing.c LABELS gpu TIMEOUT 300)

@@ -117,3 +117,37 @@ Test(lua_ml, caustics)
                           "(0, 0)"),
               "%s", out);
 }
+
+/* A map from Lua: its statistics, the FITS file and the PNG (their magic
+ * bytes), and a box given wrong named at the user's line. */
+Test(lua_ml, map_fits_png)
+{
+    char out[4096], script[2048];
+    snprintf(script, sizeof script,
+             "local ml = require('starling').microlensing\n"
+             "local m = ml.map{s = 1.1, q = 0.01, box = {-0.3, 0.3, -0.3, 0.3}, pixels = 64,\n"
+             "                 rays = 20, seed = 3, backend = 'cpu', fits = '%s/m.fits',\n"
+             "                 png = '%s/m.png', values = true}\n"
+             "print('map', m.nx, m.ny, #m.values, #m.values[1], m.rays > 0, m.active <= m.cells)\n"
+             "print(pcall(ml.map, {s = 1, q = 1, box = {0, 1, 0}}))\n",
+             work, work);
+    int st = run_script(script, out, sizeof out);
+    cr_assert_eq(st, 0, "%s", out);
+    cr_assert(strstr(out, "map\t64\t64\t64\t64\ttrue\ttrue"), "%s", out);
+    cr_assert(strstr(out, "s.lua:6: microlensing.map: key 'box': expected {x0, x1, y0, y1}"),
+              "%s", out);
+    static const struct {
+        const char *name, *magic;
+        size_t n;
+    } files[] = {{"m.fits", "SIMPLE  =", 9}, {"m.png", "\x89PNG", 4}};
+    for (int k = 0; k < 2; k++) {
+        char path[400], head[16] = {0};
+        snprintf(path, sizeof path, "%s/%s", work, files[k].name);
+        FILE *f = fopen(path, "rb");
+        cr_assert_not_null(f, "%s was not written", path);
+        cr_assert_eq(fread(head, 1, files[k].n, f), files[k].n);
+        fclose(f);
+        cr_assert_eq(memcmp(head, files[k].magic, files[k].n), 0, "%s: not a %s file", path,
+                     files[k].name);
+    }
+}

@@ -2,6 +2,9 @@
  * analytic forms and MulensModel, finite sources against VBMicrolensing,
  * binary lenses against VBMicrolensing and MulensModel (reference values
  * made by tests/reference/microlensing_ref.py), and the checks on bad input. */
+#include <fitsio.h>
+#include <unistd.h>
+
 #include "ml_test.h"
 
 static sl_backend cpu(void)
@@ -564,5 +567,47 @@ Test(microlensing, map_bad_input)
     m = map_spec(2, 1.0, 0.1, -1e-6, 1e-6, -1e-6, 1e-6, 4096, 1.0);
     cr_assert_eq(p.lens->map(&be, &m, &r), SL_ERR_ARG);
     cr_assert_not_null(strstr(sl_last_error(), "make the pixels larger"), "%s", sl_last_error());
+    slt_ml_unload(&p);
+}
+
+/* The map as FITS: the pixels back bit for bit, the parameters in the
+ * header, and a path that cannot be written leaves nothing behind. */
+Test(microlensing, map_fits)
+{
+    slt_ml p;
+    slt_ml_load(&p);
+    sl_backend be = cpu();
+    sl_ml_map_spec m = map_spec(2, 1.0, 0.1, -0.5, 0.5, -0.4, 0.4, 40, 20.0);
+    sl_ml_map r;
+    SLT_OK(p.lens->map(&be, &m, &r));
+    char path[256];
+    snprintf(path, sizeof path, "/tmp/sl_test_ml_map_%d.fits", (int)getpid());
+    SLT_OK(p.lens->map_write_fits(&r, &m, path));
+    fitsfile *f;
+    int status = 0, naxis = 0, nlens = 0;
+    long naxes[2] = {0, 0};
+    long long seed = 0;
+    double m2 = 0, cdelt2 = 0;
+    fits_open_file(&f, path, READONLY, &status);
+    fits_get_img_dim(f, &naxis, &status);
+    fits_get_img_size(f, 2, naxes, &status);
+    fits_read_key(f, TINT, "NLENS", &nlens, NULL, &status);
+    fits_read_key(f, TLONGLONG, "SEED", &seed, NULL, &status);
+    fits_read_key(f, TDOUBLE, "LENS2M", &m2, NULL, &status);
+    fits_read_key(f, TDOUBLE, "CDELT2", &cdelt2, NULL, &status);
+    double *A = malloc(40 * 40 * sizeof *A);
+    int any = 0;
+    fits_read_img(f, TDOUBLE, 1, 40 * 40, NULL, A, &any, &status);
+    fits_close_file(f, &status);
+    cr_assert_eq(status, 0, "cfitsio status %d", status);
+    cr_assert(naxis == 2 && naxes[0] == 40 && naxes[1] == 40);
+    cr_assert(nlens == 2 && seed == 2026 && m2 == m.lenses.m[1] && cdelt2 == 0.8 / 40);
+    cr_assert_eq(memcmp(A, r.A, 40 * 40 * sizeof *A), 0, "pixels differ");
+    remove(path);
+    free(A);
+    cr_assert_eq(p.lens->map_write_fits(&r, &m, "/nonexistent-dir/map.fits"), SL_ERR_IO);
+    cr_assert_not_null(strstr(sl_last_error(), "cannot create /nonexistent-dir/map.fits.tmp"),
+                       "%s", sl_last_error());
+    p.lens->map_free(&r);
     slt_ml_unload(&p);
 }

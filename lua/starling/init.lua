@@ -178,6 +178,10 @@ end
 --- number of images. caustics{s =, q = | lenses = {{x =, y =, m =}, ...},
 --- points = 72, resolution = 1e-3} gives the closed caustics, each
 --- {x =, y =, crit_x =, crit_y =, box =}, with n, box and crit_box.
+--- map{s =, q = | lenses =, box = {x0, x1, y0, y1}, pixels = 512, rays = 100,
+--- seed = 1, backend =, fits = PATH, values = false} shoots a magnification
+--- map (inverse ray shooting), writes it as FITS when asked, and returns its
+--- statistics (and the values, row by row, with values = true).
 local function ml_model(kind)
   return function(cfg)
     if type(cfg) ~= "table" then
@@ -200,6 +204,7 @@ M.microlensing = {
   magnification = core.microlensing.magnification,
   binary_mag0 = core.microlensing.binary_mag0,
   caustics = core.microlensing.caustics,
+  map = core.microlensing.map,
 }
 
 --- Kepler's equation: starling.kepler.solve(M, e) gives E with

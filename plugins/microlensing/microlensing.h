@@ -135,6 +135,10 @@ typedef struct sl_lens {
      * it needs before any work. Free with map_free. */
     sl_status (*map)(const sl_backend *be, const sl_ml_map_spec *spec, sl_ml_map *out);
     void (*map_free)(sl_ml_map *m);
+    /* The map as a FITS image (64-bit floats, a linear WCS in Einstein
+     * radii, the lenses, rays and seed in the header), written to
+     * PATH.tmp and renamed into place. */
+    sl_status (*map_write_fits)(const sl_ml_map *m, const sl_ml_map_spec *spec, const char *path);
 } sl_lens;
 
 SL_EXTERN_C_END

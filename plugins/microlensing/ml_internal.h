@@ -21,6 +21,8 @@ typedef struct ml_map_grid {
  * active cells' rays into count (nx * ny, zeroed), the kernel's seconds. */
 sl_status sl_ml_map_run(const sl_backend *be, const sl_ml_map_spec *m, sl_ml_map *out);
 void sl_ml_map_free(sl_ml_map *m);
+/* The map as a FITS image with its parameters in the header (ml_fits.c). */
+sl_status sl_ml_map_write_fits(const sl_ml_map *m, const sl_ml_map_spec *spec, const char *path);
 sl_status sl_ml_cuda_map(const sl_backend *be, const sl_ml_map_spec *m, const ml_map_grid *g,
                          const int64_t *cells, int64_t n_active, uint32_t *count,
                          double *seconds);

@@ -116,6 +116,7 @@ static const sl_lens ml_table = {
     .det_jacobian = sl_ml_det_jacobian,
     .map = sl_ml_map_run,
     .map_free = sl_ml_map_free,
+    .map_write_fits = sl_ml_map_write_fits,
 };
 
 static const sl_plugin_table ml_tables[] = {{SL_KIND_LENS, "microlensing", &ml_table}};

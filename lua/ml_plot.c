@@ -1,0 +1,78 @@
+/* A magnification map as a PNG through PLplot (ml_plot.h): log10 A on a
+ * dark-to-bright colour scale, equal axes in Einstein radii, the caustics
+ * drawn over it. Written beside the path and renamed into place. */
+#include <math.h>
+#include <plplot.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ml_plot.h"
+#include "starling/nomem.h"
+
+/* cmap1: black, purple, orange, pale yellow (a perceptual ramp like
+ * inferno's, so that magnification reads as brightness). */
+static void ramp(void)
+{
+    PLFLT pos[5] = {0.0, 0.3, 0.6, 0.85, 1.0};
+    PLFLT r[5] = {0.0, 0.34, 0.87, 0.98, 0.99}, g[5] = {0.0, 0.06, 0.32, 0.65, 0.99},
+          b[5] = {0.02, 0.42, 0.23, 0.04, 0.75};
+    plscmap1n(256);
+    plscmap1l(1, 5, pos, r, g, b, NULL);
+}
+
+sl_status sl_plot_map(const char *path, const double *A, int nx, int ny, const double *box,
+                      const sl_plot_curve *curves, int n_curves, const char *title)
+{
+    PLFLT **z;
+    plAlloc2dGrid(&z, nx, ny);
+    if (!z)
+        return sl_fail_nomem((double)nx * ny * sizeof(PLFLT), "map picture");
+    double lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < nx; i++)
+        for (int j = 0; j < ny; j++) {
+            double a = A[(size_t)j * nx + i];
+            z[i][j] = a > 0.0 ? log10(a) : NAN;
+            if (a > 0.0)
+                lo = fmin(lo, z[i][j]), hi = fmax(hi, z[i][j]);
+        }
+    if (!(hi > lo))
+        lo = 0.0, hi = 1.0;
+    for (int i = 0; i < nx; i++)
+        for (int j = 0; j < ny; j++)
+            if (isnan(z[i][j]))
+                z[i][j] = lo; /* no ray: as dark as the darkest pixel */
+    char tmp[1024];
+    snprintf(tmp, sizeof tmp, "%s.tmp.png", path);
+    PLINT strm;
+    plmkstrm(&strm);
+    plsdev("pngcairo");
+    plsfnam(tmp);
+    int w = 900, h = (int)(900.0 * (box[3] - box[2]) / (box[1] - box[0])) + 60;
+    plspage(0, 0, w, h < 300 ? 300 : h > 2000 ? 2000 : h, 0, 0);
+    plscolbg(255, 255, 255);
+    plinit();
+    plscol0(15, 0, 0, 0);
+    plscol0(2, 80, 200, 255); /* the caustics: light blue over the warm ramp */
+    plschr(0, 0.8);
+    ramp();
+    plcol0(15);
+    plenv(box[0], box[1], box[2], box[3], 1, 0);
+    plimage((const PLFLT *const *)z, nx, ny, box[0], box[1], box[2], box[3], lo, hi, box[0],
+            box[1], box[2], box[3]);
+    plcol0(2);
+    plwidth(1.2);
+    for (int k = 0; k < n_curves; k++)
+        plline((PLINT)curves[k].n, curves[k].x, curves[k].y);
+    plcol0(15);
+    plbox("bcnst", 0, 0, "bcnstv", 0, 0);
+    char lab[160];
+    snprintf(lab, sizeof lab, "%s  (log10 A from %.2f to %.2f)", title ? title : "", lo, hi);
+    pllab("y1 [Einstein radii]", "y2 [Einstein radii]", lab);
+    plend1();
+    plFree2dGrid(z, nx, ny);
+    if (rename(tmp, path)) {
+        remove(tmp);
+        return sl_fail(SL_ERR_IO, "cannot write %s", path);
+    }
+    return SL_OK;
+}
