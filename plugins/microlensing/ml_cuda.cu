@@ -2,6 +2,7 @@
  * physics of ml_model.h compiled for the device. Parameters and epochs go
  * up once, magnifications come back once. */
 #include <cuda_runtime.h>
+#include <string.h>
 
 #include "ml_internal.h"
 #include "ml_map.h"
@@ -70,43 +71,124 @@ extern "C" sl_status sl_ml_cuda_magnification(const sl_backend *be, const sl_ml_
     return st;
 }
 
-/* Maps: one thread per ray, rays of one cell adjacent (a warp shares a
- * cell, so its rays land near each other and their atomics on few lines). */
-__global__ void ml_map_kernel(sl_ml_map_spec m, ml_map_grid g, const int64_t *cells,
-                              int64_t n_rays, double inv_dx, double inv_dy, uint32_t *count)
+/* Maps. Active cells: every cell tested in a grid-stride loop; a warp
+ * appends its active cells with one atomic (their order in the list varies
+ * from run to run, the map does not: a ray is keyed by its cell, not by
+ * its place in the list). Pass 0 counts, pass 1 fills. */
+__global__ void ml_active_kernel(sl_ml_map_spec m, ml_map_grid g, int fill,
+                                 unsigned long long *n, int *edge, int64_t *list)
 {
-    for (int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; r < n_rays;
-         r += (int64_t)gridDim.x * blockDim.x) {
-        int64_t a = r / g.rays_per_cell, k = r - a * g.rays_per_cell;
-        int64_t c = cells[a], cy = c / g.ncx, cx = c - cy * g.ncx;
-        double x, y;
-        sl_ml_ray(m.seed, c, k, g.lx0, g.ly0, g.h, cx, cy, &x, &y);
-        int64_t p = sl_ml_ray_pixel(&m, inv_dx, inv_dy, x, y);
-        if (p >= 0)
-            atomicAdd(&count[p], 1u);
+    const int64_t cells = g.ncx * g.ncy;
+    const int lane = threadIdx.x & 31;
+    for (int64_t c0 = (int64_t)blockIdx.x * blockDim.x; c0 < cells;
+         c0 += (int64_t)gridDim.x * blockDim.x) {
+        int64_t c = c0 + threadIdx.x, cy = c / g.ncx, cx = c - cy * g.ncx;
+        int on = c < cells && sl_ml_cell_active(&m, g.lx0, g.ly0, g.h, cx, cy);
+        unsigned mask = __ballot_sync(0xffffffffu, on);
+        if (!mask)
+            continue;
+        unsigned long long base = 0;
+        if (lane == 0)
+            base = atomicAdd(n, (unsigned long long)__popc(mask));
+        base = __shfl_sync(0xffffffffu, base, 0);
+        if (on) {
+            if (fill)
+                list[base + __popc(mask & ((1u << lane) - 1u))] = c;
+            if (cx == 0 || cy == 0 || cx == g.ncx - 1 || cy == g.ncy - 1)
+                atomicOr(edge, 1);
+        }
     }
 }
 
-static sl_status ml_map_on(const sl_ml_map_spec *m, const ml_map_grid *g, const int64_t *cells,
-                           int64_t n_active, uint32_t *count, double *seconds, int64_t *dcells,
-                           uint32_t *dcount)
+/* One thread per active cell, its rays in turn (ml_map.h): a warp's cells
+ * are neighbours, so their rays land near each other. */
+__global__ void ml_shoot_kernel(sl_ml_map_spec m, ml_map_grid g, const int64_t *cells,
+                                int64_t n_active, double inv_dx, double inv_dy, uint32_t *count)
+{
+    for (int64_t a = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; a < n_active;
+         a += (int64_t)gridDim.x * blockDim.x)
+        sl_ml_shoot_cell(&m, g.lx0, g.ly0, g.h, g.ncx, g.rays_per_cell, cells[a], inv_dx,
+                         inv_dy, count);
+}
+
+static int ml_blocks(int64_t work, int threads)
+{
+    int sms = 132;
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    int64_t b = (work + threads - 1) / threads, cap = (int64_t)sms * 64;
+    return (int)(b < 1 ? 1 : b < cap ? b : cap);
+}
+
+static sl_status ml_active_passes(const sl_ml_map_spec *m, const ml_map_grid *g,
+                                  unsigned long long *dn, int *dedge, ml_active *out)
+{
+    const int threads = 256;
+    int blocks = ml_blocks(g->ncx * g->ncy, threads);
+    unsigned long long n = 0;
+    int edge = 0;
+    sl_status st;
+    if ((st = sl_dev_zero(dn, sizeof *dn, "microlensing: map: counter")) ||
+        (st = sl_dev_zero(dedge, sizeof *dedge, "microlensing: map: edge flag")))
+        return st;
+    ml_active_kernel<<<blocks, threads>>>(*m, *g, 0, dn, dedge, NULL);
+    ML_TRY(cudaGetLastError(), "launching the active-cell kernel");
+    if ((st = sl_dev_download(&n, dn, sizeof n, "microlensing: map: active cells")) ||
+        (st = sl_dev_download(&edge, dedge, sizeof edge, "microlensing: map: edge flag")))
+        return st;
+    out->n = (int64_t)n;
+    out->edge = edge;
+    out->on_device = 1;
+    if ((st = sl_dev_alloc((void **)&out->cells, (size_t)(n > 0 ? n : 1) * sizeof(int64_t),
+                           "microlensing: map: active cells")))
+        return st;
+    if ((st = sl_dev_zero(dn, sizeof *dn, "microlensing: map: counter")))
+        return st;
+    ml_active_kernel<<<blocks, threads>>>(*m, *g, 1, dn, dedge, out->cells);
+    ML_TRY(cudaGetLastError(), "launching the active-cell kernel");
+    ML_TRY(cudaDeviceSynchronize(), "running the active-cell kernel");
+    return SL_OK;
+}
+
+extern "C" sl_status sl_ml_cuda_active(const sl_backend *be, const sl_ml_map_spec *m,
+                                       const ml_map_grid *g, ml_active *out)
+{
+    ML_TRY(cudaSetDevice(be->device), "selecting the CUDA device");
+    memset(out, 0, sizeof *out);
+    unsigned long long *dn = NULL;
+    int *dedge = NULL;
+    sl_status st;
+    if (!(st = sl_dev_alloc((void **)&dn, sizeof *dn, "microlensing: map: counter")) &&
+        !(st = sl_dev_alloc((void **)&dedge, sizeof *dedge, "microlensing: map: edge flag")))
+        st = ml_active_passes(m, g, dn, dedge, out);
+    sl_dev_free(dn);
+    sl_dev_free(dedge);
+    if (st)
+        sl_ml_cuda_active_free(out);
+    return st;
+}
+
+extern "C" void sl_ml_cuda_active_free(ml_active *a)
+{
+    if (a->on_device)
+        sl_dev_free(a->cells);
+    a->cells = NULL;
+}
+
+static sl_status ml_shoot_on(const sl_ml_map_spec *m, const ml_map_grid *g, const ml_active *a,
+                             uint32_t *count, double *seconds, uint32_t *dcount)
 {
     size_t npix = (size_t)m->nx * (size_t)m->ny;
-    sl_status st;
-    if ((st = sl_dev_upload(dcells, cells, (size_t)n_active * sizeof *cells,
-                            "microlensing: map: active cells")) ||
-        (st = sl_dev_zero(dcount, npix * sizeof *dcount, "microlensing: map: counts")))
+    sl_status st = sl_dev_zero(dcount, npix * sizeof *dcount, "microlensing: map: counts");
+    if (st)
         return st;
-    int64_t n_rays = n_active * g->rays_per_cell;
-    int sms = 0;
-    ML_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "counting SMs");
-    int64_t blocks = (n_rays + 255) / 256, cap = (int64_t)sms * 64;
     cudaEvent_t e0, e1;
     ML_TRY(cudaEventCreate(&e0), "creating an event");
     ML_TRY(cudaEventCreate(&e1), "creating an event");
     ML_TRY(cudaEventRecord(e0), "recording an event");
-    ml_map_kernel<<<(unsigned)(blocks < cap ? blocks : cap), 256>>>(
-        *m, *g, dcells, n_rays, m->nx / (m->x1 - m->x0), m->ny / (m->y1 - m->y0), dcount);
+    const int threads = 128;
+    ml_shoot_kernel<<<(unsigned)((a->n + threads - 1) / threads > 0 ? (a->n + threads - 1) / threads : 1),
+                      threads>>>(*m, *g, a->cells, a->n, m->nx / (m->x1 - m->x0),
+                                 m->ny / (m->y1 - m->y0), dcount);
     ML_TRY(cudaGetLastError(), "launching the map kernel");
     ML_TRY(cudaEventRecord(e1), "recording an event");
     ML_TRY(cudaEventSynchronize(e1), "running the map kernel");
@@ -118,20 +200,16 @@ static sl_status ml_map_on(const sl_ml_map_spec *m, const ml_map_grid *g, const 
     return sl_dev_download(count, dcount, npix * sizeof *dcount, "microlensing: map: counts");
 }
 
-extern "C" sl_status sl_ml_cuda_map(const sl_backend *be, const sl_ml_map_spec *m,
-                                    const ml_map_grid *g, const int64_t *cells, int64_t n_active,
-                                    uint32_t *count, double *seconds)
+extern "C" sl_status sl_ml_cuda_shoot(const sl_backend *be, const sl_ml_map_spec *m,
+                                      const ml_map_grid *g, const ml_active *a, uint32_t *count,
+                                      double *seconds)
 {
     ML_TRY(cudaSetDevice(be->device), "selecting the CUDA device");
-    int64_t *dcells = NULL;
     uint32_t *dcount = NULL;
     size_t npix = (size_t)m->nx * (size_t)m->ny;
-    sl_status st;
-    if (!(st = sl_dev_alloc((void **)&dcells, (size_t)(n_active > 0 ? n_active : 1) *
-                            sizeof *dcells, "microlensing: map: active cells")) &&
-        !(st = sl_dev_alloc((void **)&dcount, npix * sizeof *dcount, "microlensing: map: counts")))
-        st = ml_map_on(m, g, cells, n_active, count, seconds, dcells, dcount);
-    sl_dev_free(dcells);
+    sl_status st = sl_dev_alloc((void **)&dcount, npix * sizeof *dcount, "microlensing: map: counts");
+    if (!st)
+        st = ml_shoot_on(m, g, a, count, seconds, dcount);
     sl_dev_free(dcount);
     return st;
 }

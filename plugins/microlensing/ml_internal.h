@@ -17,15 +17,27 @@ typedef struct ml_map_grid {
     int64_t ncx, ncy, rays_per_cell;
 } ml_map_grid;
 
-/* Maps (ml_map.c); the CUDA shooting (ml_cuda.cu, or ml_nocuda.c): the
- * active cells' rays into count (nx * ny, zeroed), the kernel's seconds. */
+/* A grid's active cells: n of them, listed in host memory (CPU) or device
+ * memory (CUDA, on_device); edge when one is on the grid's edge. */
+typedef struct ml_active {
+    int64_t n;
+    int edge, on_device;
+    int64_t *cells;
+} ml_active;
+
+/* Maps (ml_map.c). */
 sl_status sl_ml_map_run(const sl_backend *be, const sl_ml_map_spec *m, sl_ml_map *out);
 void sl_ml_map_free(sl_ml_map *m);
 /* The map as a FITS image with its parameters in the header (ml_fits.c). */
 sl_status sl_ml_map_write_fits(const sl_ml_map *m, const sl_ml_map_spec *spec, const char *path);
-sl_status sl_ml_cuda_map(const sl_backend *be, const sl_ml_map_spec *m, const ml_map_grid *g,
-                         const int64_t *cells, int64_t n_active, uint32_t *count,
-                         double *seconds);
+/* CUDA (ml_cuda.cu, or ml_nocuda.c): the active cells found on the device
+ * and kept there; the rays of those cells into count (nx * ny), the
+ * kernel's seconds; the list freed. */
+sl_status sl_ml_cuda_active(const sl_backend *be, const sl_ml_map_spec *m, const ml_map_grid *g,
+                            ml_active *out);
+sl_status sl_ml_cuda_shoot(const sl_backend *be, const sl_ml_map_spec *m, const ml_map_grid *g,
+                           const ml_active *a, uint32_t *count, double *seconds);
+void sl_ml_cuda_active_free(ml_active *a);
 
 SL_EXTERN_C_END
 

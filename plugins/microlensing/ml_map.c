@@ -48,45 +48,20 @@ static sl_status ml_map_check(const sl_ml_map_spec *m)
     return SL_OK;
 }
 
-/* Whether cell (cx, cy) must be shot. */
-static int ml_cell_active(const sl_ml_map_spec *m, double lx0, double ly0, double h, int64_t cx,
-                          int64_t cy)
+/* The active cells of grid g (CPU), in order. */
+static sl_status ml_active_cpu(const sl_ml_map_spec *m, const ml_map_grid *g, ml_active *out)
 {
-    double x = lx0 + h * (double)cx, y = ly0 + h * (double)cy;
-    for (int i = 0; i < m->lenses.n; i++)
-        if (m->lenses.x[i] >= x && m->lenses.x[i] < x + h && m->lenses.y[i] >= y &&
-            m->lenses.y[i] < y + h)
-            return 1;
-    static const double px[5] = {0, 1, 0, 1, 0.5}, py[5] = {0, 0, 1, 1, 0.5};
-    double bx0 = INFINITY, bx1 = -INFINITY, by0 = INFINITY, by1 = -INFINITY;
-    for (int k = 0; k < 5; k++) {
-        double sx, sy;
-        sl_ml_shoot_map(&m->lenses, x + h * px[k], y + h * py[k], &sx, &sy);
-        bx0 = fmin(bx0, sx);
-        bx1 = fmax(bx1, sx);
-        by0 = fmin(by0, sy);
-        by1 = fmax(by1, sy);
-    }
-    return bx1 >= m->x0 && bx0 < m->x1 && by1 >= m->y0 && by0 < m->y1;
-}
-
-/* The active cells of the region (lx0, ly0) + h [0, ncx) x [0, ncy) in
- * *list; *edge set when one of them is on the region's edge. */
-static sl_status ml_active_cells(const sl_ml_map_spec *m, double lx0, double ly0, double h,
-                                 int64_t ncx, int64_t ncy, int64_t **list, int64_t *n_active,
-                                 int *edge)
-{
-    int64_t cells = ncx * ncy, n = 0;
+    int64_t cells = g->ncx * g->ncy, n = 0;
     unsigned char *flag = malloc((size_t)cells);
     if (!flag)
         return sl_fail_nomem((size_t)cells, "microlensing: map: the lens-plane cells");
     int on_edge = 0;
 #pragma omp parallel for schedule(static) reduction(+ : n) reduction(| : on_edge)
     for (int64_t c = 0; c < cells; c++) {
-        int64_t cy = c / ncx, cx = c - cy * ncx;
-        flag[c] = (unsigned char)ml_cell_active(m, lx0, ly0, h, cx, cy);
+        int64_t cy = c / g->ncx, cx = c - cy * g->ncx;
+        flag[c] = (unsigned char)sl_ml_cell_active(m, g->lx0, g->ly0, g->h, cx, cy);
         n += flag[c];
-        if (flag[c] && (cx == 0 || cy == 0 || cx == ncx - 1 || cy == ncy - 1))
+        if (flag[c] && (cx == 0 || cy == 0 || cx == g->ncx - 1 || cy == g->ncy - 1))
             on_edge |= 1;
     }
     int64_t *l = malloc((size_t)(n > 0 ? n : 1) * sizeof *l);
@@ -99,29 +74,31 @@ static sl_status ml_active_cells(const sl_ml_map_spec *m, double lx0, double ly0
         if (flag[c])
             l[k++] = c;
     free(flag);
-    *list = l;
-    *n_active = n;
-    *edge = on_edge;
+    out->cells = l;
+    out->n = n;
+    out->edge = on_edge;
+    out->on_device = 0;
     return SL_OK;
 }
 
-static void ml_shoot_cpu(const sl_ml_map_spec *m, const ml_map_grid *g, const int64_t *cells,
-                         int64_t n_active, uint32_t *count)
+static void ml_active_free(ml_active *a)
+{
+    if (a->on_device)
+        sl_ml_cuda_active_free(a);
+    else
+        free(a->cells);
+    memset(a, 0, sizeof *a);
+}
+
+static void ml_shoot_cpu(const sl_ml_map_spec *m, const ml_map_grid *g, const ml_active *a,
+                         uint32_t *count)
 {
     const double inv_dx = m->nx / (m->x1 - m->x0), inv_dy = m->ny / (m->y1 - m->y0);
 #pragma omp parallel for schedule(dynamic, 64)
-    for (int64_t a = 0; a < n_active; a++) {
-        if (sl_cancelled())
-            continue;
-        int64_t c = cells[a], cy = c / g->ncx, cx = c - cy * g->ncx;
-        for (int64_t k = 0; k < g->rays_per_cell; k++) {
-            double x, y;
-            sl_ml_ray(m->seed, c, k, g->lx0, g->ly0, g->h, cx, cy, &x, &y);
-            int64_t p = sl_ml_ray_pixel(m, inv_dx, inv_dy, x, y);
-            if (p >= 0)
-                __atomic_fetch_add(&count[p], 1u, __ATOMIC_RELAXED);
-        }
-    }
+    for (int64_t i = 0; i < a->n; i++)
+        if (!sl_cancelled())
+            sl_ml_shoot_cell(m, g->lx0, g->ly0, g->h, g->ncx, g->rays_per_cell, a->cells[i],
+                             inv_dx, inv_dy, count);
 }
 
 void sl_ml_map_free(sl_ml_map *m)
@@ -162,7 +139,7 @@ sl_status sl_ml_map_run(const sl_backend *be, const sl_ml_map_spec *m, sl_ml_map
     b[1] += 1.0;
     b[2] -= 1.0;
     b[3] += 1.0;
-    int64_t *cells = NULL, n_active = 0;
+    ml_active act = {0};
     for (int grow = 0;; grow++) {
         double w = b[1] - b[0], hgt = b[3] - b[2];
         g.ncx = (int64_t)ceil(w / g.h);
@@ -174,18 +151,19 @@ sl_status sl_ml_map_run(const sl_backend *be, const sl_ml_map_spec *m, sl_ml_map
                            (double)g.ncx * (double)g.ncy, g.h, (long long)ML_MAP_CELLS_MAX);
         g.lx0 = b[0];
         g.ly0 = b[2];
-        int edge = 0;
-        free(cells);
-        if ((st = ml_active_cells(m, g.lx0, g.ly0, g.h, g.ncx, g.ncy, &cells, &n_active, &edge)))
+        ml_active_free(&act);
+        st = cuda ? sl_ml_cuda_active(be, m, &g, &act) : ml_active_cpu(m, &g, &act);
+        if (st)
             return st;
         out->enlarged = grow;
-        if (!edge || grow == ML_MAP_ENLARGE_MAX)
+        if (!act.edge || grow == ML_MAP_ENLARGE_MAX)
             break;
         b[0] -= 0.5 * w;
         b[1] += 0.5 * w;
         b[2] -= 0.5 * hgt;
         b[3] += 0.5 * hgt;
     }
+    int64_t n_active = act.n;
     out->nx = m->nx;
     out->ny = m->ny;
     out->x0 = m->x0;
@@ -204,19 +182,19 @@ sl_status sl_ml_map_run(const sl_backend *be, const sl_ml_map_spec *m, sl_ml_map
     out->count = calloc(npix, sizeof *out->count);
     out->A = malloc(npix * sizeof *out->A);
     if (!out->count || !out->A) {
-        free(cells);
+        ml_active_free(&act);
         sl_ml_map_free(out);
         return sl_fail_nomem(npix * 12, "microlensing: map: the pixels");
     }
     double t0 = ml_now();
     if (cuda) {
-        st = sl_ml_cuda_map(be, m, &g, cells, n_active, out->count, &out->seconds);
+        st = sl_ml_cuda_shoot(be, m, &g, &act, out->count, &out->seconds);
     } else {
-        ml_shoot_cpu(m, &g, cells, n_active, out->count);
+        ml_shoot_cpu(m, &g, &act, out->count);
         out->seconds = ml_now() - t0;
         st = sl_cancelled() ? sl_fail(SL_ERR_CANCELLED, "microlensing: map: cancelled") : SL_OK;
     }
-    free(cells);
+    ml_active_free(&act);
     if (st) {
         sl_ml_map_free(out);
         return st;

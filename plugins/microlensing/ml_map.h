@@ -53,4 +53,49 @@ SL_HD SL_INLINE void sl_ml_ray(uint64_t seed, int64_t c, int64_t k, double lx0, 
     *y = ly0 + h * ((double)cy + sl_u01(r.v[2], r.v[3]));
 }
 
+/* Whether cell (cx, cy) of a grid from (lx0, ly0) with side h must be
+ * shot: it holds a lens (whose neighbourhood maps everywhere), or the box
+ * around the images of its corners and centre meets the source box. */
+SL_HD SL_INLINE int sl_ml_cell_active(const sl_ml_map_spec *m, double lx0, double ly0, double h,
+                                      int64_t cx, int64_t cy)
+{
+    double x = lx0 + h * (double)cx, y = ly0 + h * (double)cy;
+    for (int i = 0; i < m->lenses.n; i++)
+        if (m->lenses.x[i] >= x && m->lenses.x[i] < x + h && m->lenses.y[i] >= y &&
+            m->lenses.y[i] < y + h)
+            return 1;
+    double bx0 = INFINITY, bx1 = -INFINITY, by0 = INFINITY, by1 = -INFINITY;
+    for (int k = 0; k < 5; k++) {
+        double sx, sy;
+        double px = k == 4 ? 0.5 : (double)(k & 1), py = k == 4 ? 0.5 : (double)(k >> 1);
+        sl_ml_shoot_map(&m->lenses, x + h * px, y + h * py, &sx, &sy);
+        bx0 = fmin(bx0, sx);
+        bx1 = fmax(bx1, sx);
+        by0 = fmin(by0, sy);
+        by1 = fmax(by1, sy);
+    }
+    return bx1 >= m->x0 && bx0 < m->x1 && by1 >= m->y0 && by0 < m->y1;
+}
+
+/* The rays of one active cell c into count (atomics: CUDA's, or the
+ * compiler's on the CPU). */
+#if defined(__CUDA_ARCH__)
+#define SL_ML_COUNT(p) atomicAdd(&count[p], 1u)
+#else
+#define SL_ML_COUNT(p) __atomic_fetch_add(&count[p], 1u, __ATOMIC_RELAXED)
+#endif
+SL_HD SL_INLINE void sl_ml_shoot_cell(const sl_ml_map_spec *m, double lx0, double ly0, double h,
+                                      int64_t ncx, int64_t rays_per_cell, int64_t c,
+                                      double inv_dx, double inv_dy, uint32_t *count)
+{
+    int64_t cy = c / ncx, cx = c - cy * ncx;
+    for (int64_t k = 0; k < rays_per_cell; k++) {
+        double x, y;
+        sl_ml_ray(m->seed, c, k, lx0, ly0, h, cx, cy, &x, &y);
+        int64_t p = sl_ml_ray_pixel(m, inv_dx, inv_dy, x, y);
+        if (p >= 0)
+            SL_ML_COUNT(p);
+    }
+}
+
 #endif

@@ -9,16 +9,26 @@ sl_status sl_ml_cuda_magnification(const sl_backend *be, const sl_ml_batch *b, d
     return sl_fail(SL_ERR_NODEVICE, "microlensing: this plugin was built without CUDA");
 }
 
-sl_status sl_ml_cuda_map(const sl_backend *be, const sl_ml_map_spec *m, const ml_map_grid *g,
-                         const int64_t *cells, int64_t n_active, uint32_t *count,
-                         double *seconds)
+sl_status sl_ml_cuda_active(const sl_backend *be, const sl_ml_map_spec *m, const ml_map_grid *g,
+                            ml_active *out)
 {
     (void)be;
     (void)m;
     (void)g;
-    (void)cells;
-    (void)n_active;
+    (void)out;
+    return sl_fail(SL_ERR_NODEVICE, "microlensing: this plugin was built without CUDA");
+}
+
+sl_status sl_ml_cuda_shoot(const sl_backend *be, const sl_ml_map_spec *m, const ml_map_grid *g,
+                           const ml_active *a, uint32_t *count, double *seconds)
+{
+    (void)be;
+    (void)m;
+    (void)g;
+    (void)a;
     (void)count;
     (void)seconds;
     return sl_fail(SL_ERR_NODEVICE, "microlensing: this plugin was built without CUDA");
 }
+
+void sl_ml_cuda_active_free(ml_active *a) { (void)a; }
