@@ -7,6 +7,12 @@
  *
  *   ml-bench [--model pspl|fspl|binary] [--models N] [--epochs T]
  *            [--cpu-models N] [--dump FILE]
+ *   ml-bench --map N [--rays R] [--cpu-map N]
+ * The second form shoots an N x N magnification map of a planetary binary
+ * (s = 1.1, q = 0.01, box [-0.35, 0.35]^2, R rays per pixel, default 100)
+ * on both backends: rays/s in the shooting (kernel time on CUDA) and end to
+ * end (active cells, copies, normalisation), and whether the counts agree;
+ * the CPU map is cpu-map pixels a side (default N).
  * The CPU runs the first cpu-models models (default: all) and its rate is
  * per magnification, so the two compare. --dump writes the batch for
  * bench/ml_vbm.py (the peer, VBMicrolensing, on the same inputs):
@@ -93,11 +99,65 @@ static double timed(const sl_lens *lens, const sl_backend *be, const sl_ml_batch
     return t[2];
 }
 
+/* The map benchmark: a planetary binary's map on each backend. */
+static int map_bench(const sl_lens *lens, int n, int n_cpu, double rays)
+{
+    sl_ml_map_spec m;
+    memset(&m, 0, sizeof m);
+    lens->binary_lenses(1.1, 0.01, &m.lenses);
+    m.x0 = m.y0 = -0.35;
+    m.x1 = m.y1 = 0.35;
+    m.rays_per_pixel = rays;
+    m.seed = 1;
+    printf("# ml-bench --map: s = 1.1, q = 0.01, box [-0.35, 0.35]^2, %g rays per pixel\n", rays);
+    sl_ml_map r[2];
+    int have[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+        sl_backend be;
+        if (k == 1 && sl_cuda_device_count() < 1) {
+            printf("cuda  (no usable device)\n");
+            continue;
+        }
+        if (sl_backend_open(k ? "cuda" : "cpu", &be))
+            continue;
+        m.nx = m.ny = k ? n : n_cpu;
+        double best = INFINITY;
+        for (int rep = 0; rep < 3; rep++) { /* the first call pays for waking the device */
+            if (have[k])
+                lens->map_free(&r[k]);
+            double t0 = now();
+            if (lens->map(&be, &m, &r[k])) {
+                fprintf(stderr, "ml-bench: %s: %s\n", be.description, sl_last_error());
+                return 1;
+            }
+            best = fmin(best, now() - t0);
+            have[k] = 1;
+        }
+        printf("%-5s %-44s %5d^2 %10.3g rays: shooting %.4f s = %.3e rays/s; end to end %.4f s "
+               "= %.3e rays/s\n", k ? "cuda" : "cpu", be.description, m.nx, (double)r[k].rays,
+               r[k].seconds, (double)r[k].rays / r[k].seconds, best, (double)r[k].rays / best);
+    }
+    if (have[0] && have[1] && r[0].nx == r[1].nx) {
+        long long moved = 0, total = 0;
+        for (int64_t p = 0; p < (int64_t)n * n; p++) {
+            moved += llabs((long long)r[0].count[p] - (long long)r[1].count[p]);
+            total += r[0].count[p];
+        }
+        printf("counts: %lld of %lld rays in other pixels on the GPU\n", moved, total);
+    }
+    for (int k = 0; k < 2; k++)
+        if (have[k])
+            lens->map_free(&r[k]);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     sl_ml_model m = SL_ML_BINARY_PS;
     int64_t n_models = 100000, n_t = 100, cpu_models = -1;
     const char *dump = NULL;
+    int map_n = 0, map_cpu = 0;
+    double map_rays = 100.0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--model") && i + 1 < argc) {
             const char *k = argv[++i];
@@ -110,9 +170,16 @@ int main(int argc, char **argv)
             cpu_models = atoll(argv[++i]);
         } else if (!strcmp(argv[i], "--dump") && i + 1 < argc) {
             dump = argv[++i];
+        } else if (!strcmp(argv[i], "--map") && i + 1 < argc) {
+            map_n = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--cpu-map") && i + 1 < argc) {
+            map_cpu = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--rays") && i + 1 < argc) {
+            map_rays = atof(argv[++i]);
         } else {
             fprintf(stderr, "usage: ml-bench [--model pspl|fspl|binary] [--models N] "
-                            "[--epochs T] [--cpu-models N] [--dump FILE]\n");
+                            "[--epochs T] [--cpu-models N] [--dump FILE]\n"
+                            "       ml-bench --map N [--rays R] [--cpu-map N]\n");
             return 2;
         }
     }
@@ -130,6 +197,11 @@ int main(int argc, char **argv)
         return 1;
     }
     const sl_lens *lens = tab;
+    if (map_n > 0) {
+        int rc = map_bench(lens, map_n, map_cpu > 0 ? map_cpu : map_n, map_rays);
+        sl_registry_destroy(reg);
+        return rc;
+    }
     int np = sl_ml_npar(m);
     double *par = malloc((size_t)n_models * np * sizeof *par);
     double *t = malloc((size_t)n_t * sizeof *t);
