@@ -117,6 +117,7 @@ static const sl_lens ml_table = {
     .map = sl_ml_map_run,
     .map_free = sl_ml_map_free,
     .map_write_fits = sl_ml_map_write_fits,
+    .lightcurves = sl_ml_lightcurves,
 };
 
 static const sl_plugin_table ml_tables[] = {{SL_KIND_LENS, "microlensing", &ml_table}};
