@@ -12,7 +12,12 @@
 #include <math.h>
 #include "microlensing.h"
 
-#define SL_ML_TRACK_MIN_STEPS 10
+#ifndef SL_ML_TRACK_MIN_STEPS
+#define SL_ML_TRACK_MIN_STEPS 20
+#endif
+#ifndef SL_ML_TRACK_PER_PIXEL
+#define SL_ML_TRACK_PER_PIXEL 2
+#endif
 
 /* The map as the readers see it: pixel (i, j) centred at
  * (x0 + (i + 1/2) dx, y0 + (j + 1/2) dy). */
@@ -38,11 +43,15 @@ SL_HD SL_INLINE double sl_ml_bilinear(const sl_ml_grid2 *g, double x, double y)
     return (1.0 - ty) * ((1.0 - tx) * r0[0] + tx * r0[1]) + ty * ((1.0 - tx) * r1[0] + tx * r1[1]);
 }
 
-/* Steps of the source grid across its radius. */
+/* Steps of the source grid across its radius: SL_ML_TRACK_PER_PIXEL per
+ * map pixel, at least SL_ML_TRACK_MIN_STEPS. The ratio is rounded with a
+ * margin: rho / h = 10.000000000000002 must not give 11 steps on one
+ * backend and 10 on the other (dx computed two ways), which moved the
+ * result by 0.7 % next to a fold. */
 SL_HD SL_INLINE int sl_ml_track_steps(const sl_ml_grid2 *g, double rho)
 {
     double h = fmin(g->dx, g->dy);
-    int k = (int)ceil(rho / h);
+    int k = (int)ceil(SL_ML_TRACK_PER_PIXEL * rho / h * (1.0 - 1e-9));
     return k < SL_ML_TRACK_MIN_STEPS ? SL_ML_TRACK_MIN_STEPS : k;
 }
 
