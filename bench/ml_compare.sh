@@ -14,9 +14,8 @@ py=$(mktemp -d /tmp/ml_py.XXXXXX)
 trap 'rm -rf "$batch" "$batch.A" "$py"' EXIT
 "$build/bench/ml-bench" --model binary --models "$models" --cpu-models "$cpu_models" \
     --epochs 100 --dump "$batch" | tee "$out/ml-bench.log"
-rates=$(awk '$1 == "cpu" || $1 == "cuda" { for (i = 1; i < NF; i++) if ($(i + 1) ==
-          "magnifications/s") printf "%s=%s ", ($1 == "cuda" ? "gpu" : "cpu"), $i }' \
-          "$out/ml-bench.log")
+rates=$(awk '($1 == "cpu" || $1 == "cuda") && $NF == "magnifications/s" {
+          printf "%s=%s ", ($1 == "cuda" ? "gpu" : "cpu"), $(NF - 1) }' "$out/ml-bench.log")
 env -u LD_LIBRARY_PATH python3 -m pip install -q --no-index --no-deps --target "$py" \
     "$wheels"/numpy-*.whl "$wheels"/vbmicrolensing-*.whl
 env -u LD_LIBRARY_PATH PYTHONPATH="$py" python3 "$(dirname "$0")/ml_vbm.py" "$batch" $rates |
