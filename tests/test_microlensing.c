@@ -622,7 +622,7 @@ Test(microlensing, tracks_single_lens_against_fspl)
     slt_ml p;
     slt_ml_load(&p);
     sl_backend be = cpu();
-    sl_ml_map_spec m = map_spec(1, 0, 0, -0.2, 0.2, 0.1, 0.2, 400, 400.0);
+    sl_ml_map_spec m = map_spec(1, 0, 0, -0.2, 0.2, 0.1, 0.2, 400, 100.0);
     sl_ml_map r;
     SLT_OK(p.lens->map(&be, &m, &r));
     /* alpha = 180: the source at (tau, u0), along y2 = 0.15 from y1 = -0.15 to 0.15 */
