@@ -300,6 +300,19 @@ static void ml_lenses_arg(lua_State *L, int cfg, const char *ctx, const sl_lens 
     lua_pop(L, 1);
 }
 
+/* A zeroed userdata of size bytes whose __gc is gc, left on the stack: it
+ * owns what a call allocates, so that whatever raises frees it. */
+static void *ml_owner(lua_State *L, size_t size, lua_CFunction gc)
+{
+    void *u = lua_newuserdatauv(L, size, 0);
+    memset(u, 0, size);
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, gc);
+    lua_setfield(L, -2, "__gc");
+    lua_setmetatable(L, -2);
+    return u;
+}
+
 /* A caustic set owned by a userdata, so that an error raised while the
  * result is built (out of memory in Lua) still frees it. */
 typedef struct ml_lua_caustics {
@@ -332,13 +345,8 @@ static int l_ml_caustics(lua_State *L)
     double pts = ml_num(L, 1, ctx, "points", 72.0), res = ml_num(L, 1, ctx, "resolution", 1e-3);
     if (pts != floor(pts) || pts < 8 || pts > 1e6)
         sl_lua_error(L, "%s: key 'points' = %g: expected an integer from 8 to 1000000", ctx, pts);
-    ml_lua_caustics *u = lua_newuserdatauv(L, sizeof *u, 0);
+    ml_lua_caustics *u = ml_owner(L, sizeof *u, ml_caustics_gc);
     u->lens = lens;
-    u->live = 0;
-    lua_createtable(L, 0, 1);
-    lua_pushcfunction(L, ml_caustics_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_setmetatable(L, -2);
     ml_check(L, lens->caustics(&ls, (int)pts, res, &u->c), ctx);
     u->live = 1;
     lua_createtable(L, u->c.n_curves, 3);
@@ -387,13 +395,8 @@ static int ml_map_gc(lua_State *L)
 static void ml_map_png(lua_State *L, const sl_lens *lens, const sl_ml_map_spec *spec,
                        const sl_ml_map *m, const char *png, const char *ctx)
 {
-    ml_lua_caustics *u = lua_newuserdatauv(L, sizeof *u, 0);
+    ml_lua_caustics *u = ml_owner(L, sizeof *u, ml_caustics_gc);
     u->lens = lens;
-    u->live = 0;
-    lua_createtable(L, 0, 1);
-    lua_pushcfunction(L, ml_caustics_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_setmetatable(L, -2);
     double res = 0.25 * fmin((spec->x1 - spec->x0) / spec->nx, (spec->y1 - spec->y0) / spec->ny);
     ml_check(L, lens->caustics(&spec->lenses, 72, res, &u->c), ctx);
     u->live = 1;
@@ -528,13 +531,8 @@ static int l_ml_map(lua_State *L)
     lua_pop(L, 1);
     sl_backend be;
     sl_lua_open_backend(L, 1, ctx, SL_BACKEND_CAN_CPU | SL_BACKEND_CAN_CUDA, "microlensing", &be);
-    ml_lua_map *u = lua_newuserdatauv(L, sizeof *u, 0);
+    ml_lua_map *u = ml_owner(L, sizeof *u, ml_map_gc);
     u->lens = lens;
-    u->live = 0;
-    lua_createtable(L, 0, 1);
-    lua_pushcfunction(L, ml_map_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_setmetatable(L, -2);
     int uidx = lua_gettop(L);
     ml_check(L, lens->map(&be, &spec, &u->m), ctx);
     u->live = 1;
