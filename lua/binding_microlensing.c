@@ -300,6 +300,19 @@ static void ml_lenses_arg(lua_State *L, int cfg, const char *ctx, const sl_lens 
     lua_pop(L, 1);
 }
 
+/* A zeroed userdata of size bytes whose __gc is gc, left on the stack: it
+ * owns what a call allocates, so that whatever raises frees it. */
+static void *ml_owner(lua_State *L, size_t size, lua_CFunction gc)
+{
+    void *u = lua_newuserdatauv(L, size, 0);
+    memset(u, 0, size);
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, gc);
+    lua_setfield(L, -2, "__gc");
+    lua_setmetatable(L, -2);
+    return u;
+}
+
 /* A caustic set owned by a userdata, so that an error raised while the
  * result is built (out of memory in Lua) still frees it. */
 typedef struct ml_lua_caustics {
@@ -332,13 +345,8 @@ static int l_ml_caustics(lua_State *L)
     double pts = ml_num(L, 1, ctx, "points", 72.0), res = ml_num(L, 1, ctx, "resolution", 1e-3);
     if (pts != floor(pts) || pts < 8 || pts > 1e6)
         sl_lua_error(L, "%s: key 'points' = %g: expected an integer from 8 to 1000000", ctx, pts);
-    ml_lua_caustics *u = lua_newuserdatauv(L, sizeof *u, 0);
+    ml_lua_caustics *u = ml_owner(L, sizeof *u, ml_caustics_gc);
     u->lens = lens;
-    u->live = 0;
-    lua_createtable(L, 0, 1);
-    lua_pushcfunction(L, ml_caustics_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_setmetatable(L, -2);
     ml_check(L, lens->caustics(&ls, (int)pts, res, &u->c), ctx);
     u->live = 1;
     lua_createtable(L, u->c.n_curves, 3);
@@ -387,13 +395,8 @@ static int ml_map_gc(lua_State *L)
 static void ml_map_png(lua_State *L, const sl_lens *lens, const sl_ml_map_spec *spec,
                        const sl_ml_map *m, const char *png, const char *ctx)
 {
-    ml_lua_caustics *u = lua_newuserdatauv(L, sizeof *u, 0);
+    ml_lua_caustics *u = ml_owner(L, sizeof *u, ml_caustics_gc);
     u->lens = lens;
-    u->live = 0;
-    lua_createtable(L, 0, 1);
-    lua_pushcfunction(L, ml_caustics_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_setmetatable(L, -2);
     double res = 0.25 * fmin((spec->x1 - spec->x0) / spec->nx, (spec->y1 - spec->y0) / spec->ny);
     ml_check(L, lens->caustics(&spec->lenses, 72, res, &u->c), ctx);
     u->live = 1;
@@ -409,6 +412,66 @@ static void ml_map_png(lua_State *L, const sl_lens *lens, const sl_ml_map_spec *
              (unsigned long long)m->rays);
     ml_check(L, sl_plot_map(png, m->A, m->nx, m->ny, box, cv, u->c.n_curves, title), ctx);
     lua_pop(L, 1);
+}
+
+/* result:lightcurve{t0 =, u0 =, tE =, alpha =, rho = | models = {...},
+ * t = {...} | number, ld1 = 0, ld2 = 0, backend = "auto"}: finite-source
+ * magnifications read from the map (NaN where the source leaves it). */
+static int l_ml_map_lightcurve(lua_State *L)
+{
+    const char *ctx = "microlensing.map:lightcurve";
+    ml_lua_map *u = lua_touserdata(L, lua_upvalueindex(1));
+    int cfg = lua_istable(L, 2) ? 2 : 1; /* m:lightcurve{...} or m.lightcurve{...} */
+    luaL_checktype(L, cfg, LUA_TTABLE);
+    static const char *const names[SL_ML_TRACK_NPAR] = {"t0", "u0", "tE", "alpha", "rho"};
+    static const char *const keys[] = {"t0", "u0", "tE", "alpha", "rho", "models", "t", "ld1",
+                                       "ld2", "backend", NULL};
+    sl_lua_check_keys(L, cfg, ctx, keys, NULL, 0, 0);
+    lua_getfield(L, cfg, "models");
+    int many = !lua_isnil(L, -1);
+    int midx = lua_gettop(L);
+    int64_t n_models = 1;
+    if (many) {
+        if (!lua_istable(L, midx) || luaL_len(L, midx) < 1)
+            sl_lua_error(L, "%s: key 'models': expected a non-empty list of model tables", ctx);
+        n_models = (int64_t)luaL_len(L, midx);
+    }
+    double *par = lua_newuserdatauv(L, (size_t)n_models * SL_ML_TRACK_NPAR * sizeof(double), 0);
+    for (int64_t i = 0; i < n_models; i++) {
+        int row = cfg;
+        char mctx[96];
+        snprintf(mctx, sizeof mctx, "%s", ctx);
+        if (many) {
+            snprintf(mctx, sizeof mctx, "%s: models[%lld]", ctx, (long long)i + 1);
+            lua_geti(L, midx, (lua_Integer)i + 1);
+            if (!lua_istable(L, -1))
+                sl_lua_error(L, "%s: expected a table {t0 =, u0 =, tE =, alpha =, rho =}", mctx);
+            row = lua_gettop(L);
+        }
+        for (int k = 0; k < SL_ML_TRACK_NPAR; k++)
+            par[i * SL_ML_TRACK_NPAR + k] = ml_num(L, row, mctx, names[k], NAN);
+        if (many)
+            lua_pop(L, 1);
+    }
+    int64_t n_t;
+    int scalar;
+    double *t = ml_times(L, cfg, ctx, &n_t, &scalar);
+    sl_backend be;
+    sl_lua_open_backend(L, cfg, ctx, SL_BACKEND_CAN_CPU | SL_BACKEND_CAN_CUDA, "microlensing", &be);
+    double *A = lua_newuserdatauv(L, (size_t)(n_models * n_t) * sizeof(double), 0);
+    sl_ml_tracks tr = {n_models, par, n_t, t, ml_num(L, cfg, ctx, "ld1", 0.0),
+                       ml_num(L, cfg, ctx, "ld2", 0.0)};
+    ml_check(L, u->lens->lightcurves(&be, &u->m, &tr, A), "microlensing.lightcurves");
+    if (!many) {
+        ml_push_curve(L, A, n_t, scalar);
+        return 1;
+    }
+    lua_createtable(L, (int)n_models, 0);
+    for (int64_t i = 0; i < n_models; i++) {
+        ml_push_curve(L, A + i * n_t, n_t, scalar);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
 }
 
 /* starling.microlensing.map{s =, q = | lenses =, box = {x0, x1, y0, y1},
@@ -468,13 +531,9 @@ static int l_ml_map(lua_State *L)
     lua_pop(L, 1);
     sl_backend be;
     sl_lua_open_backend(L, 1, ctx, SL_BACKEND_CAN_CPU | SL_BACKEND_CAN_CUDA, "microlensing", &be);
-    ml_lua_map *u = lua_newuserdatauv(L, sizeof *u, 0);
+    ml_lua_map *u = ml_owner(L, sizeof *u, ml_map_gc);
     u->lens = lens;
-    u->live = 0;
-    lua_createtable(L, 0, 1);
-    lua_pushcfunction(L, ml_map_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_setmetatable(L, -2);
+    int uidx = lua_gettop(L);
     ml_check(L, lens->map(&be, &spec, &u->m), ctx);
     u->live = 1;
     if (fits)
@@ -521,6 +580,10 @@ static int l_ml_map(lua_State *L)
         }
         lua_setfield(L, -2, "values");
     }
+    /* the map stays alive as the closure's upvalue, as long as the result */
+    lua_pushvalue(L, uidx);
+    lua_pushcclosure(L, l_ml_map_lightcurve, 1);
+    lua_setfield(L, -2, "lightcurve");
     return 1;
 }
 

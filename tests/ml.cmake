@@ -3,6 +3,7 @@
 # the CUDA backend against the CPU's.
 sl_add_test(test_microlensing SOURCES test_microlensing.c TIMEOUT 120)
 add_dependencies(test_microlensing microlensing)
+target_include_directories(test_microlensing PRIVATE ${PROJECT_SOURCE_DIR}/plugins/microlensing)
 # the map's FITS file is read back through cfitsio
 pkg_check_modules(ML_TEST_CFITSIO REQUIRED IMPORTED_TARGET cfitsio)
 target_link_libraries(test_microlensing PRIVATE PkgConfig::ML_TEST_CFITSIO)

@@ -151,3 +151,28 @@ Test(lua_ml, map_fits_png)
                      files[k].name);
     }
 }
+
+/* Light curves read from a map kept by its result: one model, several,
+ * NaN outside the map, and a bad rho named. */
+Test(lua_ml, map_lightcurve)
+{
+    char out[4096];
+    int st = run_script(
+        "local ml = require('starling').microlensing\n"
+        "local m = ml.map{s = 1.1, q = 0.01, box = {0.08, 0.12, -0.08, 0.08}, nx = 50, ny = 200,\n"
+        "                 rays = 20, backend = 'cpu'}\n"
+        "local A = m:lightcurve{t0 = 0, u0 = 0.1, tE = 10, alpha = 90, rho = 2e-3, t = {-1, 0, 1}}\n"
+        "print('one', #A, A[1] ~= A[1], A[2] > 9 and A[2] < 11, A[3] ~= A[3])\n"
+        "local B = m:lightcurve{models = {{t0 = 0, u0 = 0.1, tE = 10, alpha = 90, rho = 2e-3},\n"
+        "                                 {t0 = 0, u0 = 0.1, tE = 10, alpha = 90, rho = 4e-3}},\n"
+        "                       t = 0, ld1 = 0.5}\n"
+        "print('two', #B, type(B[1]), B[1] ~= B[2])\n"
+        "m:lightcurve{t0 = 0, u0 = 0.1, tE = 10, alpha = 90, rho = -1, t = 0}\n",
+        out, sizeof out);
+    cr_assert_eq(st, 1, "%s", out);
+    /* A = 10.03 at the track's middle (VBMicrolensing BinaryMag2) */
+    cr_assert(strstr(out, "one\t3\ttrue\ttrue\ttrue"), "%s", out);
+    cr_assert(strstr(out, "two\t2\tnumber\ttrue"), "%s", out);
+    cr_assert(strstr(out, "s.lua:10: microlensing.lightcurves: model 1: rho = -1: expected a "
+                          "number > 0"), "%s", out);
+}

@@ -181,7 +181,9 @@ end
 --- map{s =, q = | lenses =, box = {x0, x1, y0, y1}, pixels = 512, rays = 100,
 --- seed = 1, backend =, fits = PATH, values = false} shoots a magnification
 --- map (inverse ray shooting), writes it as FITS when asked, and returns its
---- statistics (and the values, row by row, with values = true).
+--- statistics (and the values, row by row, with values = true). The result's
+--- lightcurve{t0 =, u0 =, tE =, alpha =, rho = | models =, t =, ld1 = 0,
+--- ld2 = 0} reads finite-source light curves from the map.
 local function ml_model(kind)
   return function(cfg)
     if type(cfg) ~= "table" then

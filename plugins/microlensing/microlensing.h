@@ -108,6 +108,19 @@ typedef struct sl_ml_map {
     double seconds;         /* shooting time (kernel time on CUDA) */
 } sl_ml_map;
 
+/* Finite-source light curves read from a map (ml_track.h): n_models rows
+ * of t0, u0, tE, alpha (degrees), rho, each at the same n_t epochs, the
+ * source centre on the trajectory above and its brightness
+ * S = 1 - ld1 (1 - mu) - ld2 (1 - sqrt mu), mu = sqrt(1 - r^2/rho^2). */
+#define SL_ML_TRACK_NPAR 5
+typedef struct sl_ml_tracks {
+    int64_t n_models;
+    const double *params;
+    int64_t n_t;
+    const double *t;
+    double ld1, ld2;
+} sl_ml_tracks;
+
 typedef struct sl_lens {
     SL_TABLE_HEAD; /* kind SL_KIND_LENS, name "microlensing"; no params */
     /* Checks every parameter and epoch (the message names the model, the
@@ -139,6 +152,11 @@ typedef struct sl_lens {
      * radii, the lenses, rays and seed in the header), written to
      * PATH.tmp and renamed into place. */
     sl_status (*map_write_fits)(const sl_ml_map *m, const sl_ml_map_spec *spec, const char *path);
+    /* Light curves of finite sources over the map m: A[i n_t + j], model i
+     * at epoch j; NaN where the source reaches outside the map. Checks the
+     * models before any work. */
+    sl_status (*lightcurves)(const sl_backend *be, const sl_ml_map *m, const sl_ml_tracks *tr,
+                             double *A);
 } sl_lens;
 
 SL_EXTERN_C_END

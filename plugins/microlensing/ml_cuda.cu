@@ -7,6 +7,7 @@
 #include "ml_internal.h"
 #include "ml_map.h"
 #include "ml_model.h"
+#include "ml_track.h"
 #include "starling/backend.h"
 
 #define ML_TRY(call, what)                                                                 \
@@ -211,5 +212,85 @@ extern "C" sl_status sl_ml_cuda_shoot(const sl_backend *be, const sl_ml_map_spec
     if (!st)
         st = ml_shoot_on(m, g, a, count, seconds, dcount);
     sl_dev_free(dcount);
+    return st;
+}
+
+/* Light curves from a map: one block per (model, epoch), its threads over
+ * the source's grid points, the sums reduced in shared memory. */
+enum { ML_TRACK_THREADS = 128 };
+
+__global__ void ml_track_kernel(sl_ml_grid2 g, const double *params, int64_t n_t,
+                                const double *t, double ld1, double ld2, double *A)
+{
+    __shared__ double s_w[ML_TRACK_THREADS], s_wa[ML_TRACK_THREADS];
+    int64_t k = blockIdx.x, i = k / n_t, j = k - i * n_t;
+    const double *p = params + i * SL_ML_TRACK_NPAR;
+    double cx, cy;
+    sl_ml_trajectory(t[j], p[0], p[1], p[2], p[3], &cx, &cy);
+    int steps = sl_ml_track_steps(&g, p[4]), side = 2 * steps + 1;
+    double step = p[4] / steps, sw = 0.0, swa = 0.0;
+    for (int q = threadIdx.x; q < side * side; q += blockDim.x) {
+        int di = q % side - steps, dj = q / side - steps;
+        double w = sl_ml_track_weight(di, dj, steps, ld1, ld2);
+        if (w == 0.0)
+            continue;
+        swa += w * sl_ml_bilinear(&g, cx + di * step, cy + dj * step);
+        sw += w;
+    }
+    s_w[threadIdx.x] = sw;
+    s_wa[threadIdx.x] = swa;
+    __syncthreads();
+    for (int h = blockDim.x / 2; h > 0; h >>= 1) {
+        if (threadIdx.x < h) {
+            s_w[threadIdx.x] += s_w[threadIdx.x + h];
+            s_wa[threadIdx.x] += s_wa[threadIdx.x + h];
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        A[k] = s_wa[0] / s_w[0];
+}
+
+static sl_status ml_tracks_on(const sl_ml_map *m, const sl_ml_tracks *tr, double *A, double *dmap,
+                              double *dpar, double *dt, double *dA)
+{
+    size_t npix = (size_t)m->nx * m->ny, n = (size_t)(tr->n_models * tr->n_t);
+    sl_status st;
+    if ((st = sl_dev_upload(dmap, m->A, npix * sizeof *dmap, "microlensing: lightcurves: map")) ||
+        (st = sl_dev_upload(dpar, tr->params,
+                            (size_t)tr->n_models * SL_ML_TRACK_NPAR * sizeof *dpar,
+                            "microlensing: lightcurves: models")) ||
+        (st = sl_dev_upload(dt, tr->t, (size_t)tr->n_t * sizeof *dt,
+                            "microlensing: lightcurves: epochs")))
+        return st;
+    sl_ml_grid2 g = {dmap, m->nx, m->ny, m->x0, m->y0, (m->x1 - m->x0) / m->nx,
+                     (m->y1 - m->y0) / m->ny};
+    ml_track_kernel<<<(unsigned)n, ML_TRACK_THREADS>>>(g, dpar, tr->n_t, dt, tr->ld1, tr->ld2, dA);
+    ML_TRY(cudaGetLastError(), "launching the light-curve kernel");
+    ML_TRY(cudaDeviceSynchronize(), "running the light-curve kernel");
+    return sl_dev_download(A, dA, n * sizeof *A, "microlensing: lightcurves: magnifications");
+}
+
+extern "C" sl_status sl_ml_cuda_tracks(const sl_backend *be, const sl_ml_map *m,
+                                       const sl_ml_tracks *tr, double *A)
+{
+    ML_TRY(cudaSetDevice(be->device), "selecting the CUDA device");
+    if ((double)tr->n_models * tr->n_t > 2147483647.0)
+        return sl_fail(SL_ERR_ARG, "microlensing: lightcurves: %lld model-epochs in one call: "
+                       "at most 2^31 - 1 on CUDA", (long long)(tr->n_models * tr->n_t));
+    size_t npix = (size_t)m->nx * m->ny, n = (size_t)(tr->n_models * tr->n_t);
+    double *dmap = NULL, *dpar = NULL, *dt = NULL, *dA = NULL;
+    sl_status st;
+    if (!(st = sl_dev_alloc((void **)&dmap, npix * sizeof *dmap, "microlensing: lightcurves: map")) &&
+        !(st = sl_dev_alloc((void **)&dpar, (size_t)tr->n_models * SL_ML_TRACK_NPAR * sizeof *dpar,
+                            "microlensing: lightcurves: models")) &&
+        !(st = sl_dev_alloc((void **)&dt, (size_t)tr->n_t * sizeof *dt,
+                            "microlensing: lightcurves: epochs")) &&
+        !(st = sl_dev_alloc((void **)&dA, n * sizeof *dA, "microlensing: lightcurves: output")))
+        st = ml_tracks_on(m, tr, A, dmap, dpar, dt, dA);
+    sl_dev_free(dmap);
+    sl_dev_free(dpar);
+    sl_dev_free(dt);
+    sl_dev_free(dA);
     return st;
 }

@@ -59,7 +59,7 @@ sl_status sl_ml_map_write_fits(const sl_ml_map *m, const sl_ml_map_spec *spec, c
     ML_FITS_TRY(fits_write_key(f, TINT, "NLENS", &n, "point lenses (masses sum to 1)", &status),
                 "NLENS");
     for (int i = 0; i < n; i++) {
-        char k[16];
+        char k[32]; /* "LENS%dX" for any int, without -Wformat-truncation */
         snprintf(k, sizeof k, "LENS%dX", i + 1);
         ML_FITS_TRY(fits_write_key_dbl(f, k, spec->lenses.x[i], -17, "lens x", &status), k);
         snprintf(k, sizeof k, "LENS%dY", i + 1);

@@ -39,6 +39,14 @@ sl_status sl_ml_cuda_shoot(const sl_backend *be, const sl_ml_map_spec *m, const 
                            const ml_active *a, uint32_t *count, double *seconds);
 void sl_ml_cuda_active_free(ml_active *a);
 
+/* Light curves from a map (ml_tracks.c); on CUDA (ml_cuda.cu, ml_nocuda.c)
+ * one block per model and epoch. */
+sl_status sl_ml_track_check(const sl_ml_map *m, const sl_ml_tracks *tr, const double *A);
+sl_status sl_ml_lightcurves(const sl_backend *be, const sl_ml_map *m, const sl_ml_tracks *tr,
+                            double *A);
+sl_status sl_ml_cuda_tracks(const sl_backend *be, const sl_ml_map *m, const sl_ml_tracks *tr,
+                            double *A);
+
 SL_EXTERN_C_END
 
 #endif

@@ -32,3 +32,13 @@ sl_status sl_ml_cuda_shoot(const sl_backend *be, const sl_ml_map_spec *m, const 
 }
 
 void sl_ml_cuda_active_free(ml_active *a) { (void)a; }
+
+sl_status sl_ml_cuda_tracks(const sl_backend *be, const sl_ml_map *m, const sl_ml_tracks *tr,
+                            double *A)
+{
+    (void)be;
+    (void)m;
+    (void)tr;
+    (void)A;
+    return sl_fail(SL_ERR_NODEVICE, "microlensing: this plugin was built without CUDA");
+}

@@ -69,8 +69,8 @@ static void ml_cpu(const sl_backend *be, const sl_ml_batch *b, double *A)
 {
     const int npar = sl_ml_npar(b->model);
     const int64_t n = b->n_models * b->n_t;
-    int threads = be && be->threads > 0 ? be->threads : 0;
-#pragma omp parallel for schedule(dynamic, 256) num_threads(threads > 0 ? threads : 1) if (threads > 0)
+    (void)be; /* the team is the backend's: sl_backend_open set OpenMP's thread count */
+#pragma omp parallel for schedule(dynamic, 256)
     for (int64_t k = 0; k < n; k++) {
         if (sl_cancelled())
             continue;
@@ -117,6 +117,7 @@ static const sl_lens ml_table = {
     .map = sl_ml_map_run,
     .map_free = sl_ml_map_free,
     .map_write_fits = sl_ml_map_write_fits,
+    .lightcurves = sl_ml_lightcurves,
 };
 
 static const sl_plugin_table ml_tables[] = {{SL_KIND_LENS, "microlensing", &ml_table}};

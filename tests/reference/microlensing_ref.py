@@ -20,6 +20,8 @@ Writes, under tests/data/microlensing/ (CSV, '#' comments, a header row):
                   ones included (binary_random() says how they are drawn).
   caustics_box.csv   s,q,n_caustics,x_min,x_max,y_min,y_max: VBMicrolensing's
                   Caustics(s, q), counted and boxed.
+  binary_fs_lc.csv   t,y1,y2,A_uniform,A_ld: a finite source crossing a binary
+                  caustic, VBMicrolensing's BinaryMag2 (binary_fs_lc() says which).
 
 FRAME (BinaryMag0 = MulensModel, verified below): origin at the centre of
 mass, lens 1 (mass 1/(1+q)) at x = -s q/(1+q), lens 2 (mass q/(1+q)) at
@@ -359,10 +361,35 @@ def caustics_box():
         ["s", "q", "n_caustics", "x_min", "x_max", "y_min", "y_max"], rows)
 
 
+def binary_fs_lc():
+    """A finite source crossing a binary caustic, from VBMicrolensing's BinaryMag2
+    (RelTol = Tol = 1e-5): s = 1.1, q = 0.01, t0 = 0, u0 = 0.1, tE = 10 d, alpha = 90
+    deg, rho = 2e-3, epochs -1 .. 1 d, so that the source runs along y1 = 0.1 from
+    y2 = 0.1 to -0.1 and crosses both folds of the resonant caustic; uniform and
+    linearly limb-darkened (a1 = 0.5) sources."""
+    s, q, t0, u0, tE, alpha, rho = 1.1, 0.01, 0.0, 0.1, 10.0, 90.0, 2e-3
+    VBM.RelTol, VBM.Tol = 1e-5, 1e-5
+    rows = []
+    for t in np.linspace(-1.0, 1.0, 201):
+        y1, y2 = to_frame(t, t0, u0, tE, alpha)
+        VBM.a1 = 0.0
+        Au = VBM.BinaryMag2(s, q, y1, y2, rho)
+        VBM.a1 = 0.5
+        Ald = VBM.BinaryMag2(s, q, y1, y2, rho)
+        rows.append((t, y1, y2, Au, Ald))
+    VBM.a1 = 0.0
+    write("binary_fs_lc.csv", [
+        "finite-source binary light curve: VBMicrolensing BinaryMag2 (RelTol = Tol = 1e-5), frame as",
+        "binary_ps.csv; s = 1.1, q = 0.01, t0 = 0, u0 = 0.1, tE = 10, alpha = 90 deg, rho = 0.002;",
+        "A_uniform: a1 = 0; A_ld: linear limb darkening a1 = 0.5"],
+        ["t", "y1", "y2", "A_uniform", "A_ld"], rows)
+
+
 if __name__ == "__main__":
     # no arguments: every file; else only the named ones (e.g. binary_random)
     os.makedirs(DATA, exist_ok=True)
     makers = dict(point_fs=point_fs, binary_ps=binary_ps, binary_lc=binary_lc, pspl_lc=pspl_lc,
-                  binary_random=binary_random, caustics_box=caustics_box)
+                  binary_random=binary_random, caustics_box=caustics_box,
+                  binary_fs_lc=binary_fs_lc)
     for name in sys.argv[1:] or list(makers):
         makers[name]()
