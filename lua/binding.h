@@ -131,6 +131,8 @@ typedef struct sl_lua_lik {
 } sl_lua_lik;
 /* The likelihood object at idx, or NULL when it is none. */
 sl_lua_lik *sl_lua_to_likelihood(lua_State *L, int idx);
+/* L:minimize{...}: batched Nelder-Mead on a likelihood (binding_minimize.c). */
+int sl_lua_lik_minimize(lua_State *L);
 
 /* --- the DE-MCMC sampler (binding_demcmc.c) --- */
 

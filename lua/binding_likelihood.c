@@ -9,8 +9,12 @@
  *   starling.likelihood{name = name, <the same keys>}
  *     :params()        {{name =, min =, max =}, ...}
  *     :eval(rows)      log-likelihoods, chi² (two lists; numbers for one row)
- *     :model(t, p[, instrument])  predicted curve at t for one vector p
+ *     :model(t, p[, instrument])  predicted curve at t for one vector p (an
+ *                      instrument by name, or a series by number from 1:
+ *                      microlensing's passbands, in order of first epoch)
  *     :info()          {name =, backend =, n_params =}
+ *     :minimize{start =, step =, iterations =, tol =}  batched Nelder-Mead
+ *                      (binding_minimize.c)
  *   starling.clock()                     monotonic wall-clock seconds
  *
  * Every argument is checked before any work starts and errors name the
@@ -389,11 +393,18 @@ static int lik_eval(lua_State *L)
 }
 
 /* Instrument name -> the index of its offset among the gamma_ parameters
- * (the plugin's `series`), or -1 for none. */
+ * (the plugin's `series`), a number n -> series n - 1 (the plugin checks
+ * its range), or -1 for none. */
 static int series_of(lua_State *L, const sl_lua_lik *k, int idx)
 {
     if (lua_isnoneornil(L, idx))
         return -1;
+    if (lua_isinteger(L, idx)) { /* a series by number (microlensing's passbands), 1-based */
+        lua_Integer b = lua_tointeger(L, idx);
+        if (b < 1 || b > 1000)
+            sl_lua_error(L, "model: series = %lld: expected a number from 1", (long long)b);
+        return (int)b - 1;
+    }
     const char *inst = sl_lua_check_str(L, idx, "model", "instrument");
     int series = 0;
     char names[512] = "";
@@ -452,7 +463,7 @@ void sl_lua_open_likelihood(lua_State *L)
 {
     static const luaL_Reg methods[] = {
         {"params", lik_params}, {"eval", lik_eval}, {"model", lik_model},
-        {"info", lik_info},     {NULL, NULL},
+        {"info", lik_info},     {"minimize", sl_lua_lik_minimize}, {NULL, NULL},
     };
     luaL_newmetatable(L, SL_LUA_LIKELIHOOD);
     luaL_newlib(L, methods);

@@ -75,6 +75,9 @@ target_compile_definitions(test_registry PRIVATE
 
 sl_add_test(test_rng SOURCES test_rng.c TIMEOUT 60)
 
+# Batched Nelder-Mead (starling/simplex.h).
+sl_add_test(test_simplex SOURCES test_simplex.c TIMEOUT 60)
+
 sl_add_test(test_params SOURCES test_params.c TIMEOUT 60)
 add_dependencies(test_params ${SL_TEST_PLUGINS})
 

@@ -5,6 +5,7 @@
  * the device's sqrt and division), so the bound is relative, not bitwise.
  * The issue asks light curves within 1e-6. */
 #include "ml_test.h"
+#include "starling/likelihood.h"
 
 /* Models with parameters spread over the ranges users fit, at n_t epochs
  * across t0 +- 2 tE; a fixed LCG so the batch is the same every run. */
@@ -209,4 +210,84 @@ Test(gpu_microlensing, lightcurves_same_map)
     free(par);
     p.lens->map_free(&map);
     slt_ml_unload(&p);
+}
+
+/* The photometric likelihood: CPU against CUDA on the reference event for
+ * a thousand binary models around the truth (caustic crossings among
+ * them), through eval (parameters from the host) and through the device
+ * entry a DE-MCMC sampler uses (parameters and results in device memory,
+ * the row count in device memory too). */
+Test(gpu_microlensing, likelihood_cpu_vs_gpu)
+{
+    SLT_REQUIRE_GPU();
+    sl_registry *reg;
+    SLT_OK(sl_registry_create(&reg));
+    SLT_OK(sl_registry_load_default(reg));
+    const void *tab;
+    SLT_OK(sl_registry_get(reg, SL_KIND_LIKELIHOOD, "microlensing", &tab));
+    const sl_likelihood *l = tab;
+    sl_param_values pv;
+    SLT_OK(sl_params_init(&pv, l->params, l->n_params));
+    SLT_OK(sl_params_set_word(&pv, "model", "binary"));
+    char path[1024];
+    snprintf(path, sizeof path, "%s/microlensing/phot_event.csv", SL_TEST_DATA_DIR);
+    sl_data d = sl_data_file(path);
+    void *ctx;
+    SLT_OK(l->prepare(&pv, &d, &ctx));
+    sl_backend cpu, gpu;
+    SLT_OK(sl_backend_open("cpu", &cpu));
+    SLT_OK(sl_backend_open("cuda", &gpu));
+    enum { N = 1000 };
+    double *p = malloc(N * 6 * sizeof *p), a[N], b[N], ca[N], cb[N], dv[N];
+    uint64_t s = 3;
+    for (int i = 0; i < N; i++) {
+        double r[6];
+        for (int k = 0; k < 6; k++) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            r[k] = (double)(s >> 11) / 9007199254740992.0 - 0.5;
+        }
+        double *q = p + i * 6;
+        q[0] = 7000.0 + 2.0 * r[0], q[1] = 0.05 * (1 + r[1]), q[2] = 25.0 * (1 + 0.2 * r[2]);
+        q[3] = 1.2 * (1 + 0.3 * r[3]), q[4] = 3e-3 * pow(10.0, 2 * r[4]);
+        q[5] = 30.0 + 40.0 * r[5];
+    }
+    p[7 * 6 + 4] = -1.0; /* one outside the domain: -inf on both */
+    SLT_OK(l->eval_batch_chi2(ctx, &cpu, p, N, a, ca));
+    SLT_OK(l->eval_batch_chi2(ctx, &gpu, p, N, b, cb));
+    double kernel_ms = 1e3 * l->last_kernel_s(ctx);
+    double *dp, *dout;
+    int *dn, nrow = N - 3; /* the device entry evaluates the rows count says, no more */
+    SLT_OK(sl_dev_alloc((void **)&dp, N * 6 * sizeof *p, "params"));
+    SLT_OK(sl_dev_alloc((void **)&dout, N * sizeof *dout, "out"));
+    SLT_OK(sl_dev_alloc((void **)&dn, sizeof *dn, "count"));
+    SLT_OK(sl_dev_upload(dp, p, N * 6 * sizeof *p, "params"));
+    SLT_OK(sl_dev_upload(dn, &nrow, sizeof nrow, "count"));
+    for (int i = 0; i < N; i++)
+        dv[i] = 12345.0;
+    SLT_OK(sl_dev_upload(dout, dv, N * sizeof *dout, "out"));
+    cr_assert_not_null(l->eval_batch_device);
+    SLT_OK(l->eval_batch_device(ctx, dp, N, dn, dout, NULL));
+    SLT_OK(sl_dev_sync("likelihood"));
+    SLT_OK(sl_dev_download(dv, dout, N * sizeof *dout, "out"));
+    double worst = 0.0;
+    for (int i = 0; i < N; i++) {
+        if (i == 7) {
+            cr_assert(isinf(a[i]) && isinf(b[i]) && a[i] < 0 && b[i] < 0);
+            continue;
+        }
+        cr_assert(isfinite(a[i]) && isfinite(b[i]), "model %d: cpu %g gpu %g", i, a[i], b[i]);
+        worst = fmax(worst, slt_rel(b[i], a[i]));
+        cr_assert_eq(cb[i], -2.0 * b[i]);
+        if (i < nrow)
+            cr_assert_eq(dv[i], b[i], "model %d: device entry %.17g, eval %.17g", i, dv[i], b[i]);
+        else
+            cr_assert_eq(dv[i], 12345.0, "row %d past the count was written", i);
+    }
+    cr_log_info("likelihood, %d binary models on 639 points: worst CPU-GPU %.2e relative, "
+                "kernel %.3f ms", N, worst, kernel_ms);
+    cr_assert_lt(worst, 1e-9, "worst %.2e", worst);
+    sl_dev_free(dp), sl_dev_free(dout), sl_dev_free(dn);
+    free(p);
+    l->release(ctx);
+    sl_registry_destroy(reg);
 }

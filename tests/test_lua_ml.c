@@ -176,3 +176,67 @@ Test(lua_ml, map_lightcurve)
     cr_assert(strstr(out, "s.lua:10: microlensing.lightcurves: model 1: rho = -1: expected a "
                           "number > 0"), "%s", out);
 }
+
+/* The photometric likelihood from Lua: prepared on the reference event,
+ * the truth's chi^2 against MulensModel's (phot_chi2.csv's first binary
+ * row, 641.8179 for 639 points), a band's fitted flux curve, and a bad key
+ * named once. */
+Test(lua_ml, likelihood)
+{
+    char out[4096], script[2048];
+    snprintf(script, sizeof script,
+             "local ml = require('starling').microlensing\n"
+             "local L = ml.likelihood{data = '%s/microlensing/phot_event.csv', model = 'binary',\n"
+             "                        backend = 'cpu'}\n"
+             "local names = {}\n"
+             "for _, p in ipairs(L:params()) do names[#names + 1] = p.name end\n"
+             "print('params ' .. table.concat(names, ' '))\n"
+             "local truth = {7000, 0.05, 25, 1.2, 3e-3, 30}\n"
+             "local ll, chi2 = L:eval(truth)\n"
+             "print(string.format('chi2 %%.4f ll %%.4f', chi2, ll))\n"
+             "local A = L:model({7000, 7040}, truth)\n"
+             "local F = L:model({7000, 7040}, truth, 2)\n"
+             "print(string.format('fsV %%.5f', (F[1] - F[2]) / (A[1] - A[2])))\n",
+             SL_TEST_DATA_DIR);
+    int st = run_script(script, out, sizeof out);
+    cr_assert_eq(st, 0, "%s", out);
+    cr_assert(strstr(out, "params t0 u0 tE s q alpha"), "%s", out);
+    cr_assert(strstr(out, "chi2 641.8179 ll -320.9089"), "%s", out);
+    cr_assert(strstr(out, "fsV 3.80410"), "%s", out); /* MulensModel: 3.8041024 */
+    snprintf(script, sizeof script,
+             "local ml = require('starling').microlensing\n"
+             "local L = ml.likelihood{data = '%s/microlensing/phot_event.csv', model = 'triple'}\n",
+             SL_TEST_DATA_DIR);
+    st = run_script(script, out, sizeof out);
+    cr_assert_neq(st, 0, "%s", out);
+    cr_assert(strstr(out, "s.lua:2"), "%s", out);
+    cr_assert(strstr(out, "triple"), "%s", out);
+    cr_assert(strstr(out, "pspl"), "%s", out);
+}
+
+/* L:minimize{}: batched Nelder-Mead from two PSPL starts on either side
+ * of the peak reaches the same chi^2 (u0 and -u0 are the same point lens),
+ * and a binary fit with s and q held (step 0) moves t0, u0, tE, alpha only. */
+Test(lua_ml, minimize)
+{
+    char out[4096], script[2048];
+    snprintf(script, sizeof script,
+             "local ml = require('starling').microlensing\n"
+             "local f = '%s/microlensing/phot_event.csv'\n"
+             "local L = ml.likelihood{data = f, model = 'pspl', backend = 'cpu'}\n"
+             "local r = L:minimize{start = {{6990, 0.3, 10}, {7010, 0.1, 40}}, step = {2, 0.05, 5},\n"
+             "                     tol = 1e-8}\n"
+             "print(string.format('pspl %%.4f %%.4f %%.5f %%.5f', r.chi2[1], r.chi2[2],\n"
+             "                    math.abs(r.x[1][2]), math.abs(r.x[2][2])))\n"
+             "local B = ml.likelihood{data = f, model = 'binary', backend = 'cpu'}\n"
+             "local b = B:minimize{start = {7000.2, 0.055, 24, 1.2, 3e-3, 31},\n"
+             "                     step = {0.1, 0.005, 1, 0, 0, 1}}\n"
+             "print(string.format('binary %%.1f s %%g q %%g', b.chi2[1], b.x[1][4], b.x[1][5]))\n"
+             "print(pcall(function() return B:minimize{start = {1, 2}, step = {1, 1}} end))\n",
+             SL_TEST_DATA_DIR);
+    int st = run_script(script, out, sizeof out);
+    cr_assert_eq(st, 0, "%s", out);
+    cr_assert(strstr(out, "pspl 7992.0166 7992.0166 0.04927 0.04927"), "%s", out);
+    cr_assert(strstr(out, "binary 637.3 s 1.2 q 0.003"), "%s", out); /* truth: 641.8 */
+    cr_assert(strstr(out, "false") && strstr(out, "expected a list of 6 numbers"), "%s", out);
+}

@@ -54,6 +54,24 @@ static sl_status write_rv_fixture(uint64_t seed, char *dir, size_t dcap, char *f
     return SL_OK;
 }
 
+/* The plugin's own example data set (sl_likelihood.example_data) in a new
+ * folder under $TMPDIR; the caller removes both. */
+static sl_status write_example(const sl_likelihood *l, uint64_t seed, char *dir, size_t dcap,
+                               char *file, size_t fcap)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, dcap, "%s/sl_check_XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir))
+        return sl_fail(SL_ERR_IO, "check: cannot create a folder %s for test data", dir);
+    snprintf(file, fcap, "%s/example.txt", dir);
+    sl_status st = l->example_data(file, seed);
+    if (st) {
+        unlink(file);
+        rmdir(dir);
+    }
+    return st;
+}
+
 /* A prepared likelihood and where its data came from. */
 typedef struct lk_setup {
     void *ctx;
@@ -99,6 +117,21 @@ static int lk_prepare(sl_check_report *r, const sl_likelihood *l, const sl_param
         s->needs_data = 0;
         snprintf(s->source, sizeof s->source, "no data");
         return 1;
+    }
+    if (l->example_data) {
+        if (write_example(l, sl_check_seed(o), s->dir, sizeof s->dir, s->file, sizeof s->file)) {
+            s->dir[0] = s->file[0] = '\0';
+            sl_check_add(r, SL_CHECK_FAIL, "prepare", "example_data: %s", sl_last_error());
+            return 0;
+        }
+        sl_status st = lk_prepare_file(l, opt, s->file, &s->ctx);
+        snprintf(s->source, sizeof s->source, "the plugin's example_data");
+        if (st == SL_OK)
+            return 1;
+        sl_check_add(r, SL_CHECK_FAIL, "prepare", "refused its own example_data: %s",
+                     sl_last_error());
+        lk_done(s);
+        return 0;
     }
     if (write_rv_fixture(sl_check_seed(o), s->dir, sizeof s->dir, s->file, sizeof s->file)) {
         s->dir[0] = s->file[0] = '\0';

@@ -184,6 +184,10 @@ end
 --- statistics (and the values, row by row, with values = true). The result's
 --- lightcurve{t0 =, u0 =, tE =, alpha =, rho = | models =, t =, ld1 = 0,
 --- ld2 = 0} reads finite-source light curves from the map.
+--- likelihood{data = PATH | columns, model = "pspl" | "fspl" | "binary",
+--- phot = "auto" | "mag" | "flux", zero_point = 22, ld = 0, backend =}
+--- prepares the photometric likelihood (chi^2 with each passband's source
+--- and blend flux fitted): starling.likelihood("microlensing", cfg).
 local function ml_model(kind)
   return function(cfg)
     if type(cfg) ~= "table" then
@@ -207,6 +211,12 @@ M.microlensing = {
   binary_mag0 = core.microlensing.binary_mag0,
   caustics = core.microlensing.caustics,
   map = core.microlensing.map,
+  likelihood = function(cfg)
+    if type(cfg) ~= "table" then
+      error("microlensing.likelihood: expected a table {data =, model =, ...}", 2)
+    end
+    return core.likelihood("microlensing", cfg)
+  end,
 }
 
 --- Kepler's equation: starling.kepler.solve(M, e) gives E with

@@ -1,5 +1,6 @@
 /* Built without CUDA: the cuda backend of this plugin says so. */
 #include "ml_internal.h"
+#include "ml_like.h"
 
 sl_status sl_ml_cuda_magnification(const sl_backend *be, const sl_ml_batch *b, double *A)
 {
@@ -42,3 +43,19 @@ sl_status sl_ml_cuda_tracks(const sl_backend *be, const sl_ml_map *m, const sl_m
     (void)A;
     return sl_fail(SL_ERR_NODEVICE, "microlensing: this plugin was built without CUDA");
 }
+
+sl_status sl_ml_phot_cuda_eval(sl_ml_phot_ctx *c, const sl_backend *be, const double *params,
+                               size_t n, double *loglik, double *chi2)
+{
+    (void)c, (void)be, (void)params, (void)n, (void)loglik, (void)chi2;
+    return sl_fail(SL_ERR_NODEVICE, "microlensing: this plugin was built without CUDA");
+}
+
+sl_status sl_ml_phot_cuda_eval_device(sl_ml_phot_ctx *c, const double *params, size_t n,
+                                      const int *count, double *out, void *stream)
+{
+    (void)c, (void)params, (void)n, (void)count, (void)out, (void)stream;
+    return sl_fail(SL_ERR_NODEVICE, "microlensing: this plugin was built without CUDA");
+}
+
+void sl_ml_phot_cuda_release(sl_ml_phot_ctx *c) { (void)c; }

@@ -8,6 +8,7 @@
 #include "ml_internal.h"
 #include "ml_model.h"
 #include "starling/cancel.h"
+#include "starling/likelihood.h"
 #include "starling/plugin.h"
 
 /* What each parameter must be, in row order (microlensing.h). */
@@ -120,15 +121,21 @@ static const sl_lens ml_table = {
     .lightcurves = sl_ml_lightcurves,
 };
 
-static const sl_plugin_table ml_tables[] = {{SL_KIND_LENS, "microlensing", &ml_table}};
+extern const sl_likelihood sl_ml_likelihood_table; /* ml_like.c */
+
+static const sl_plugin_table ml_tables[] = {
+    {SL_KIND_LENS, "microlensing", &ml_table},
+    {SL_KIND_LIKELIHOOD, "microlensing", &sl_ml_likelihood_table},
+};
 
 static const sl_plugin ml_plugin = {
     .abi = SL_ABI_VERSION,
     .name = "microlensing",
     .version = "0.1.0",
-    .description = "gravitational microlensing: magnifications on the CPU and CUDA backends",
+    .description = "gravitational microlensing: magnifications, maps and light curves, and a "
+                   "photometric likelihood, on the CPU and CUDA backends",
     .tables = ml_tables,
-    .n_tables = 1,
+    .n_tables = 2,
 };
 
 SL_PLUGIN_EXPORT const sl_plugin *sl_plugin_entry(void) { return &ml_plugin; }

@@ -26,8 +26,9 @@
  *                (check): its codes are well named, prepare accepts the
  *                defaults, check answers 0 or a named code on 96 varied
  *                systems, the same twice and from parallel threads; release
- *   likelihood   prepare (data: options->data_path, else a small generated
- *                RV file) and refuses a missing file; parameter names and
+ *   likelihood   prepare (data: options->data_path, else the plugin's
+ *                example_data, else a small generated RV file) and refuses
+ *                a missing file; parameter names and
  *                bounds; a batch equals its single evaluations bit for bit;
  *                the same input twice; the data file's columns handed over
  *                in memory give the same parameters and values bit for bit;
@@ -93,7 +94,8 @@ typedef struct sl_check_extra {
 
 typedef struct sl_check_options {
     const sl_registry *reg; /* forces and integrators to compose with (NULL: none) */
-    const char *data_path;  /* likelihood data (NULL: a generated RV file) */
+    const char *data_path;  /* likelihood data (NULL: the plugin's example_data, else a
+                               generated RV file) */
     sl_check_cuda cuda;
     uint64_t seed;          /* of every random configuration (0: a fixed default) */
     const sl_check_extra *extra; /* more checks per kind and table (may be NULL) */

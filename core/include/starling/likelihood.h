@@ -98,6 +98,12 @@ typedef struct sl_likelihood {
      * order that varies from run to run. */
     sl_status (*eval_batch_device)(void *ctx, const double *params, size_t n, const int *count,
                                    double *out, void *stream);
+    /* Optional (ABI 11). Writes a small data set of the plugin's own kind
+     * (a text file prepare reads, with a header) to path, drawn from seed:
+     * check-plugin prepares its data checks on it, so that a likelihood
+     * whose data are not radial velocities is checked as fully as
+     * kepler_rv. The file is written whole or not at all. */
+    sl_status (*example_data)(const char *path, uint64_t seed);
 } sl_likelihood;
 
 /* The problem with a likelihood's capabilities, or SL_OK: backends and

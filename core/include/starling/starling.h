@@ -22,6 +22,7 @@
 #include "starling/registry.h"
 #include "starling/rng.h"
 #include "starling/run.h"
+#include "starling/simplex.h"
 #include "starling/stats.h"
 #include "starling/status.h"
 #include "starling/version.h"

@@ -1,0 +1,488 @@
+/* The photometric likelihood "microlensing" (SL_KIND_LIKELIHOOD): light
+ * curves in one or more passbands against many lens models at once.
+ *
+ * Data: a file or columns in memory with time, mag or flux, error and an
+ * optional passband (starling/table.h's rules; without a header the
+ * columns are time, mag (or flux with phot = "flux"), error[, band], as
+ * MulensModel's and the surveys' files are). Magnitudes become fluxes with
+ * F = 10^(0.4 (zero_point - mag)), sigma_F = 0.4 ln 10 F sigma_mag, as
+ * MulensModel does, and chi^2 is summed in flux.
+ *
+ * Per model: for each passband the closed-form weighted fit of source and
+ * blend flux (ml_phot.h), chi^2 summed over passbands, ln L = -chi^2 / 2.
+ * A model outside the domain (tE, rho, s or q not > 0, a value not finite)
+ * gets ln L = -inf and chi^2 = +inf rather than an error, so that a sampler
+ * may propose freely. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ml_internal.h"
+#include "ml_like.h"
+#include "ml_phot.h"
+#include "starling/cancel.h"
+#include "starling/likelihood.h"
+#include "starling/nomem.h"
+#include "starling/params.h"
+#include "starling/rng.h"
+#include "starling/table.h"
+
+enum { OPT_MODEL, OPT_PHOT, OPT_ZP, OPT_LD, N_OPT };
+
+static const char *const model_words[] = {"pspl", "fspl", "binary", NULL};
+static const char *const phot_words[] = {"auto", "mag", "flux", NULL};
+
+static const sl_param options[N_OPT] = {
+    {"model", SL_PARAM_WORD, 0, 0, 0, 0,
+     "pspl: t0 u0 tE; fspl: t0 u0 tE rho; binary (point source): t0 u0 tE s q alpha",
+     model_words, NULL},
+    {"phot", SL_PARAM_WORD, 0, 0, 0, 0,
+     "auto: the header's mag or flux column (no header: mag); mag; flux", phot_words, NULL},
+    {"zero_point", SL_PARAM_NUMBER, 22.0, -100.0, 100.0, 0,
+     "magnitude of flux 1: F = 10^(0.4 (zero_point - mag))", NULL, NULL},
+    {"ld", SL_PARAM_NUMBER, 0.0, 0.0, 0.999, 0,
+     "fspl: linear limb-darkening coefficient (0: a uniform disk)", NULL, NULL},
+};
+
+/* ---- data ------------------------------------------------------------------ */
+
+enum { COL_TIME, COL_MAG, COL_FLUX, COL_ERR, COL_BAND, N_COL };
+
+static const char *const t_names[] = {"time", "t", "hjd", "bjd", "jd", "mjd", "hjd_tdb",
+                                      "bjd_tdb", "date", NULL};
+static const char *const m_names[] = {"mag", "magnitude", "imag", "vmag", NULL};
+static const char *const f_names[] = {"flux", "f", NULL};
+static const char *const e_names[] = {"err", "error", "sigma", "mag_err", "err_mag", "magerr",
+                                      "e_mag", "flux_err", "err_flux", "e_flux", "fluxerr",
+                                      "unc", "uncertainty", NULL};
+static const char *const b_names[] = {"band", "passband", "filter", "dataset", "observatory",
+                                      "telescope", "tel", "instrument", NULL};
+
+/* phot: 0 auto, 1 mag, 2 flux. Without a header the value is column 2,
+ * read as flux only when phot says so. */
+static void phot_spec(int phot, sl_table_col cols[N_COL])
+{
+    cols[COL_TIME] = (sl_table_col){"time", t_names, SL_COL_NUMBER, 1, 0, 1};
+    cols[COL_MAG] = (sl_table_col){"mag", m_names, SL_COL_NUMBER, phot == 1, phot == 2 ? -1 : 1,
+                                   phot != 2};
+    cols[COL_FLUX] = (sl_table_col){"flux", f_names, SL_COL_NUMBER, phot == 2, phot == 2 ? 1 : -1,
+                                    phot != 1};
+    cols[COL_ERR] = (sl_table_col){"error", e_names, SL_COL_NUMBER, 1, 2, 1};
+    cols[COL_BAND] = (sl_table_col){"band", b_names, SL_COL_TEXT, 0, 3, 0};
+}
+
+/* An observation before grouping. */
+typedef struct ml_obs {
+    int band;
+    double t, f, w;
+    int64_t row;
+} ml_obs;
+
+static int cmp_obs(const void *pa, const void *pb)
+{
+    const ml_obs *a = pa, *b = pb;
+    if (a->band != b->band)
+        return a->band < b->band ? -1 : 1;
+    if (a->t != b->t)
+        return a->t < b->t ? -1 : 1;
+    if (a->f != b->f)
+        return a->f < b->f ? -1 : 1;
+    if (a->w != b->w)
+        return a->w < b->w ? -1 : 1;
+    return a->row < b->row ? -1 : a->row > b->row;
+}
+
+/* Passbands numbered by their earliest observation (ties: first named),
+ * so that neither the parameters nor the order of the sums depends on the
+ * order of the file's rows. */
+static sl_status take_bands(const sl_table *tab, sl_ml_phot_ctx *c, ml_obs *o)
+{
+    const sl_table_column *cb = &tab->col[COL_BAND];
+    int64_t n = tab->n_rows;
+    if (!cb->present) {
+        c->n_band = 1;
+        snprintf(c->band_name[0], SL_ML_BAND_NAME, "default");
+        for (int64_t i = 0; i < n; i++)
+            o[i].band = 0;
+        return SL_OK;
+    }
+    char at[320];
+    for (int32_t l = 0; l < cb->n_levels; l++) {
+        int64_t i = 0;
+        while (cb->code[i] != l)
+            i++;
+        size_t len = strlen(cb->levels[l]);
+        if (len == 0 || len >= SL_ML_BAND_NAME) {
+            sl_table_at(tab, COL_BAND, i, at, sizeof at);
+            return sl_fail(SL_ERR_ARG, "%s = \"%.40s\": expected a passband name of 1 to %d "
+                           "characters", at, cb->levels[l], SL_ML_BAND_NAME - 1);
+        }
+        if (l == SL_ML_MAX_BAND) {
+            sl_table_at(tab, COL_BAND, i, at, sizeof at);
+            return sl_fail(SL_ERR_ARG, "%s: passband \"%s\" is the %dth: at most %d are "
+                           "supported", at, cb->levels[l], l + 1, SL_ML_MAX_BAND);
+        }
+    }
+    int nb = cb->n_levels, by[SL_ML_MAX_BAND], rank[SL_ML_MAX_BAND];
+    double first[SL_ML_MAX_BAND];
+    for (int l = 0; l < nb; l++)
+        first[l] = INFINITY, by[l] = l;
+    for (int64_t i = 0; i < n; i++)
+        if (o[i].t < first[cb->code[i]])
+            first[cb->code[i]] = o[i].t;
+    for (int a = 1; a < nb; a++)
+        for (int b = a; b > 0 && first[by[b]] < first[by[b - 1]]; b--) {
+            int x = by[b];
+            by[b] = by[b - 1], by[b - 1] = x;
+        }
+    for (int r = 0; r < nb; r++) {
+        rank[by[r]] = r;
+        snprintf(c->band_name[r], SL_ML_BAND_NAME, "%s", cb->levels[by[r]]);
+    }
+    c->n_band = nb;
+    for (int64_t i = 0; i < n; i++)
+        o[i].band = rank[cb->code[i]];
+    return SL_OK;
+}
+
+/* The value and error of row i as a flux and its weight. */
+static sl_status take_row(const sl_table *tab, const sl_ml_phot_ctx *c, int64_t i, ml_obs *o)
+{
+    char at[320];
+    double v = tab->col[c->mag ? COL_MAG : COL_FLUX].num[i], e = tab->col[COL_ERR].num[i];
+    if (!(e > 0.0)) {
+        sl_table_at(tab, COL_ERR, i, at, sizeof at);
+        return sl_fail(SL_ERR_ARG, "%s = %g: expected an error > 0", at, e);
+    }
+    double f = v, sf = e;
+    if (c->mag) {
+        f = pow(10.0, 0.4 * (c->zero_point - v));
+        sf = 0.4 * log(10.0) * f * e;
+    }
+    if (!isfinite(f) || !(sf > 0.0) || !isfinite(1.0 / (sf * sf))) {
+        sl_table_at(tab, c->mag ? COL_MAG : COL_FLUX, i, at, sizeof at);
+        return sl_fail(SL_ERR_ARG, "%s = %g with error %g: flux %g +- %g is out of range "
+                       "(zero_point = %g)", at, v, e, f, sf, c->zero_point);
+    }
+    o->t = tab->col[COL_TIME].num[i];
+    o->f = f;
+    o->w = 1.0 / (sf * sf);
+    o->row = i;
+    return SL_OK;
+}
+
+/* Which of mag and flux the data hold, by phot and the columns found. */
+static sl_status choose_phot(const sl_table *tab, int phot, sl_ml_phot_ctx *c)
+{
+    int hm = tab->col[COL_MAG].present, hf = tab->col[COL_FLUX].present;
+    if (phot == 1 || phot == 2) {
+        c->mag = phot == 1;
+        return SL_OK;
+    }
+    if (hm && hf)
+        return sl_fail(SL_ERR_ARG, "%s has both a magnitude column and a flux column: say "
+                       "which to fit with phot = \"mag\" or \"flux\"", tab->path);
+    if (!hm && !hf)
+        return sl_fail(SL_ERR_ARG, "%s has neither a magnitude column (%s, ...) nor a flux "
+                       "column (%s, ...)", tab->path, m_names[0], f_names[0]);
+    c->mag = hm;
+    return SL_OK;
+}
+
+/* Groups the observations by band and time, and fixes each band's weighted
+ * mean flux, sum of weights and centred sum of squares. */
+static sl_status group(const sl_table *tab, sl_ml_phot_ctx *c, ml_obs *o)
+{
+    size_t n = c->n;
+    qsort(o, n, sizeof *o, cmp_obs);
+    c->t = malloc(n * sizeof *c->t);
+    c->w = malloc(n * sizeof *c->w);
+    c->fc = malloc(n * sizeof *c->fc);
+    if (!c->t || !c->w || !c->fc)
+        return sl_fail_nomem(3.0 * n * sizeof(double), "microlensing: %zu observations", n);
+    for (int b = 0; b <= c->n_band; b++)
+        c->band_start[b] = (int64_t)n;
+    for (size_t k = n; k-- > 0;)
+        c->band_start[o[k].band] = (int64_t)k;
+    for (int b = 0; b < c->n_band; b++) {
+        int64_t k0 = c->band_start[b], k1 = c->band_start[b + 1];
+        if (k1 - k0 < 2) {
+            char at[320];
+            sl_table_at(tab, COL_BAND, o[k0].row, at, sizeof at);
+            return sl_fail(SL_ERR_ARG, "%s: passband \"%s\" has %lld observation: expected at "
+                           "least 2 to fit its source and blend fluxes", at, c->band_name[b],
+                           (long long)(k1 - k0));
+        }
+        double S = 0.0, SF = 0.0;
+        for (int64_t k = k0; k < k1; k++)
+            S += o[k].w, SF += o[k].w * o[k].f;
+        c->S[b] = S;
+        c->fmean[b] = SF / S;
+        double sff = 0.0;
+        for (int64_t k = k0; k < k1; k++) {
+            c->t[k] = o[k].t;
+            c->w[k] = o[k].w;
+            c->fc[k] = o[k].f - c->fmean[b];
+            sff += o[k].w * c->fc[k] * c->fc[k];
+        }
+        c->sff[b] = sff;
+    }
+    return SL_OK;
+}
+
+static sl_status read_data(const sl_data *d, int phot, sl_ml_phot_ctx *c)
+{
+    sl_table_col cols[N_COL];
+    phot_spec(phot, cols);
+    sl_table_spec spec = {.what = "photometry", .cols = cols, .n_cols = N_COL, .can_name = 1};
+    sl_table tab;
+    sl_status st = sl_table_from_data(d, &spec, &tab);
+    if (st)
+        return st;
+    ml_obs *o = NULL;
+    if ((st = choose_phot(&tab, phot, c)))
+        goto done;
+    if (tab.n_rows < 2) {
+        st = sl_fail(SL_ERR_ARG, "%s: %lld observations: expected at least 2", tab.path,
+                     (long long)tab.n_rows);
+        goto done;
+    }
+    c->n = (size_t)tab.n_rows;
+    if (!(o = malloc(c->n * sizeof *o))) {
+        st = sl_fail_nomem((double)c->n * sizeof *o, "microlensing: %zu observations", c->n);
+        goto done;
+    }
+    for (int64_t i = 0; i < tab.n_rows && !st; i++)
+        st = take_row(&tab, c, i, &o[i]);
+    if (!st && !(st = take_bands(&tab, c, o)))
+        st = group(&tab, c, o);
+done:
+    free(o);
+    sl_table_free(&tab);
+    return st;
+}
+
+/* ---- the table's entries ------------------------------------------------------- */
+
+static void phot_release(void *ctx)
+{
+    sl_ml_phot_ctx *c = ctx;
+    if (!c)
+        return;
+    sl_ml_phot_cuda_release(c);
+    free(c->t), free(c->w), free(c->fc);
+    free(c);
+}
+
+static void set_params(sl_ml_phot_ctx *c)
+{
+    static const char *const names[] = {"t0", "u0", "tE", "s", "q", "alpha"};
+    c->n_par = sl_ml_phot_npar(c->model);
+    for (int k = 0; k < c->n_par; k++) {
+        c->names[k] = k == 3 && c->model == SL_ML_FSPL ? "rho" : names[k];
+        c->lo[k] = -INFINITY, c->hi[k] = INFINITY;
+    }
+    c->lo[2] = 0.0; /* tE */
+    for (int k = 3; k < c->n_par && k < 5; k++)
+        c->lo[k] = 0.0; /* rho, or s and q */
+}
+
+static sl_status phot_prepare(const sl_param_values *opt, const sl_data *data, void **out)
+{
+    *out = NULL;
+    if (!data)
+        return sl_fail(SL_ERR_ARG, "microlensing: no data given: expected a file, or columns "
+                       "time, mag or flux, error[, band]");
+    sl_ml_phot_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return sl_fail_nomem(sizeof *c, "microlensing: likelihood state");
+    c->model = (sl_ml_model)(int)opt->v[OPT_MODEL];
+    c->zero_point = opt->v[OPT_ZP];
+    c->ld = opt->v[OPT_LD];
+    if (c->ld != 0.0 && c->model != SL_ML_FSPL) {
+        sl_ml_model m = c->model;
+        free(c);
+        return sl_fail(SL_ERR_ARG, "microlensing: 'ld' = %g: limb darkening needs model = "
+                       "\"fspl\" (model = \"%s\")", opt->v[OPT_LD], sl_ml_model_name(m));
+    }
+    sl_status st = read_data(data, (int)opt->v[OPT_PHOT], c);
+    if (st) {
+        phot_release(c);
+        return st;
+    }
+    set_params(c);
+    *out = c;
+    return SL_OK;
+}
+
+static sl_status phot_params(void *ctx, size_t *n, const char *const **names, const double **lo,
+                             const double **hi)
+{
+    sl_ml_phot_ctx *c = ctx;
+    *n = (size_t)c->n_par;
+    *names = c->names;
+    *lo = c->lo;
+    *hi = c->hi;
+    return SL_OK;
+}
+
+/* chi^2 of one model (row of ml_model.h) over every band; the fit of band
+ * `want` (>= 0) into fs, c. */
+static double model_chi2(const sl_ml_phot_ctx *c, const double *row, int want, double *fs,
+                         double *cc)
+{
+    double chi2 = 0.0;
+    for (int b = 0; b < c->n_band; b++) {
+        sl_ml_phot_sums s = {0.0, 0.0, 0.0};
+        for (int64_t k = c->band_start[b]; k < c->band_start[b + 1]; k++)
+            sl_ml_phot_add(&s, sl_ml_eval(c->model, row, c->t[k]), c->w[k], c->fc[k]);
+        chi2 += sl_ml_phot_fit(c->S[b], c->sff[b], &s, b == want ? fs : NULL,
+                               b == want ? cc : NULL);
+    }
+    return chi2;
+}
+
+static void eval_cpu(const sl_ml_phot_ctx *c, const double *params, size_t n, double *ll,
+                     double *chi2)
+{
+#pragma omp parallel for schedule(dynamic, 1)
+    for (long long i = 0; i < (long long)n; i++) {
+        if (sl_cancelled())
+            continue;
+        double row[SL_ML_NPAR_MAX];
+        double x2 = INFINITY;
+        if (sl_ml_phot_row(c->model, params + (size_t)i * c->n_par, c->ld, row))
+            x2 = model_chi2(c, row, -1, NULL, NULL);
+        if (!isfinite(x2)) /* NaN from a model the solver could not handle counts as outside */
+            x2 = INFINITY;
+        ll[i] = -0.5 * x2;
+        if (chi2)
+            chi2[i] = x2;
+    }
+}
+
+static sl_status phot_eval_chi2(void *ctx, const sl_backend *be, const double *params, size_t n,
+                                double *loglik, double *chi2)
+{
+    sl_ml_phot_ctx *c = ctx;
+    if (n == 0)
+        return SL_OK;
+    if (!params || !loglik)
+        return sl_fail(SL_ERR_ARG, "microlensing: eval: params and output must not be NULL");
+    c->kernel_s = 0.0;
+    if (be && be->kind == SL_BACKEND_CUDA)
+        return sl_ml_phot_cuda_eval(c, be, params, n, loglik, chi2);
+    eval_cpu(c, params, n, loglik, chi2);
+    if (sl_cancelled())
+        return sl_fail(SL_ERR_CANCELLED, "microlensing: cancelled");
+    return SL_OK;
+}
+
+static sl_status phot_eval(void *ctx, const sl_backend *be, const double *params, size_t n,
+                           double *out)
+{
+    return phot_eval_chi2(ctx, be, params, n, out, NULL);
+}
+
+#if SL_HAVE_CUDA
+static sl_status phot_eval_device(void *ctx, const double *params, size_t n, const int *count,
+                                  double *out, void *stream)
+{
+    return sl_ml_phot_cuda_eval_device(ctx, params, n, count, out, stream);
+}
+#endif
+
+/* series -1: the magnification; series b: band b's fitted flux
+ * f_s A + f_b (the fit to that band's data). */
+static sl_status phot_model(void *ctx, const double *p, const double *x, size_t n_x, int series,
+                            double *out)
+{
+    sl_ml_phot_ctx *c = ctx;
+    if (series >= c->n_band)
+        return sl_fail(SL_ERR_ARG, "microlensing: model: passband %d: expected 0..%d", series,
+                       c->n_band - 1);
+    double row[SL_ML_NPAR_MAX], fs = 1.0, cc = 0.0;
+    if (!sl_ml_phot_row(c->model, p, c->ld, row)) {
+        char buf[256];
+        size_t u = 0;
+        for (int k = 0; k < c->n_par; k++)
+            u += (size_t)snprintf(buf + u, u < sizeof buf ? sizeof buf - u : 0, "%s%s = %g",
+                                  k ? ", " : "", c->names[k], p[k]);
+        return sl_fail(SL_ERR_ARG, "microlensing: model: %s is outside the domain (tE%s > 0, "
+                       "all finite)", buf, c->model == SL_ML_FSPL ? ", rho"
+                                               : c->model == SL_ML_BINARY_PS ? ", s, q" : "");
+    }
+    double fb = 0.0;
+    if (series >= 0) {
+        model_chi2(c, row, series, &fs, &cc);
+        fb = c->fmean[series] + cc - fs;
+    }
+    for (size_t k = 0; k < n_x; k++) {
+        double A = sl_ml_eval(c->model, row, x[k]);
+        out[k] = series >= 0 ? fs * A + fb : A;
+    }
+    return SL_OK;
+}
+
+static double phot_last_kernel_s(void *ctx)
+{
+    return ((const sl_ml_phot_ctx *)ctx)->kernel_s;
+}
+
+/* A PSPL event (t0 = 3, u0 = 0.2, tE = 12) seen in I every 0.5 d from -40
+ * to 40 d and in V every 2 d, with Gaussian noise: the data check-plugin
+ * prepares. Written to PATH.tmp, then renamed. */
+static sl_status phot_example(const char *path, uint64_t seed)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return sl_fail(SL_ERR_IO, "microlensing: example data: cannot write %s", tmp);
+    sl_rng g;
+    sl_rng_init(&g, seed, 11);
+    fprintf(f, "# a PSPL event: t0 = 3, u0 = 0.2, tE = 12; zero point 22\ntime,mag,err,band\n");
+    for (int band = 0; band < 2; band++) {
+        double step = band ? 2.0 : 0.5, base = band ? 19.2 : 18.0, fs = band ? 0.6 : 0.8;
+        for (double t = -40.0; t <= 40.0; t += step) {
+            double tau = (t - 3.0) / 12.0, u2 = tau * tau + 0.04;
+            double A = (u2 + 2.0) / sqrt(u2 * (u2 + 4.0));
+            double F0 = pow(10.0, 0.4 * (22.0 - base)), F = F0 * (fs * A + 1.0 - fs);
+            double m = 22.0 - 2.5 * log10(F), e = 0.01 + 0.01 * sl_rng_uniform(&g);
+            double z = sqrt(-2.0 * log(1.0 - sl_rng_uniform(&g))) *
+                       cos(6.283185307179586 * sl_rng_uniform(&g));
+            fprintf(f, "%.5f,%.5f,%.5f,%s\n", t, m + e * z, e, band ? "V" : "I");
+        }
+    }
+    if (fclose(f) != 0 || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return sl_fail(SL_ERR_IO, "microlensing: example data: cannot write %s", path);
+    }
+    return SL_OK;
+}
+
+const sl_likelihood sl_ml_likelihood_table = {
+    .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_LIKELIHOOD,
+    .name = "microlensing",
+    .description = "photometry of microlensing events in several passbands: chi^2 with each "
+                   "band's source and blend flux fitted in closed form",
+    .params = options,
+    .n_params = N_OPT,
+    .backends = SL_BACKEND_CAN_CPU | (SL_HAVE_CUDA ? SL_BACKEND_CAN_CUDA : 0),
+    .precisions = SL_PRECISION_DOUBLE,
+    .free_params = phot_params,
+    .prepare = phot_prepare,
+    .eval_batch = phot_eval,
+    .release = phot_release,
+    .eval_batch_chi2 = phot_eval_chi2,
+    .model = phot_model,
+    .last_kernel_s = phot_last_kernel_s,
+#if SL_HAVE_CUDA
+    .eval_batch_device = phot_eval_device,
+#endif
+    .example_data = phot_example,
+};

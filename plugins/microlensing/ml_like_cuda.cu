@@ -1,0 +1,235 @@
+/* The photometric likelihood on CUDA: one block per model; its threads
+ * share the model's observations band by band, each band's three sums are
+ * reduced in shared memory in a fixed tree (so a model's value does not
+ * depend on timing or on its place in the batch), and the first thread
+ * adds the band's chi^2 (ml_phot.h, the same arithmetic as the CPU loop).
+ * The observations go up once per context; parameters and results per
+ * call (eval) or not at all (the device entry a DE-MCMC sampler uses). */
+#include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ml_like.h"
+#include "ml_phot.h"
+#include "starling/backend.h"
+#include "starling/nomem.h"
+
+#define PH_TRY(call, what)                                                                 \
+    do {                                                                                   \
+        cudaError_t err_ = (call);                                                         \
+        if (err_ != cudaSuccess)                                                           \
+            return sl_fail(SL_ERR_CUDA, "microlensing: likelihood: %s: %s (%s)", (what),   \
+                           cudaGetErrorString(err_), #call);                               \
+    } while (0)
+
+enum { PH_BLOCK = 128 };
+
+typedef struct ph_args {
+    sl_ml_model model;
+    int n_par, n_band;
+    double ld;
+    int64_t band_start[SL_ML_MAX_BAND + 1];
+    double S[SL_ML_MAX_BAND], sff[SL_ML_MAX_BAND];
+    const double *t, *w, *fc;
+    const double *params;
+    int64_t n;
+    const int *count;
+    double *ll, *chi2;
+} ph_args;
+
+typedef struct ph_dev {
+    int device;
+    double *t, *w, *fc;
+    double *params, *ll, *chi2; /* eval's buffers, for cap models */
+    size_t cap;
+    cudaEvent_t k0, k1;
+} ph_dev;
+
+__global__ void __launch_bounds__(PH_BLOCK) ph_kernel(ph_args a)
+{
+    __shared__ double red[3][PH_BLOCK];
+    const int64_t n = a.count ? (int64_t)*a.count : a.n;
+    const int64_t m = blockIdx.x;
+    if (m >= n)
+        return;
+    const int tid = threadIdx.x;
+    double p[SL_ML_NPAR_MAX], row[SL_ML_NPAR_MAX];
+    for (int k = 0; k < a.n_par; k++)
+        p[k] = a.params[m * a.n_par + k];
+    if (!sl_ml_phot_row(a.model, p, a.ld, row)) { /* the same for every thread */
+        if (tid == 0) {
+            a.ll[m] = -INFINITY;
+            if (a.chi2)
+                a.chi2[m] = INFINITY;
+        }
+        return;
+    }
+    double chi2 = 0.0;
+    for (int b = 0; b < a.n_band; b++) {
+        sl_ml_phot_sums s = {0.0, 0.0, 0.0};
+        for (int64_t k = a.band_start[b] + tid; k < a.band_start[b + 1]; k += PH_BLOCK)
+            sl_ml_phot_add(&s, sl_ml_eval(a.model, row, a.t[k]), a.w[k], a.fc[k]);
+        red[0][tid] = s.sa, red[1][tid] = s.saa, red[2][tid] = s.saf;
+        __syncthreads();
+        for (int h = PH_BLOCK / 2; h > 0; h >>= 1) {
+            if (tid < h)
+                for (int q = 0; q < 3; q++)
+                    red[q][tid] += red[q][tid + h];
+            __syncthreads();
+        }
+        if (tid == 0) {
+            sl_ml_phot_sums tot = {red[0][0], red[1][0], red[2][0]};
+            chi2 += sl_ml_phot_fit(a.S[b], a.sff[b], &tot, NULL, NULL);
+        }
+        __syncthreads(); /* red is reused by the next band */
+    }
+    if (tid == 0) {
+        if (!isfinite(chi2))
+            chi2 = INFINITY;
+        a.ll[m] = -0.5 * chi2;
+        if (a.chi2)
+            a.chi2[m] = chi2;
+    }
+}
+
+extern "C" void sl_ml_phot_cuda_release(sl_ml_phot_ctx *c)
+{
+    ph_dev *d = (ph_dev *)c->cuda;
+    if (!d)
+        return;
+    int prev = 0;
+    cudaGetDevice(&prev);
+    cudaSetDevice(d->device);
+    sl_dev_free(d->t), sl_dev_free(d->w), sl_dev_free(d->fc);
+    sl_dev_free(d->params), sl_dev_free(d->ll), sl_dev_free(d->chi2);
+    if (d->k0)
+        cudaEventDestroy(d->k0);
+    if (d->k1)
+        cudaEventDestroy(d->k1);
+    cudaSetDevice(prev);
+    free(d);
+    c->cuda = NULL;
+}
+
+static sl_status upload(ph_dev *d, const sl_ml_phot_ctx *c)
+{
+    size_t bytes = c->n * sizeof(double);
+    sl_status st;
+    if ((st = sl_dev_alloc((void **)&d->t, bytes, "microlensing: likelihood: epochs")) ||
+        (st = sl_dev_alloc((void **)&d->w, bytes, "microlensing: likelihood: weights")) ||
+        (st = sl_dev_alloc((void **)&d->fc, bytes, "microlensing: likelihood: fluxes")) ||
+        (st = sl_dev_upload(d->t, c->t, bytes, "microlensing: likelihood: epochs")) ||
+        (st = sl_dev_upload(d->w, c->w, bytes, "microlensing: likelihood: weights")) ||
+        (st = sl_dev_upload(d->fc, c->fc, bytes, "microlensing: likelihood: fluxes")))
+        return st;
+    PH_TRY(cudaEventCreate(&d->k0), "creating an event");
+    PH_TRY(cudaEventCreate(&d->k1), "creating an event");
+    return SL_OK;
+}
+
+/* The context's device state on the current device, made on first use. */
+static sl_status ensure_dev(sl_ml_phot_ctx *c, ph_dev **out)
+{
+    int dev = 0;
+    PH_TRY(cudaGetDevice(&dev), "finding the current device");
+    if (c->cuda && ((ph_dev *)c->cuda)->device != dev)
+        sl_ml_phot_cuda_release(c); /* another device: its copy is of no use here */
+    if (!c->cuda) {
+        ph_dev *d = (ph_dev *)calloc(1, sizeof *d);
+        if (!d)
+            return sl_fail_nomem(sizeof *d, "microlensing: likelihood: device state");
+        d->device = dev;
+        c->cuda = d;
+        sl_status st = upload(d, c);
+        if (st) {
+            sl_ml_phot_cuda_release(c);
+            return st;
+        }
+    }
+    *out = (ph_dev *)c->cuda;
+    return SL_OK;
+}
+
+static void fill_args(ph_args *a, const sl_ml_phot_ctx *c, const ph_dev *d)
+{
+    memset(a, 0, sizeof *a);
+    a->model = c->model, a->n_par = c->n_par, a->n_band = c->n_band, a->ld = c->ld;
+    for (int b = 0; b <= c->n_band; b++)
+        a->band_start[b] = c->band_start[b];
+    for (int b = 0; b < c->n_band; b++)
+        a->S[b] = c->S[b], a->sff[b] = c->sff[b];
+    a->t = d->t, a->w = d->w, a->fc = d->fc;
+}
+
+static sl_status grow(ph_dev *d, size_t n, int n_par)
+{
+    if (n <= d->cap)
+        return SL_OK;
+    sl_dev_free(d->params), sl_dev_free(d->ll), sl_dev_free(d->chi2);
+    d->params = d->ll = d->chi2 = NULL;
+    d->cap = 0;
+    sl_status st;
+    if ((st = sl_dev_alloc((void **)&d->params, n * n_par * sizeof(double),
+                           "microlensing: likelihood: parameters")) ||
+        (st = sl_dev_alloc((void **)&d->ll, n * sizeof(double), "microlensing: likelihood: "
+                           "results")) ||
+        (st = sl_dev_alloc((void **)&d->chi2, n * sizeof(double), "microlensing: likelihood: "
+                           "results")))
+        return st;
+    d->cap = n;
+    return SL_OK;
+}
+
+extern "C" sl_status sl_ml_phot_cuda_eval(sl_ml_phot_ctx *c, const sl_backend *be,
+                                          const double *params, size_t n, double *loglik,
+                                          double *chi2)
+{
+    if (n > 0x7fffffffu)
+        return sl_fail(SL_ERR_UNSUPPORTED, "microlensing: likelihood: %zu models in one batch: "
+                       "at most 2^31 - 1", n);
+    PH_TRY(cudaSetDevice(be->device), "selecting the CUDA device");
+    ph_dev *d;
+    sl_status st;
+    if ((st = ensure_dev(c, &d)) || (st = grow(d, n, c->n_par)) ||
+        (st = sl_dev_upload(d->params, params, n * c->n_par * sizeof(double),
+                            "microlensing: likelihood: parameters")))
+        return st;
+    ph_args a;
+    fill_args(&a, c, d);
+    a.params = d->params, a.n = (int64_t)n, a.ll = d->ll, a.chi2 = d->chi2;
+    PH_TRY(cudaEventRecord(d->k0), "timing the kernel");
+    ph_kernel<<<(unsigned)n, PH_BLOCK>>>(a);
+    PH_TRY(cudaGetLastError(), "launching the likelihood kernel");
+    PH_TRY(cudaEventRecord(d->k1), "timing the kernel");
+    PH_TRY(cudaEventSynchronize(d->k1), "running the likelihood kernel");
+    float ms = 0.0f;
+    PH_TRY(cudaEventElapsedTime(&ms, d->k0, d->k1), "timing the kernel");
+    c->kernel_s = 1e-3 * (double)ms;
+    if ((st = sl_dev_download(loglik, d->ll, n * sizeof(double),
+                              "microlensing: likelihood: results")))
+        return st;
+    if (chi2)
+        return sl_dev_download(chi2, d->chi2, n * sizeof(double),
+                               "microlensing: likelihood: results");
+    return SL_OK;
+}
+
+extern "C" sl_status sl_ml_phot_cuda_eval_device(sl_ml_phot_ctx *c, const double *params,
+                                                 size_t n, const int *count, double *out,
+                                                 void *stream)
+{
+    if (n > 0x7fffffffu)
+        return sl_fail(SL_ERR_UNSUPPORTED, "microlensing: likelihood: %zu models in one batch: "
+                       "at most 2^31 - 1", n);
+    ph_dev *d;
+    sl_status st = ensure_dev(c, &d);
+    if (st || n == 0)
+        return st;
+    ph_args a;
+    fill_args(&a, c, d);
+    a.params = params, a.n = (int64_t)n, a.count = count, a.ll = out, a.chi2 = NULL;
+    ph_kernel<<<(unsigned)n, PH_BLOCK, 0, (cudaStream_t)stream>>>(a);
+    PH_TRY(cudaGetLastError(), "launching the likelihood kernel");
+    c->kernel_s = 0.0; /* not timed: the caller's stream runs on */
+    return SL_OK;
+}
