@@ -587,12 +587,46 @@ static int l_ml_map(lua_State *L)
     return 1;
 }
 
+/* core.microlensing.chi2_png{path =, chi2 = {nx * ny values, row by row},
+ * nx =, ny =, box = {x0, x1, y0, y1}, title =}: the grid search's picture
+ * (init.lua checks the user's keys; these come from it). */
+static int l_ml_chi2_png(lua_State *L)
+{
+    const char *ctx = "microlensing.gridsearch";
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_getfield(L, 1, "path");
+    const char *path = sl_lua_check_str(L, -1, ctx, "png");
+    int nx = (int)ml_num(L, 1, ctx, "nx", NAN), ny = (int)ml_num(L, 1, ctx, "ny", NAN);
+    if (nx < 1 || ny < 1 || nx > 10000 || ny > 10000)
+        sl_lua_error(L, "%s: a grid of %d x %d cells: expected 1 to 10000 each way", ctx, nx, ny);
+    lua_getfield(L, 1, "chi2");
+    if (lua_type(L, -1) != LUA_TTABLE || lua_rawlen(L, -1) != (size_t)nx * (size_t)ny)
+        sl_lua_error(L, "%s: chi2: expected %d values", ctx, nx * ny);
+    double *c = lua_newuserdatauv(L, (size_t)nx * ny * sizeof *c, 0), box[4];
+    for (int k = 0; k < nx * ny; k++) {
+        lua_rawgeti(L, -2, k + 1);
+        c[k] = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : INFINITY;
+        lua_pop(L, 1);
+    }
+    lua_getfield(L, 1, "box");
+    for (int k = 0; k < 4; k++) {
+        lua_rawgeti(L, -1, k + 1);
+        box[k] = lua_tonumber(L, -1);
+        lua_pop(L, 1);
+    }
+    lua_getfield(L, 1, "title");
+    const char *title = lua_tostring(L, -1);
+    ml_check(L, sl_plot_chi2_grid(path, c, nx, ny, box, title), ctx);
+    return 0;
+}
+
 void sl_lua_open_microlensing(lua_State *L)
 {
     static const luaL_Reg fns[] = {{"magnification", l_ml_magnification},
                                    {"binary_mag0", l_ml_binary_mag0},
                                    {"caustics", l_ml_caustics},
                                    {"map", l_ml_map},
+                                   {"chi2_png", l_ml_chi2_png},
                                    {NULL, NULL}};
     luaL_newlib(L, fns);
     lua_setfield(L, -2, "microlensing");

@@ -76,3 +76,71 @@ sl_status sl_plot_map(const char *path, const double *A, int nx, int ny, const d
     }
     return SL_OK;
 }
+
+/* A grid search's chi^2 over (log10 s, log10 q): nx x ny cells (row j at
+ * chi2 + j nx) over box {x0, x1, y0, y1} (cell edges), coloured by
+ * log10(1 + chi2 - min) so that the minimum is darkest and every
+ * Delta chi^2 from 1 to 1e6 stays visible; the best cell marked. */
+sl_status sl_plot_chi2_grid(const char *path, const double *chi2, int nx, int ny,
+                            const double *box, const char *title)
+{
+    PLFLT **z;
+    plAlloc2dGrid(&z, nx, ny);
+    if (!z)
+        return sl_fail_nomem((double)nx * ny * sizeof(PLFLT), "chi2 picture");
+    double lo = INFINITY;
+    int bi = 0, bj = 0;
+    for (int j = 0; j < ny; j++)
+        for (int i = 0; i < nx; i++)
+            if (chi2[(size_t)j * nx + i] < lo)
+                lo = chi2[(size_t)j * nx + i], bi = i, bj = j;
+    double hi = 0.0;
+    for (int i = 0; i < nx; i++)
+        for (int j = 0; j < ny; j++) {
+            double c = chi2[(size_t)j * nx + i];
+            z[i][j] = isfinite(c) ? log10(1.0 + c - lo) : NAN;
+            if (isfinite(z[i][j]))
+                hi = fmax(hi, z[i][j]);
+        }
+    for (int i = 0; i < nx; i++)
+        for (int j = 0; j < ny; j++)
+            if (isnan(z[i][j]))
+                z[i][j] = hi; /* no fit: as bright as the worst */
+    if (!(hi > 0.0))
+        hi = 1.0;
+    char tmp[1024];
+    snprintf(tmp, sizeof tmp, "%s.tmp.png", path);
+    PLINT strm;
+    plmkstrm(&strm);
+    plsdev("pngcairo");
+    plsfnam(tmp);
+    plspage(0, 0, 800, 700, 0, 0);
+    plscolbg(255, 255, 255);
+    plinit();
+    plscol0(15, 0, 0, 0);
+    plscol0(2, 80, 200, 255);
+    plschr(0, 0.8);
+    ramp();
+    plcol0(15);
+    plenv(box[0], box[1], box[2], box[3], 0, 0);
+    plimage((const PLFLT *const *)z, nx, ny, box[0], box[1], box[2], box[3], 0.0, hi, box[0],
+            box[1], box[2], box[3]);
+    double dx = (box[1] - box[0]) / nx, dy = (box[3] - box[2]) / ny;
+    PLFLT mx = box[0] + (bi + 0.5) * dx, my = box[2] + (bj + 0.5) * dy;
+    plcol0(2);
+    plssym(0, 2.0);
+    plpoin(1, &mx, &my, 5); /* a cross on the best cell */
+    plcol0(15);
+    plbox("bcnst", 0, 0, "bcnstv", 0, 0);
+    char lab[200];
+    snprintf(lab, sizeof lab, "%s  (log10(1 + chi2 - %.1f), 0 to %.2f)", title ? title : "", lo,
+             hi);
+    pllab("log10 s", "log10 q", lab);
+    plend1();
+    plFree2dGrid(z, nx, ny);
+    if (rename(tmp, path)) {
+        remove(tmp);
+        return sl_fail(SL_ERR_IO, "cannot write %s", path);
+    }
+    return SL_OK;
+}

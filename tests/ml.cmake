@@ -19,5 +19,5 @@ if(SL_HAVE_CUDA)
 endif()
 
 # The Lua face (models, batches, messages) through the built executable.
-sl_add_test(test_lua_ml SOURCES test_lua_ml.c TIMEOUT 120)
+sl_add_test(test_lua_ml SOURCES test_lua_ml.c TIMEOUT 600)
 add_dependencies(test_lua_ml starling microlensing)

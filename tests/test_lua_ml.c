@@ -240,3 +240,53 @@ Test(lua_ml, minimize)
     cr_assert(strstr(out, "binary 637.3 s 1.2 q 0.003"), "%s", out); /* truth: 641.8 */
     cr_assert(strstr(out, "false") && strstr(out, "expected a list of 6 numbers"), "%s", out);
 }
+
+/* The grid search on the reference event (truth s = 1.2, q = 3e-3, alpha =
+ * 30 deg, u0 = 0.05; chi^2 641.8 on its 639 points) with a one-cell grid at
+ * the truth's (s, q) and 8 alpha slices: the polished best is the truth or
+ * its mirror image (u0, alpha) -> (-u0, -alpha), which a binary lens on the
+ * x axis cannot tell apart; the CSV has the cell and the configuration,
+ * the PNG exists. Measured: chi2 636.10 at s = 1.197, q = 2.85e-3. */
+Test(lua_ml, gridsearch, .timeout = 600)
+{
+    char out[4096], script[2048];
+    snprintf(script, sizeof script,
+             "local ml = require('starling').microlensing\n"
+             "local r = ml.gridsearch{data = '%s/microlensing/phot_event.csv', s = {1.2},\n"
+             "  q = {3e-3}, alpha = 8, progress = false, csv = 'grid.csv', png = 'grid.png',\n"
+             "  backend = 'cpu'}\n"
+             "local b = r.best\n"
+             "print(string.format('best chi2 %%.1f s %%.3f q %%.2e alpha %%.1f u0 %%.4f', b.chi2,\n"
+             "  b.s, b.q, b.alpha, b.u0))\n"
+             "print(#r.cells, r.cells[1].s, r.cells[1].q)\n",
+             SL_TEST_DATA_DIR);
+    int st = run_script(script, out, sizeof out);
+    cr_assert_eq(st, 0, "%s", out);
+    cr_log_info("%s", out);
+    double chi2, s, q, alpha, u0;
+    const char *b = strstr(out, "best chi2");
+    cr_assert_not_null(b, "%s", out);
+    cr_assert_eq(sscanf(b, "best chi2 %lf s %lf q %lf alpha %lf u0 %lf", &chi2, &s, &q, &alpha,
+                        &u0), 5, "%s", out);
+    cr_assert_lt(chi2, 641.8, "%s", out);
+    cr_assert_lt(fabs(s - 1.2), 0.02, "%s", out);
+    cr_assert_lt(fabs(log10(q / 3e-3)), 0.1, "%s", out);
+    double mirror = u0 < 0 ? 360.0 - alpha : alpha; /* (-u0, -alpha) is the same light curve */
+    cr_assert_lt(fabs(mirror - 30.0), 2.0, "%s", out);
+    cr_assert_lt(fabs(fabs(u0) - 0.05), 0.003, "%s", out);
+    cr_assert(strstr(out, "1\t1.2\t0.003"), "%s", out);
+    char path[400], line[512];
+    snprintf(path, sizeof path, "%s/grid.csv", work);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "no %s", path);
+    int rows = 0, header = 0, config = 0;
+    while (fgets(line, sizeof line, f)) {
+        config |= strstr(line, "8 alpha slices") != NULL;
+        header |= !strcmp(line, "s,q,chi2,t0,u0,tE,alpha\n");
+        rows += line[0] == '1';
+    }
+    fclose(f);
+    cr_assert(config && header && rows == 1, "config %d header %d rows %d", config, header, rows);
+    snprintf(path, sizeof path, "%s/grid.png", work);
+    cr_assert_eq(access(path, R_OK), 0, "no %s", path);
+}

@@ -203,6 +203,179 @@ local function ml_model(kind)
     return core.microlensing.magnification(c)
   end
 end
+--- The grid search (docs/microlensing.md): a PSPL fit from starts spread
+--- over the data's span, then for every (s, q) on the grid and every alpha
+--- slice, both signs of u0, a Nelder-Mead fit of (t0, u0, tE, alpha) with s
+--- and q held, all simplices advanced together (L:minimize); the best fit per
+--- cell, the best cell polished with all six parameters free, a CSV table
+--- and a chi^2 map (PNG).
+local function ml_axis(ctx, name, v, def)
+  v = v == nil and def or v
+  if type(v) ~= "table" then
+    error(ctx .. ": key '" .. name .. "' = " .. tostring(v)
+          .. ": expected a list of values or {from =, to =, n =} (log-spaced)", 3)
+  end
+  if v.from ~= nil or v.to ~= nil or v.n ~= nil then
+    local a, b, n = v.from, v.to, v.n
+    if type(a) ~= "number" or type(b) ~= "number" or not (a > 0 and b > a)
+       or math.type(n) ~= "integer" or n < 1 or n > 1000 then
+      error(ctx .. ": key '" .. name .. "' = {from = " .. tostring(a) .. ", to = "
+            .. tostring(b) .. ", n = " .. tostring(n)
+            .. "}: expected 0 < from < to and an integer n in 1..1000", 3)
+    end
+    local out, la, lb = {}, math.log(a, 10), math.log(b, 10)
+    for i = 1, n do out[i] = 10 ^ (n == 1 and la or la + (lb - la) * (i - 1) / (n - 1)) end
+    return out, la, lb
+  end
+  if #v == 0 then error(ctx .. ": key '" .. name .. "' is an empty list", 3) end
+  for i, x in ipairs(v) do
+    if type(x) ~= "number" or not (x > 0) then
+      error(ctx .. ": " .. name .. "[" .. i .. "] = " .. tostring(x) .. ": expected a number > 0", 3)
+    end
+  end
+  return v
+end
+
+local GRID_KEYS = { data = 1, columns = 1, backend = 1, phot = 1, zero_point = 1, s = 1, q = 1,
+                    alpha = 1, iterations = 1, tol = 1, csv = 1, png = 1, progress = 1 }
+
+local function ml_gridsearch(cfg)
+  local ctx = "microlensing.gridsearch"
+  if type(cfg) ~= "table" then
+    error(ctx .. ": expected a table {data =, s =, q =, alpha =, ...}", 2)
+  end
+  for k, v in pairs(cfg) do
+    if not GRID_KEYS[k] then
+      local names = {}
+      for n in pairs(GRID_KEYS) do names[#names + 1] = n end
+      table.sort(names)
+      error(ctx .. ": unknown key '" .. tostring(k) .. "' = " .. tostring(v)
+            .. ": expected one of " .. table.concat(names, ", "), 2)
+    end
+  end
+  local t_start = core.clock()
+  local S = ml_axis(ctx, "s", cfg.s, { from = 0.3, to = 3, n = 15 })
+  local Q = ml_axis(ctx, "q", cfg.q, { from = 1e-5, to = 1, n = 11 })
+  local na = cfg.alpha or 8
+  if math.type(na) ~= "integer" or na < 1 or na > 360 then
+    error(ctx .. ": key 'alpha' = " .. tostring(na) .. ": expected the number of slices, 1..360", 2)
+  end
+  local iters = cfg.iterations or 400
+  local tol = cfg.tol or 0.05
+  local say = cfg.progress == nil and true or cfg.progress
+  local function lik(model)
+    return core.likelihood("microlensing", { data = cfg.data, columns = cfg.columns,
+      backend = cfg.backend, phot = cfg.phot, zero_point = cfg.zero_point, model = model })
+  end
+  local P, B = lik("pspl"), lik("binary")
+  -- PSPL: t0 over the data's span (the likelihood's t0 bounds are the span on either side)
+  local p1 = P:params()[1]
+  local span = (p1.max - p1.min) / 3
+  local first = p1.min + span
+  local starts = {}
+  for i = 0, 19 do
+    for _, u0 in ipairs({ 0.01, 0.1, 0.5 }) do
+      for _, tE in ipairs({ 5, 20, 60 }) do
+        starts[#starts + 1] = { first + span * (i + 0.5) / 20, u0, tE }
+      end
+    end
+  end
+  local r = P:minimize{ start = starts, step = { span / 40, 0.05, 5 }, tol = 1e-3,
+                        iterations = 2000 }
+  local bi = 1
+  for i = 2, #r.chi2 do if r.chi2[i] < r.chi2[bi] then bi = i end end
+  local ps = r.x[bi]
+  local pspl = { t0 = ps[1], u0 = math.abs(ps[2]), tE = ps[3], chi2 = r.chi2[bi] }
+  if say then
+    io.stderr:write(string.format("%s: PSPL t0 = %.4f, u0 = %.4f, tE = %.3f, chi2 = %.2f "
+      .. "(%d starts, %.2f s)\n", ctx, pspl.t0, pspl.u0, pspl.tE, pspl.chi2, #starts,
+      core.clock() - t_start))
+  end
+  -- binary: every (s, q) x alpha slice x sign of u0, q rows in four chunks for progress
+  local cells, evals = {}, 0
+  local u0 = math.max(pspl.u0, 1e-3)
+  local step = { 0.02 * pspl.tE, 0.2 * u0, 0.1 * pspl.tE, 0, 0, 180 / na }
+  local chunk = math.max(1, math.ceil(#Q / 4))
+  for j0 = 1, #Q, chunk do
+    local st, owner = {}, {}
+    for j = j0, math.min(#Q, j0 + chunk - 1) do
+      for i, s in ipairs(S) do
+        for a = 0, na - 1 do
+          for _, sg in ipairs({ 1, -1 }) do
+            st[#st + 1] = { pspl.t0, sg * u0, pspl.tE, s, Q[j], (a + 0.5) * 360 / na }
+            owner[#st] = (j - 1) * #S + i
+          end
+        end
+      end
+    end
+    local rb = B:minimize{ start = st, step = step, tol = tol, iterations = iters }
+    -- one restart from each end point with a fresh simplex: Nelder-Mead's
+    -- simplex collapses in the narrow valleys a caustic crossing makes
+    local rs = B:minimize{ start = rb.x, step = { step[1] / 4, step[2] / 4, step[3] / 4, 0, 0,
+                                                  step[6] / 4 }, tol = tol, iterations = iters }
+    evals = evals + rb.evals + rs.evals
+    rb = rs
+    for k, c in ipairs(owner) do
+      if cells[c] == nil or rb.chi2[k] < cells[c].chi2 then
+        local x = rb.x[k]
+        cells[c] = { s = x[4], q = x[5], chi2 = rb.chi2[k], t0 = x[1], u0 = x[2], tE = x[3],
+                     alpha = x[6] % 360 }
+      end
+    end
+    if say then
+      io.stderr:write(string.format("%s: q rows %d-%d of %d done (%d fits, %.1f s)\n", ctx, j0,
+        math.min(#Q, j0 + chunk - 1), #Q, #st, core.clock() - t_start))
+    end
+  end
+  local best = cells[1]
+  for _, c in ipairs(cells) do if c.chi2 < best.chi2 then best = c end end
+  -- the best cell polished with every parameter free
+  local x, pol_evals = { best.t0, best.u0, best.tE, best.s, best.q, best.alpha }, 0
+  local pol
+  for k = 1, 3 do -- restarts, each from the last end point with a fresh simplex
+    pol = B:minimize{ start = x, step = { 0.01 * x[3], 0.1 * math.abs(x[2]) + 1e-4,
+      0.02 * x[3], 0.02 * x[4], 0.1 * x[5], 2 }, tol = 1e-4, iterations = 4000 }
+    x, pol_evals = pol.x[1], pol_evals + pol.evals
+  end
+  local fit = { t0 = x[1], u0 = x[2], tE = x[3], s = x[4], q = x[5], alpha = x[6] % 360,
+                chi2 = pol.chi2[1] }
+  local out = { cells = cells, best_cell = best, best = fit, pspl = pspl, ns = #S, nq = #Q,
+                evals = evals + r.evals + pol_evals, seconds = core.clock() - t_start,
+                backend = B:info().backend }
+  if cfg.csv then
+    local tmp = cfg.csv .. ".tmp"
+    local f, err = io.open(tmp, "w")
+    if not f then error(ctx .. ": csv = " .. cfg.csv .. ": " .. tostring(err), 2) end
+    f:write(string.format("# starling %s microlensing.gridsearch: data %s, %d s x %d q x %d alpha "
+      .. "slices x 2 signs of u0, iterations %d, tol %g, backend %s\n", M.version,
+      tostring(type(cfg.data) == "string" and cfg.data or "(columns)"), #S, #Q, na, iters, tol,
+      out.backend))
+    f:write(string.format("# PSPL start: t0 %.17g u0 %.17g tE %.17g chi2 %.17g\n", pspl.t0,
+      pspl.u0, pspl.tE, pspl.chi2))
+    f:write(string.format("# polished best: t0 %.17g u0 %.17g tE %.17g s %.17g q %.17g alpha "
+      .. "%.17g chi2 %.17g\n", fit.t0, fit.u0, fit.tE, fit.s, fit.q, fit.alpha, fit.chi2))
+    f:write("s,q,chi2,t0,u0,tE,alpha\n")
+    for _, c in ipairs(cells) do
+      f:write(string.format("%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", c.s, c.q, c.chi2,
+        c.t0, c.u0, c.tE, c.alpha))
+    end
+    f:close()
+    local ok, e2 = os.rename(tmp, cfg.csv)
+    if not ok then error(ctx .. ": csv = " .. cfg.csv .. ": " .. tostring(e2), 2) end
+  end
+  if cfg.png then
+    local chi2 = {}
+    for k, c in ipairs(cells) do chi2[k] = c.chi2 end
+    local ls = function(v) return math.log(v, 10) end
+    local hs = #S > 1 and (ls(S[#S]) - ls(S[1])) / (#S - 1) / 2 or 0.05
+    local hq = #Q > 1 and (ls(Q[#Q]) - ls(Q[1])) / (#Q - 1) / 2 or 0.05
+    core.microlensing.chi2_png{ path = cfg.png, chi2 = chi2, nx = #S, ny = #Q,
+      box = { ls(S[1]) - hs, ls(S[#S]) + hs, ls(Q[1]) - hq, ls(Q[#Q]) + hq },
+      title = string.format("grid search: best s = %.3f, q = %.2e", fit.s, fit.q) }
+  end
+  return out
+end
+
 M.microlensing = {
   pspl = ml_model("pspl"),
   fspl = ml_model("fspl"),
@@ -217,6 +390,7 @@ M.microlensing = {
     end
     return core.likelihood("microlensing", cfg)
   end,
+  gridsearch = ml_gridsearch,
 }
 
 --- Kepler's equation: starling.kepler.solve(M, e) gives E with

@@ -285,6 +285,13 @@ static void set_params(sl_ml_phot_ctx *c)
         c->names[k] = k == 3 && c->model == SL_ML_FSPL ? "rho" : names[k];
         c->lo[k] = -INFINITY, c->hi[k] = INFINITY;
     }
+    /* t0: within the data's span on either side (an event peaking further
+     * out is not constrained by these data); a grid search starts there */
+    double t_first = c->t[0], t_last = c->t[0];
+    for (size_t k = 1; k < c->n; k++)
+        t_first = fmin(t_first, c->t[k]), t_last = fmax(t_last, c->t[k]);
+    double span = t_last > t_first ? t_last - t_first : 1.0;
+    c->lo[0] = t_first - span, c->hi[0] = t_last + span;
     c->lo[2] = 0.0; /* tE */
     for (int k = 3; k < c->n_par && k < 5; k++)
         c->lo[k] = 0.0; /* rho, or s and q */
