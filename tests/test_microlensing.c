@@ -481,6 +481,42 @@ Test(microlensing, map_single_lens_poisson)
     slt_ml_unload(&p);
 }
 
+/* Flux is conserved: a single lens's map of the square [-h, h]^2 centred on
+ * the lens, its singular pixel included, holds the flux of the unlensed
+ * source times the integral of Paczynski's A over the square, which is
+ * 8 int_0^{pi/4} F(h / cos t) dt with F(r) = r sqrt(r^2 + 4) / 2 (the flux
+ * inside radius r), by Simpson's rule to 1e-12. The rays are stratified per
+ * cell, so the total scatters less than Poisson's sqrt(N). */
+Test(microlensing, map_conserves_flux)
+{
+    slt_ml p;
+    slt_ml_load(&p);
+    sl_backend be = cpu();
+    const double h = 0.5;
+    sl_ml_map_spec m = map_spec(1, 0, 0, -h, h, -h, h, 200, 100.0);
+    sl_ml_map r;
+    SLT_OK(p.lens->map(&be, &m, &r));
+    double sum = 0.0, rays = 0.0, px = (2.0 * h / m.nx) * (2.0 * h / m.ny);
+    for (int64_t k = 0; k < (int64_t)m.nx * m.ny; k++) {
+        sum += r.A[k] * px;
+        rays += r.count[k];
+    }
+    const int n = 20000; /* Simpson, even n */
+    double want = 0.0;
+    for (int i = 0; i <= n; i++) {
+        double t = (M_PI / 4.0) * i / n, x = h / cos(t);
+        double w = i == 0 || i == n ? 1.0 : i % 2 ? 4.0 : 2.0;
+        want += w * 0.5 * x * sqrt(x * x + 4.0);
+    }
+    want *= 8.0 * (M_PI / 4.0) / (3.0 * n);
+    double rel = sum / want - 1.0, sigma = 1.0 / sqrt(rays);
+    cr_log_info("flux in [-%g, %g]^2 around a single lens: map %.6f, integral %.6f (%+.2e, "
+                "Poisson %.1e from %.0f rays)", h, h, sum, want, rel, sigma, rays);
+    cr_assert_lt(fabs(rel), 5.0 * sigma, "map %.6f, integral %.6f", sum, want);
+    p.lens->map_free(&r);
+    slt_ml_unload(&p);
+}
+
 /* Far from the lenses (20 Einstein radii) the map is 1 within Poisson noise
  * (A - 1 there is 1.2e-5, below the noise of 4e6 rays). */
 Test(microlensing, map_far_is_unmagnified)
