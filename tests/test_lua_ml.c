@@ -290,3 +290,36 @@ Test(lua_ml, gridsearch, .timeout = 600)
     snprintf(path, sizeof path, "%s/grid.png", work);
     cr_assert_eq(access(path, R_OK), 0, "no %s", path);
 }
+
+/* The photometric likelihood is an ordinary likelihood to the DE-MCMC
+ * sampler: a PSPL posterior on the reference event's data, whose
+ * median lies at the chi^2 minimum L:minimize finds (t0 7000.174, |u0|
+ * 0.04927, tE 26.08), within a few posterior widths. */
+Test(lua_ml, demcmc_on_photometry, .timeout = 300)
+{
+    char out[4096], script[2048];
+    snprintf(script, sizeof script,
+             "local starling = require('starling')\n"
+             "local L = starling.microlensing.likelihood{\n"
+             "  data = '%s/microlensing/phot_event.csv', model = 'pspl', backend = 'cpu'}\n"
+             "local r = starling.demcmc{likelihood = L, chains = 32, generations = 1500, seed = 4,\n"
+             "  progress = false, priors = {t0 = {'uniform', 6995, 7005}, u0 = {'uniform', 0.001, 1},\n"
+             "  tE = {'uniform', 1, 100}}}\n"
+             "local s = r:summary()\n"
+             "print(string.format('t0 %%.4f %%.4f u0 %%.5f %%.5f tE %%.3f %%.3f', s.t0.median, s.t0.sd,\n"
+             "  s.u0.median, s.u0.sd, s.tE.median, s.tE.sd))\n",
+             SL_TEST_DATA_DIR);
+    int st = run_script(script, out, sizeof out);
+    cr_assert_eq(st, 0, "%s", out);
+    cr_log_info("%s", out);
+    double m[3], sd[3];
+    const char *b = strstr(out, "t0 ");
+    cr_assert_not_null(b, "%s", out);
+    cr_assert_eq(sscanf(b, "t0 %lf %lf u0 %lf %lf tE %lf %lf", &m[0], &sd[0], &m[1], &sd[1], &m[2],
+                        &sd[2]), 6, "%s", out);
+    const double best[3] = {7000.1744, 0.049265, 26.0796};
+    for (int k = 0; k < 3; k++) {
+        cr_assert_gt(sd[k], 0.0, "%s", out);
+        cr_assert_lt(fabs(m[k] - best[k]), 4.0 * sd[k] + 1e-9, "parameter %d: %s", k, out);
+    }
+}
