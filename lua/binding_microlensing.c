@@ -485,7 +485,8 @@ static int l_ml_map(lua_State *L)
     luaL_checktype(L, 1, LUA_TTABLE);
     const sl_lens *lens = ml_table(L);
     static const char *const keys[] = {"s", "q", "lenses", "box", "pixels", "nx", "ny", "rays",
-                                       "seed", "backend", "fits", "png", "values", NULL};
+                                       "seed", "backend", "fits", "png", "values", "tile_rows",
+                                       NULL};
     sl_lua_check_keys(L, 1, ctx, keys, NULL, 0, 0);
     sl_ml_map_spec spec;
     memset(&spec, 0, sizeof spec);
@@ -517,6 +518,11 @@ static int l_ml_map(lua_State *L)
     if (seed != floor(seed) || seed < 0 || seed > 9007199254740992.0)
         sl_lua_error(L, "%s: key 'seed' = %g: expected an integer >= 0", ctx, seed);
     spec.seed = (uint64_t)seed;
+    double tr = ml_num(L, 1, ctx, "tile_rows", 0.0);
+    if (tr != floor(tr) || tr < 0 || tr > 65536)
+        sl_lua_error(L, "%s: key 'tile_rows' = %g: expected 0 (automatic) or a number of rows",
+                     ctx, tr);
+    spec.tile_rows = (int)tr;
     const char *fits = NULL, *png = NULL;
     lua_getfield(L, 1, "fits");
     if (!lua_isnil(L, -1))

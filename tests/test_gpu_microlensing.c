@@ -291,3 +291,40 @@ Test(gpu_microlensing, likelihood_cpu_vs_gpu)
     l->release(ctx);
     sl_registry_destroy(reg);
 }
+
+/* A map in tiles (as one larger than the GPU's memory is made): the same
+ * rays on both backends, tile by tile. */
+Test(gpu_microlensing, map_tiles_same_rays)
+{
+    SLT_REQUIRE_GPU();
+    slt_ml p;
+    slt_ml_load(&p);
+    sl_backend cpu, gpu;
+    SLT_OK(sl_backend_open("cpu", &cpu));
+    SLT_OK(sl_backend_open("cuda", &gpu));
+    sl_ml_map_spec m;
+    memset(&m, 0, sizeof m);
+    p.lens->binary_lenses(1.1, 0.01, &m.lenses);
+    m.x0 = m.y0 = -0.4;
+    m.x1 = m.y1 = 0.4;
+    m.nx = m.ny = 256;
+    m.rays_per_pixel = 100.0;
+    m.seed = 9;
+    m.tile_rows = 60;
+    sl_ml_map a, b;
+    SLT_OK(p.lens->map(&cpu, &m, &a));
+    SLT_OK(p.lens->map(&gpu, &m, &b));
+    cr_assert_eq(a.rays, b.rays);
+    int64_t moved = 0, total = 0;
+    for (int64_t k = 0; k < 256 * 256; k++) {
+        moved += llabs((long long)a.count[k] - (long long)b.count[k]);
+        total += a.count[k];
+    }
+    cr_log_info("map 256^2 in tiles of 60 rows: %lld rays moved of %lld", (long long)moved,
+                (long long)total);
+    cr_assert_leq(moved, total / 100000, "%lld of %lld rays in other pixels", (long long)moved,
+                  (long long)total);
+    p.lens->map_free(&a);
+    p.lens->map_free(&b);
+    slt_ml_unload(&p);
+}

@@ -734,3 +734,45 @@ Test(microlensing, tracks_binary_against_vbmicrolensing)
     p.lens->map_free(&r);
     slt_ml_unload(&p);
 }
+
+/* A map shot in bands of rows (tile_rows, as a map larger than the GPU's
+ * memory is) is the same map statistically: every tile's pixels against
+ * the untiled map's within their joint Poisson noise, the rays per cell
+ * the same, the totals within noise. */
+Test(microlensing, map_tiles)
+{
+    slt_ml p;
+    slt_ml_load(&p);
+    sl_backend be = cpu();
+    sl_ml_map_spec m = map_spec(2, 1.1, 0.01, -0.3, 0.3, -0.3, 0.3, 120, 200.0);
+    sl_ml_map whole, tiled;
+    SLT_OK(p.lens->map(&be, &m, &whole));
+    m.tile_rows = 25; /* 5 tiles, the last of 20 rows */
+    SLT_OK(p.lens->map(&be, &m, &tiled));
+    cr_assert_eq(tiled.nx, 120);
+    cr_assert_eq(tiled.ny, 120);
+    cr_assert_eq(tiled.rays_per_cell, whole.rays_per_cell);
+    double chi2 = 0.0, sa = 0.0, sb = 0.0;
+    int64_t n = 120 * 120;
+    for (int64_t k = 0; k < n; k++) {
+        double a = whole.count[k], b = tiled.count[k];
+        if (a + b > 0)
+            chi2 += (a - b) * (a - b) / (a + b);
+        sa += whole.A[k], sb += tiled.A[k];
+    }
+    chi2 /= (double)n;
+    cr_log_info("tiled map: chi2/pixel %.3f against the whole map; sum A %.2f vs %.2f; rays %llu "
+                "vs %llu", chi2, sb, sa, (unsigned long long)tiled.rays,
+                (unsigned long long)whole.rays);
+    /* two independent stratified draws: chi2/pixel near 1 or below, far above for a wrong
+     * normalisation or a misplaced band (its rows hold 200-fold counts) */
+    cr_assert_lt(chi2, 1.2, "chi2/pixel %.3f", chi2);
+    cr_assert_lt(fabs(sb / sa - 1.0), 5.0 / sqrt(sa * 200.0), "sum A %.4f vs %.4f", sb, sa);
+    m.tile_rows = -1;
+    sl_ml_map bad;
+    cr_assert_eq(p.lens->map(&be, &m, &bad), SL_ERR_ARG);
+    cr_assert_not_null(strstr(sl_last_error(), "tile_rows = -1"), "%s", sl_last_error());
+    p.lens->map_free(&whole);
+    p.lens->map_free(&tiled);
+    slt_ml_unload(&p);
+}

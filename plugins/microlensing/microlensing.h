@@ -92,6 +92,11 @@ typedef struct sl_ml_map_spec {
     int nx, ny;
     double rays_per_pixel;
     uint64_t seed;
+    /* Rows per tile (0: automatic). A map whose counts do not fit in half
+     * the GPU's memory is shot in bands of rows, each its own lens-plane
+     * grid (so its own rays, statistically the same), and stitched on the
+     * host; tile_rows > 0 asks for bands of that many rows on any backend. */
+    int tile_rows;
 } sl_ml_map_spec;
 
 typedef struct sl_ml_map {

@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L
 /* Magnification maps by inverse ray shooting (host side, and the CPU
  * backend's shooting loop). The lens plane is cut into square cells of the
  * source pixels' size; a cell is active when the box around the images of
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ml_caustics.h"
 #include "ml_internal.h"
@@ -108,19 +110,13 @@ void sl_ml_map_free(sl_ml_map *m)
     memset(m, 0, sizeof *m);
 }
 
-sl_status sl_ml_map_run(const sl_backend *be, const sl_ml_map_spec *m, sl_ml_map *out)
+/* One map (or one tile of a map) shot whole. */
+static sl_status ml_map_one(const sl_backend *be, const sl_ml_map_spec *m, sl_ml_map *out)
 {
     memset(out, 0, sizeof *out);
-    sl_status st = ml_map_check(m);
-    if (st)
-        return st;
+    sl_status st;
     size_t npix = (size_t)m->nx * (size_t)m->ny;
     int cuda = be && be->kind == SL_BACKEND_CUDA;
-    if (cuda && be->mem_bytes && npix * sizeof(uint32_t) > be->mem_bytes / 2)
-        return sl_fail(SL_ERR_NOMEM, "microlensing: map: %d x %d pixels need %zu MiB of GPU "
-                       "memory for their counts, more than half the device's %zu MiB; maps in "
-                       "tiles are not built yet: make the map smaller", m->nx, m->ny,
-                       npix * sizeof(uint32_t) >> 20, be->mem_bytes >> 20);
     const double dx = (m->x1 - m->x0) / m->nx, dy = (m->y1 - m->y0) / m->ny;
     ml_map_grid g;
     g.h = fmin(dx, dy);
@@ -203,5 +199,100 @@ sl_status sl_ml_map_run(const sl_backend *be, const sl_ml_map_spec *m, sl_ml_map
     const double norm = g.h * g.h / ((double)g.rays_per_cell * dx * dy);
     for (size_t p = 0; p < npix; p++)
         out->A[p] = out->count[p] * norm;
+    return SL_OK;
+}
+
+/* Rows per tile: the spec's, else all rows when their counts fit in half
+ * the device's memory, else as many as do. */
+static int ml_tile_rows(const sl_backend *be, const sl_ml_map_spec *m)
+{
+    if (m->tile_rows > 0)
+        return m->tile_rows < m->ny ? m->tile_rows : m->ny;
+    int cuda = be && be->kind == SL_BACKEND_CUDA;
+    size_t row = (size_t)m->nx * sizeof(uint32_t);
+    if (!cuda || !be->mem_bytes || (size_t)m->ny * row <= be->mem_bytes / 2)
+        return m->ny;
+    size_t rows = (be->mem_bytes / 2) / row;
+    return rows < 1 ? 1 : (int)rows;
+}
+
+/* Adds tile t (rows j0 ..) into the whole map out. */
+static void ml_stitch(sl_ml_map *out, const sl_ml_map *t, int j0, int first)
+{
+    size_t off = (size_t)j0 * (size_t)out->nx, n = (size_t)t->nx * (size_t)t->ny;
+    memcpy(out->count + off, t->count, n * sizeof *t->count);
+    memcpy(out->A + off, t->A, n * sizeof *t->A);
+    if (first) {
+        memcpy(out->lens_box, t->lens_box, sizeof t->lens_box);
+        out->cell = t->cell;
+        out->rays_per_cell = t->rays_per_cell;
+    }
+    out->lens_box[0] = fmin(out->lens_box[0], t->lens_box[0]);
+    out->lens_box[1] = fmax(out->lens_box[1], t->lens_box[1]);
+    out->lens_box[2] = fmin(out->lens_box[2], t->lens_box[2]);
+    out->lens_box[3] = fmax(out->lens_box[3], t->lens_box[3]);
+    out->cells += t->cells;
+    out->active += t->active;
+    out->rays += t->rays;
+    out->enlarged = t->enlarged > out->enlarged ? t->enlarged : out->enlarged;
+    out->seconds += t->seconds;
+}
+
+/* The host memory a map's pixels need (counts and magnifications), checked
+ * against the machine's before any work. */
+static sl_status ml_host_memory(const sl_ml_map_spec *m)
+{
+    double need = (double)m->nx * (double)m->ny * (sizeof(uint32_t) + sizeof(double));
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    double have = pages > 0 && page > 0 ? (double)pages * (double)page : INFINITY;
+    if (need > 0.8 * have)
+        return sl_fail(SL_ERR_NOMEM, "microlensing: map: %d x %d pixels need %.1f GiB of host "
+                       "memory (counts and magnifications), more than 80 %% of this machine's "
+                       "%.1f GiB: make the map smaller", m->nx, m->ny, need / 1073741824.0,
+                       have / 1073741824.0);
+    return SL_OK;
+}
+
+sl_status sl_ml_map_run(const sl_backend *be, const sl_ml_map_spec *m, sl_ml_map *out)
+{
+    memset(out, 0, sizeof *out);
+    sl_status st = ml_map_check(m);
+    if (!st)
+        st = ml_host_memory(m);
+    if (st)
+        return st;
+    if (m->tile_rows < 0)
+        return sl_fail(SL_ERR_ARG, "microlensing: map: tile_rows = %d: expected 0 (automatic) "
+                       "or a number of rows > 0", m->tile_rows);
+    int rows = ml_tile_rows(be, m);
+    if (rows >= m->ny)
+        return ml_map_one(be, m, out);
+    size_t npix = (size_t)m->nx * (size_t)m->ny;
+    out->count = malloc(npix * sizeof *out->count);
+    out->A = malloc(npix * sizeof *out->A);
+    if (!out->count || !out->A) {
+        sl_ml_map_free(out);
+        return sl_fail_nomem((double)npix * 12, "microlensing: map: the pixels");
+    }
+    out->nx = m->nx, out->ny = m->ny;
+    out->x0 = m->x0, out->x1 = m->x1, out->y0 = m->y0, out->y1 = m->y1;
+    const double dy = (m->y1 - m->y0) / m->ny;
+    for (int j0 = 0; j0 < m->ny; j0 += rows) {
+        sl_ml_map_spec t = *m;
+        int j1 = j0 + rows < m->ny ? j0 + rows : m->ny;
+        t.ny = j1 - j0;
+        t.y0 = m->y0 + j0 * dy;
+        t.y1 = j1 == m->ny ? m->y1 : m->y0 + j1 * dy;
+        t.tile_rows = 0;
+        /* a tile's pixels must be the map's: cells and rays per cell follow from them */
+        sl_ml_map tile;
+        if ((st = ml_map_one(be, &t, &tile))) {
+            sl_ml_map_free(out);
+            return sl_fail_context(st, "microlensing: map: the tile of rows %d to %d", j0,
+                                   j1 - 1);
+        }
+        ml_stitch(out, &tile, j0, j0 == 0);
+        sl_ml_map_free(&tile);
+    }
     return SL_OK;
 }
