@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "mcmc_plot.h"
+#include "plot_guard.h"
 #include "starling/nomem.h"
 
 /* cmap0 1..8: colours that stay apart on white */
@@ -65,6 +66,9 @@ static void range(const double *v, int64_t n, int64_t stride, double *lo, double
 sl_status sl_plot_trace(const char *path, const sl_plot_draws *d, int n_shown,
                         const char *title)
 {
+    sl_status ready = sl_plot_png_ready(path);
+    if (ready)
+        return ready;
     const int np = d->n_which;
     int show = n_shown < d->chains ? n_shown : (int)d->chains;
     PLFLT *x = malloc((size_t)d->kept * sizeof *x), *y = malloc((size_t)d->kept * sizeof *y);
@@ -141,6 +145,9 @@ static void pair_panel(const sl_plot_draws *d, int px, int py, int64_t S, int64_
 sl_status sl_plot_corner(const char *path, const sl_plot_draws *d, int max_points,
                          const char *title)
 {
+    sl_status ready = sl_plot_png_ready(path);
+    if (ready)
+        return ready;
     const int np = d->n_which;
     const int64_t S = d->kept * d->chains;
     int64_t every = S > max_points ? (S + max_points - 1) / max_points : 1;
@@ -185,6 +192,9 @@ sl_status sl_plot_corner(const char *path, const sl_plot_draws *d, int max_point
 
 sl_status sl_plot_points(const char *path, const sl_plot_points_spec *p)
 {
+    sl_status ready = sl_plot_png_ready(path);
+    if (ready)
+        return ready;
     double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
     for (int64_t i = 0; i < p->n; i++) {
         double e = p->err ? p->err[i] : 0.0;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "ml_plot.h"
+#include "plot_guard.h"
 #include "starling/nomem.h"
 
 /* cmap1: black, purple, orange, pale yellow (a perceptual ramp like
@@ -23,6 +24,9 @@ static void ramp(void)
 sl_status sl_plot_map(const char *path, const double *A, int nx, int ny, const double *box,
                       const sl_plot_curve *curves, int n_curves, const char *title)
 {
+    sl_status st = sl_plot_png_ready(path);
+    if (st)
+        return st;
     PLFLT **z;
     plAlloc2dGrid(&z, nx, ny);
     if (!z)
@@ -84,6 +88,9 @@ sl_status sl_plot_map(const char *path, const double *A, int nx, int ny, const d
 sl_status sl_plot_chi2_grid(const char *path, const double *chi2, int nx, int ny,
                             const double *box, const char *title)
 {
+    sl_status st = sl_plot_png_ready(path);
+    if (st)
+        return st;
     PLFLT **z;
     plAlloc2dGrid(&z, nx, ny);
     if (!z)

@@ -323,3 +323,33 @@ Test(lua_ml, demcmc_on_photometry, .timeout = 300)
         cr_assert_lt(fabs(m[k] - best[k]), 4.0 * sd[k] + 1e-9, "parameter %d: %s", k, out);
     }
 }
+
+/* PLplot exits the process when its PNG driver cannot be loaded; the map's
+ * picture asks first, so a machine without the driver gets an error that
+ * names the file, and the script's earlier output stands. */
+Test(lua_ml, png_without_plplot_driver)
+{
+    char path[400], cmd[1200], out[4096];
+    snprintf(path, sizeof path, "%s/s.lua", work);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fputs("local ml = require('starling').microlensing\n"
+          "print('before')\n"
+          "local r = ml.map{s = 1, q = 0.1, box = {-0.2, 0.2, -0.2, 0.2}, pixels = 32, rays = 4,\n"
+          "                 png = 'm.png'}\n",
+          f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "cd '%s' && PLPLOT_DRV_DIR=/nonexistent '%s' s.lua 2>&1", work,
+             STARLING);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = 0;
+    int st = pclose(p);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) != 0, "%s", out);
+    cr_assert(strstr(out, "before"), "%s", out);
+    cr_assert(strstr(out, "s.lua:3") && strstr(out, "cannot write m.png") &&
+              strstr(out, "pngcairo"), "%s", out);
+    snprintf(path, sizeof path, "%s/m.png", work);
+    cr_assert_neq(access(path, F_OK), 0, "a PNG was written");
+}

@@ -207,8 +207,8 @@ end
 --- over the data's span, then for every (s, q) on the grid and every alpha
 --- slice, both signs of u0, a Nelder-Mead fit of (t0, u0, tE, alpha) with s
 --- and q held, all simplices advanced together (L:minimize); the best fit per
---- cell, the best cell polished with all six parameters free, a CSV table
---- and a chi^2 map (PNG).
+--- cell, the best `polish` (3) cells polished together with all six
+--- parameters free, a CSV table and a chi^2 map (PNG).
 local function ml_axis(ctx, name, v, def)
   v = v == nil and def or v
   if type(v) ~= "table" then
@@ -237,7 +237,8 @@ local function ml_axis(ctx, name, v, def)
 end
 
 local GRID_KEYS = { data = 1, columns = 1, backend = 1, phot = 1, zero_point = 1, s = 1, q = 1,
-                    alpha = 1, iterations = 1, tol = 1, csv = 1, png = 1, progress = 1 }
+                    alpha = 1, iterations = 1, tol = 1, csv = 1, png = 1, progress = 1,
+                    polish = 1 }
 
 local function ml_gridsearch(cfg)
   local ctx = "microlensing.gridsearch"
@@ -261,6 +262,11 @@ local function ml_gridsearch(cfg)
     error(ctx .. ": key 'alpha' = " .. tostring(na) .. ": expected the number of slices, 1..360", 2)
   end
   local iters = cfg.iterations or 400
+  local npol = cfg.polish or 3
+  if math.type(npol) ~= "integer" or npol < 1 or npol > 1000 then
+    error(ctx .. ": key 'polish' = " .. tostring(npol)
+          .. ": expected the number of best cells to polish, 1..1000", 2)
+  end
   local tol = cfg.tol or 0.05
   local say = cfg.progress == nil and true or cfg.progress
   local function lik(model)
@@ -327,18 +333,30 @@ local function ml_gridsearch(cfg)
         math.min(#Q, j0 + chunk - 1), #Q, #st, core.clock() - t_start))
     end
   end
-  local best = cells[1]
-  for _, c in ipairs(cells) do if c.chi2 < best.chi2 then best = c end end
-  -- the best cell polished with every parameter free
-  local x, pol_evals = { best.t0, best.u0, best.tE, best.s, best.q, best.alpha }, 0
-  local pol
-  for k = 1, 3 do -- restarts, each from the last end point with a fresh simplex
-    pol = B:minimize{ start = x, step = { 0.01 * x[3], 0.1 * math.abs(x[2]) + 1e-4,
-      0.02 * x[3], 0.02 * x[4], 0.1 * x[5], 2 }, tol = 1e-4, iterations = 4000 }
-    x, pol_evals = pol.x[1], pol_evals + pol.evals
+  local order = {}
+  for k = 1, #cells do order[k] = k end
+  table.sort(order, function(a, b) return cells[a].chi2 < cells[b].chi2 end)
+  local best = cells[order[1]]
+  -- the best cells polished together with every parameter free: the best
+  -- cell alone can sit in the wrong one of two degenerate minima (s and
+  -- 1/s) or have a fit that stalled between grid points
+  local starts, pol_evals = {}, 0
+  for k = 1, math.min(npol, #order) do
+    local c = cells[order[k]]
+    starts[k] = { c.t0, c.u0, c.tE, c.s, c.q, c.alpha }
   end
+  local pol
+  for _ = 1, 3 do -- restarts, each from the last end points with fresh simplices
+    local x = starts[1]
+    pol = B:minimize{ start = starts, step = { 0.01 * x[3], 0.1 * math.abs(x[2]) + 1e-4,
+      0.02 * x[3], 0.02 * x[4], 0.1 * x[5], 2 }, tol = 1e-4, iterations = 4000 }
+    starts, pol_evals = pol.x, pol_evals + pol.evals
+  end
+  local bp = 1
+  for k = 2, #pol.chi2 do if pol.chi2[k] < pol.chi2[bp] then bp = k end end
+  local x = pol.x[bp]
   local fit = { t0 = x[1], u0 = x[2], tE = x[3], s = x[4], q = x[5], alpha = x[6] % 360,
-                chi2 = pol.chi2[1] }
+                chi2 = pol.chi2[bp] }
   local out = { cells = cells, best_cell = best, best = fit, pspl = pspl, ns = #S, nq = #Q,
                 evals = evals + r.evals + pol_evals, seconds = core.clock() - t_start,
                 backend = B:info().backend }
