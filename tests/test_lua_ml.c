@@ -167,13 +167,16 @@ Test(lua_ml, map_lightcurve)
         "                                 {t0 = 0, u0 = 0.1, tE = 10, alpha = 90, rho = 4e-3}},\n"
         "                       t = 0, ld1 = 0.5}\n"
         "print('two', #B, type(B[1]), B[1] ~= B[2])\n"
+        "local C = ml.lightcurve(m, {t0 = 0, u0 = 0.1, tE = 10, alpha = 90, rho = 2e-3, t = 0})\n"
+        "print('alias', C == A[2])\n"
         "m:lightcurve{t0 = 0, u0 = 0.1, tE = 10, alpha = 90, rho = -1, t = 0}\n",
         out, sizeof out);
     cr_assert_eq(st, 1, "%s", out);
     /* A = 10.03 at the track's middle (VBMicrolensing BinaryMag2) */
     cr_assert(strstr(out, "one\t3\ttrue\ttrue\ttrue"), "%s", out);
     cr_assert(strstr(out, "two\t2\tnumber\ttrue"), "%s", out);
-    cr_assert(strstr(out, "s.lua:10: microlensing.lightcurves: model 1: rho = -1: expected a "
+    cr_assert(strstr(out, "alias\ttrue"), "%s", out);
+    cr_assert(strstr(out, "s.lua:12: microlensing.lightcurves: model 1: rho = -1: expected a "
                           "number > 0"), "%s", out);
 }
 

@@ -183,7 +183,8 @@ end
 --- map (inverse ray shooting), writes it as FITS when asked, and returns its
 --- statistics (and the values, row by row, with values = true). The result's
 --- lightcurve{t0 =, u0 =, tE =, alpha =, rho = | models =, t =, ld1 = 0,
---- ld2 = 0} reads finite-source light curves from the map.
+--- ld2 = 0} reads finite-source light curves from the map (also
+--- starling.microlensing.lightcurve(result, {...})).
 --- likelihood{data = PATH | columns, model = "pspl" | "fspl" | "binary",
 --- phot = "auto" | "mag" | "flux", zero_point = 22, ld = 0, backend =}
 --- prepares the photometric likelihood (chi^2 with each passband's source
@@ -409,6 +410,14 @@ M.microlensing = {
     return core.likelihood("microlensing", cfg)
   end,
   gridsearch = ml_gridsearch,
+  -- lightcurve(map_result, {...}) = map_result:lightcurve{...}
+  lightcurve = function(map, cfg)
+    if type(map) ~= "table" or type(map.lightcurve) ~= "function" then
+      error("microlensing.lightcurve: expected a map's result first: lightcurve(m, {t0 =, "
+            .. "u0 =, tE =, alpha =, rho =, t =})", 2)
+    end
+    return map:lightcurve(cfg)
+  end,
 }
 
 --- Kepler's equation: starling.kepler.solve(M, e) gives E with
