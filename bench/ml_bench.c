@@ -28,25 +28,13 @@
 
 #include "starling/plugins/microlensing/microlensing.h"
 #include "starling/starling.h"
+#include "bench_time.h"
 
 static uint64_t rng = 0x2545f4914f6cdd1dULL;
 static double urand(void)
 {
     rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
     return (double)(rng >> 11) / 9007199254740992.0;
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-static int cmpd(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
 }
 
 static void make_models(sl_ml_model m, int64_t n, double *par)
@@ -81,22 +69,28 @@ static int write_doubles(const char *path, const char *suffix, const double *v, 
     return 0;
 }
 
+/* One magnification call, for sl_bench_median5. */
+typedef struct mag_call {
+    const sl_lens *lens;
+    const sl_backend *be;
+    const sl_ml_batch *b;
+    double *A;
+} mag_call;
+
+static int run_mag(void *arg)
+{
+    mag_call *c = arg;
+    if (!c->lens->magnification(c->be, c->b, c->A))
+        return 0;
+    fprintf(stderr, "ml-bench: %s: %s\n", c->be->description, sl_last_error());
+    return 1;
+}
+
 /* Median seconds of 5 calls after one warm-up; -1 on failure (printed). */
 static double timed(const sl_lens *lens, const sl_backend *be, const sl_ml_batch *b, double *A)
 {
-    double t[5];
-    for (int r = -1; r < 5; r++) {
-        double t0 = now();
-        sl_status st = lens->magnification(be, b, A);
-        if (st) {
-            fprintf(stderr, "ml-bench: %s: %s\n", be->description, sl_last_error());
-            return -1.0;
-        }
-        if (r >= 0)
-            t[r] = now() - t0;
-    }
-    qsort(t, 5, sizeof t[0], cmpd);
-    return t[2];
+    mag_call c = {lens, be, b, A};
+    return sl_bench_median5(run_mag, &c);
 }
 
 /* The map benchmark: a planetary binary's map on each backend. */
@@ -125,12 +119,12 @@ static int map_bench(const sl_lens *lens, int n, int n_cpu, double rays)
         for (int rep = 0; rep < 3; rep++) { /* the first call pays for waking the device */
             if (have[k])
                 lens->map_free(&r[k]);
-            double t0 = now();
+            double t0 = sl_bench_now();
             if (lens->map(&be, &m, &r[k])) {
                 fprintf(stderr, "ml-bench: %s: %s\n", be.description, sl_last_error());
                 return 1;
             }
-            best = fmin(best, now() - t0);
+            best = fmin(best, sl_bench_now() - t0);
             have[k] = 1;
         }
         printf("%-5s %-44s %5d^2 %10.3g rays: shooting %.4f s = %.3e rays/s; end to end %.4f s "

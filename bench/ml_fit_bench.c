@@ -26,19 +26,7 @@
 
 #include "starling/plugins/microlensing/microlensing.h"
 #include "starling/starling.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-static int cmpd(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+#include "bench_time.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 static double urand(void)
@@ -50,22 +38,29 @@ static double urand(void)
 enum { S_T0, S_U0, S_TE, S_ALPHA, S_RHO };
 static const double setup[SL_ML_TRACK_NPAR] = {0.0, 0.005, 20.0, 60.0, 1e-3};
 
-/* Median seconds of 5 light-curve calls after a warm-up (-1: failed). */
+/* One light-curve call, for sl_bench_median5. */
+typedef struct tracks_call {
+    const sl_lens *lens;
+    const sl_backend *be;
+    const sl_ml_map *m;
+    const sl_ml_tracks *tr;
+    double *A;
+} tracks_call;
+
+static int run_tracks(void *arg)
+{
+    tracks_call *c = arg;
+    if (!c->lens->lightcurves(c->be, c->m, c->tr, c->A))
+        return 0;
+    fprintf(stderr, "ml-fit-bench: %s: %s\n", c->be->description, sl_last_error());
+    return 1;
+}
+
 static double time_tracks(const sl_lens *lens, const sl_backend *be, const sl_ml_map *m,
                           const sl_ml_tracks *tr, double *A)
 {
-    double t[5];
-    for (int r = -1; r < 5; r++) {
-        double t0 = now();
-        if (lens->lightcurves(be, m, tr, A)) {
-            fprintf(stderr, "ml-fit-bench: %s: %s\n", be->description, sl_last_error());
-            return -1.0;
-        }
-        if (r >= 0)
-            t[r] = now() - t0;
-    }
-    qsort(t, 5, sizeof t[0], cmpd);
-    return t[2];
+    tracks_call c = {lens, be, m, tr, A};
+    return sl_bench_median5(run_tracks, &c);
 }
 
 static int dump_setup(const char *path, int64_t n, const double *t, const double *Au,
@@ -105,12 +100,12 @@ static int tracks_bench(const sl_lens *lens, int64_t n_t, int64_t n_models, doub
     for (int rep = 0; rep < 3; rep++) {
         if (rep)
             lens->map_free(&map);
-        double t0 = now();
+        double t0 = sl_bench_now();
         if (lens->map(mb, &m, &map)) {
             fprintf(stderr, "ml-fit-bench: map: %s\n", sl_last_error());
             return 1;
         }
-        best = fmin(best, now() - t0);
+        best = fmin(best, sl_bench_now() - t0);
     }
     printf("# ml-fit-bench --tracks: s = 1, q = 1e-3, rho = %g, u0 = %g, tE = %g d, alpha = %g "
            "deg, %lld epochs over t0 +- 1 d\n", setup[S_RHO], setup[S_U0], setup[S_TE],
@@ -172,21 +167,30 @@ static int tracks_bench(const sl_lens *lens, int64_t n_t, int64_t n_models, doub
     return rc;
 }
 
+/* One likelihood call, for sl_bench_median5. */
+typedef struct like_call {
+    const sl_likelihood *l;
+    void *ctx;
+    const sl_backend *be;
+    const double *p;
+    size_t n;
+    double *out;
+} like_call;
+
+static int run_like(void *arg)
+{
+    like_call *c = arg;
+    if (!c->l->eval_batch(c->ctx, c->be, c->p, c->n, c->out))
+        return 0;
+    fprintf(stderr, "ml-fit-bench: %s: %s\n", c->be->description, sl_last_error());
+    return 1;
+}
+
 static double time_like(const sl_likelihood *l, void *ctx, const sl_backend *be,
                         const double *p, size_t n, double *out)
 {
-    double t[5];
-    for (int r = -1; r < 5; r++) {
-        double t0 = now();
-        if (l->eval_batch(ctx, be, p, n, out)) {
-            fprintf(stderr, "ml-fit-bench: %s: %s\n", be->description, sl_last_error());
-            return -1.0;
-        }
-        if (r >= 0)
-            t[r] = now() - t0;
-    }
-    qsort(t, 5, sizeof t[0], cmpd);
-    return t[2];
+    like_call c = {l, ctx, be, p, n, out};
+    return sl_bench_median5(run_like, &c);
 }
 
 static int like_bench(const sl_registry *reg, size_t n, const char *data)
