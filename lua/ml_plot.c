@@ -21,6 +21,36 @@ static void ramp(void)
     plscmap1l(1, 5, pos, r, g, b, NULL);
 }
 
+/* A PNG stream of its own (PLplot keeps state per stream) into PATH.tmp.png
+ * beside path, w x h pixels, the ramp and the colours both pictures use. */
+static void png_open(const char *path, int w, int h, char *tmp, size_t cap)
+{
+    snprintf(tmp, cap, "%s.tmp.png", path);
+    PLINT strm;
+    plmkstrm(&strm);
+    plsdev("pngcairo");
+    plsfnam(tmp);
+    plspage(0, 0, w, h, 0, 0);
+    plscolbg(255, 255, 255);
+    plinit();
+    plscol0(15, 0, 0, 0);
+    plscol0(2, 80, 200, 255); /* light blue over the warm ramp */
+    plschr(0, 0.8);
+    ramp();
+    plcol0(15);
+}
+
+/* Ends the stream and renames the picture into place. */
+static sl_status png_close(const char *path, const char *tmp)
+{
+    plend1();
+    if (rename(tmp, path)) {
+        remove(tmp);
+        return sl_fail(SL_ERR_IO, "cannot write %s", path);
+    }
+    return SL_OK;
+}
+
 sl_status sl_plot_map(const char *path, const double *A, int nx, int ny, const double *box,
                       const sl_plot_curve *curves, int n_curves, const char *title)
 {
@@ -46,23 +76,15 @@ sl_status sl_plot_map(const char *path, const double *A, int nx, int ny, const d
             if (isnan(z[i][j]))
                 z[i][j] = lo; /* no ray: as dark as the darkest pixel */
     char tmp[1024];
-    snprintf(tmp, sizeof tmp, "%s.tmp.png", path);
-    PLINT strm;
-    plmkstrm(&strm);
-    plsdev("pngcairo");
-    plsfnam(tmp);
-    int w = 900, h = (int)(900.0 * (box[3] - box[2]) / (box[1] - box[0])) + 60;
-    plspage(0, 0, w, h < 300 ? 300 : h > 2000 ? 2000 : h, 0, 0);
-    plscolbg(255, 255, 255);
-    plinit();
-    plscol0(15, 0, 0, 0);
-    plscol0(2, 80, 200, 255); /* the caustics: light blue over the warm ramp */
-    plschr(0, 0.8);
-    ramp();
-    plcol0(15);
+    int h = (int)(900.0 * (box[3] - box[2]) / (box[1] - box[0])) + 60;
+    png_open(path, 900, h < 300 ? 300 : h > 2000 ? 2000 : h, tmp, sizeof tmp);
     plenv(box[0], box[1], box[2], box[3], 1, 0);
-    plimage((const PLFLT *const *)z, nx, ny, box[0], box[1], box[2], box[3], lo, hi, box[0],
-            box[1], box[2], box[3]);
+    /* plimage puts sample i at xmin + i (xmax - xmin)/(nx - 1): give it the
+     * pixel centres, so that pixel i is drawn where it lies (the outer half
+     * pixels stay blank; plimage draws nothing outside its samples) */
+    double hx = 0.5 * (box[1] - box[0]) / nx, hy = 0.5 * (box[3] - box[2]) / ny;
+    plimage((const PLFLT *const *)z, nx, ny, box[0] + hx, box[1] - hx, box[2] + hy, box[3] - hy,
+            lo, hi, box[0] + hx, box[1] - hx, box[2] + hy, box[3] - hy);
     plcol0(2);
     plwidth(1.2);
     for (int k = 0; k < n_curves; k++)
@@ -72,13 +94,8 @@ sl_status sl_plot_map(const char *path, const double *A, int nx, int ny, const d
     char lab[160];
     snprintf(lab, sizeof lab, "%s  (log10 A from %.2f to %.2f)", title ? title : "", lo, hi);
     pllab("y1 [Einstein radii]", "y2 [Einstein radii]", lab);
-    plend1();
     plFree2dGrid(z, nx, ny);
-    if (rename(tmp, path)) {
-        remove(tmp);
-        return sl_fail(SL_ERR_IO, "cannot write %s", path);
-    }
-    return SL_OK;
+    return png_close(path, tmp);
 }
 
 /* A grid search's chi^2 over (log10 s, log10 q): nx x ny cells (row j at
@@ -116,23 +133,20 @@ sl_status sl_plot_chi2_grid(const char *path, const double *chi2, int nx, int ny
     if (!(hi > 0.0))
         hi = 1.0;
     char tmp[1024];
-    snprintf(tmp, sizeof tmp, "%s.tmp.png", path);
-    PLINT strm;
-    plmkstrm(&strm);
-    plsdev("pngcairo");
-    plsfnam(tmp);
-    plspage(0, 0, 800, 700, 0, 0);
-    plscolbg(255, 255, 255);
-    plinit();
-    plscol0(15, 0, 0, 0);
-    plscol0(2, 80, 200, 255);
-    plschr(0, 0.8);
-    ramp();
-    plcol0(15);
+    png_open(path, 800, 700, tmp, sizeof tmp);
     plenv(box[0], box[1], box[2], box[3], 0, 0);
-    plimage((const PLFLT *const *)z, nx, ny, box[0], box[1], box[2], box[3], 0.0, hi, box[0],
-            box[1], box[2], box[3]);
+    /* one filled rectangle a cell: a grid has few cells, and plimage would
+     * treat the values as corners (n - 1 cells a side, none for n = 1) */
     double dx = (box[1] - box[0]) / nx, dy = (box[3] - box[2]) / ny;
+    for (int i = 0; i < nx; i++)
+        for (int j = 0; j < ny; j++) {
+            PLFLT cx[4] = {box[0] + i * dx, box[0] + (i + 1) * dx, box[0] + (i + 1) * dx,
+                           box[0] + i * dx};
+            PLFLT cy[4] = {box[2] + j * dy, box[2] + j * dy, box[2] + (j + 1) * dy,
+                           box[2] + (j + 1) * dy};
+            plcol1(z[i][j] / hi);
+            plfill(4, cx, cy);
+        }
     PLFLT mx = box[0] + (bi + 0.5) * dx, my = box[2] + (bj + 0.5) * dy;
     plcol0(2);
     plssym(0, 2.0);
@@ -143,11 +157,6 @@ sl_status sl_plot_chi2_grid(const char *path, const double *chi2, int nx, int ny
     snprintf(lab, sizeof lab, "%s  (log10(1 + chi2 - %.1f), 0 to %.2f)", title ? title : "", lo,
              hi);
     pllab("log10 s", "log10 q", lab);
-    plend1();
     plFree2dGrid(z, nx, ny);
-    if (rename(tmp, path)) {
-        remove(tmp);
-        return sl_fail(SL_ERR_IO, "cannot write %s", path);
-    }
-    return SL_OK;
+    return png_close(path, tmp);
 }
