@@ -16,6 +16,7 @@
 
 #include "binding.h"
 #include "ml_plot.h"
+#include "plot_guard.h"
 #include "starling/plugins/microlensing/microlensing.h"
 
 /* The plugin's messages start with "microlensing: ": the Lua context
@@ -532,6 +533,8 @@ static int l_ml_map(lua_State *L)
     if (!lua_isnil(L, -1))
         png = sl_lua_check_str(L, -1, ctx, "png");
     lua_pop(L, 1);
+    if (png) /* before any ray is shot: a picture that cannot be made is bad input */
+        ml_check(L, sl_plot_png_ready(png), ctx);
     lua_getfield(L, 1, "values");
     int values = lua_toboolean(L, -1);
     lua_pop(L, 1);
@@ -593,6 +596,15 @@ static int l_ml_map(lua_State *L)
     return 1;
 }
 
+/* core.microlensing.png_ready(path): raises when PLplot cannot write a
+ * PNG here (the grid search asks before its work). */
+static int l_ml_png_ready(lua_State *L)
+{
+    const char *path = sl_lua_check_str(L, 1, "microlensing.gridsearch", "png");
+    ml_check(L, sl_plot_png_ready(path), "microlensing.gridsearch");
+    return 0;
+}
+
 /* core.microlensing.chi2_png{path =, chi2 = {nx * ny values, row by row},
  * nx =, ny =, box = {x0, x1, y0, y1}, title =}: the grid search's picture
  * (init.lua checks the user's keys; these come from it). */
@@ -633,6 +645,7 @@ void sl_lua_open_microlensing(lua_State *L)
                                    {"caustics", l_ml_caustics},
                                    {"map", l_ml_map},
                                    {"chi2_png", l_ml_chi2_png},
+                                   {"png_ready", l_ml_png_ready},
                                    {NULL, NULL}};
     luaL_newlib(L, fns);
     lua_setfield(L, -2, "microlensing");

@@ -234,7 +234,10 @@ local function ml_axis(ctx, name, v, def)
       error(ctx .. ": " .. name .. "[" .. i .. "] = " .. tostring(x) .. ": expected a number > 0", 3)
     end
   end
-  return v
+  local out = {} -- ascending, so the table and the picture's axes run one way
+  for i, x in ipairs(v) do out[i] = x end
+  table.sort(out)
+  return out
 end
 
 local GRID_KEYS = { data = 1, columns = 1, backend = 1, phot = 1, zero_point = 1, s = 1, q = 1,
@@ -255,6 +258,7 @@ local function ml_gridsearch(cfg)
             .. ": expected one of " .. table.concat(names, ", "), 2)
     end
   end
+  if cfg.png ~= nil then core.microlensing.png_ready(cfg.png) end -- before the work
   local t_start = core.clock()
   local S = ml_axis(ctx, "s", cfg.s, { from = 0.3, to = 3, n = 15 })
   local Q = ml_axis(ctx, "q", cfg.q, { from = 1e-5, to = 1, n = 11 })
