@@ -336,19 +336,22 @@ static sl_status phot_params(void *ctx, size_t *n, const char *const **names, co
     return SL_OK;
 }
 
-/* chi^2 of one model (row of ml_model.h) over every band; the fit of band
- * `want` (>= 0) into fs, c. */
-static double model_chi2(const sl_ml_phot_ctx *c, const double *row, int want, double *fs,
-                         double *cc)
+/* chi^2 of band b for one model (row of ml_model.h); its fit into fs, c
+ * when they are not NULL. */
+static double band_chi2(const sl_ml_phot_ctx *c, const double *row, int b, double *fs,
+                        double *cc)
+{
+    sl_ml_phot_sums s = {0.0, 0.0, 0.0};
+    for (int64_t k = c->band_start[b]; k < c->band_start[b + 1]; k++)
+        sl_ml_phot_add(&s, sl_ml_eval(c->model, row, c->t[k]), c->w[k], c->fc[k]);
+    return sl_ml_phot_fit(c->S[b], c->sff[b], &s, fs, cc);
+}
+
+static double model_chi2(const sl_ml_phot_ctx *c, const double *row)
 {
     double chi2 = 0.0;
-    for (int b = 0; b < c->n_band; b++) {
-        sl_ml_phot_sums s = {0.0, 0.0, 0.0};
-        for (int64_t k = c->band_start[b]; k < c->band_start[b + 1]; k++)
-            sl_ml_phot_add(&s, sl_ml_eval(c->model, row, c->t[k]), c->w[k], c->fc[k]);
-        chi2 += sl_ml_phot_fit(c->S[b], c->sff[b], &s, b == want ? fs : NULL,
-                               b == want ? cc : NULL);
-    }
+    for (int b = 0; b < c->n_band; b++)
+        chi2 += band_chi2(c, row, b, NULL, NULL);
     return chi2;
 }
 
@@ -362,7 +365,7 @@ static void eval_cpu(const sl_ml_phot_ctx *c, const double *params, size_t n, do
         double row[SL_ML_NPAR_MAX];
         double x2 = INFINITY;
         if (sl_ml_phot_row(c->model, params + (size_t)i * c->n_par, c->ld, row))
-            x2 = model_chi2(c, row, -1, NULL, NULL);
+            x2 = model_chi2(c, row);
         if (!isfinite(x2)) /* NaN from a model the solver could not handle counts as outside */
             x2 = INFINITY;
         ll[i] = -0.5 * x2;
@@ -424,7 +427,7 @@ static sl_status phot_model(void *ctx, const double *p, const double *x, size_t 
     }
     double fb = 0.0;
     if (series >= 0) {
-        model_chi2(c, row, series, &fs, &cc);
+        band_chi2(c, row, series, &fs, &cc);
         fb = c->fmean[series] + cc - fs;
     }
     for (size_t k = 0; k < n_x; k++) {
