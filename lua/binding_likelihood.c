@@ -15,6 +15,8 @@
  *     :info()          {name =, backend =, n_params =}
  *     :minimize{start =, step =, iterations =, tol =}  batched Nelder-Mead
  *                      (binding_minimize.c)
+ *     :close()         releases the plugin's state (device memory, maps) now
+ *                      rather than at collection; later calls are errors
  *   starling.clock()                     monotonic wall-clock seconds
  *
  * Every argument is checked before any work starts and errors name the
@@ -223,6 +225,17 @@ static int lik_gc(lua_State *L)
         k->l->release(k->ctx);
     k->ctx = NULL;
     return 0;
+}
+
+/* L:close(): as collection does, now; closing twice is harmless. */
+static int lik_close(lua_State *L)
+{
+    if (!luaL_testudata(L, 1, SL_LUA_LIKELIHOOD)) {
+        char got[96];
+        sl_lua_describe(L, 1, got, sizeof got);
+        sl_lua_error(L, "close: expected a likelihood (call methods with ':'), got %s", got);
+    }
+    return lik_gc(L);
 }
 
 sl_lua_lik *sl_lua_to_likelihood(lua_State *L, int idx)
@@ -463,13 +476,16 @@ void sl_lua_open_likelihood(lua_State *L)
 {
     static const luaL_Reg methods[] = {
         {"params", lik_params}, {"eval", lik_eval}, {"model", lik_model},
-        {"info", lik_info},     {"minimize", sl_lua_lik_minimize}, {NULL, NULL},
+        {"info", lik_info},     {"minimize", sl_lua_lik_minimize}, {"close", lik_close},
+        {NULL, NULL},
     };
     luaL_newmetatable(L, SL_LUA_LIKELIHOOD);
     luaL_newlib(L, methods);
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, lik_gc);
     lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, lik_gc);
+    lua_setfield(L, -2, "__close"); /* local L <close> = starling.likelihood(...) */
     lua_pop(L, 1);
     luaL_newmetatable(L, SL_LUA_RVDATA);
     lua_pop(L, 1);

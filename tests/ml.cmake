@@ -11,6 +11,8 @@ target_link_libraries(test_microlensing PRIVATE PkgConfig::ML_TEST_CFITSIO)
 # The photometric likelihood against MulensModel's chi^2 and bad input.
 sl_add_test(test_ml_likelihood SOURCES test_ml_likelihood.c TIMEOUT 120)
 add_dependencies(test_ml_likelihood microlensing)
+# fsbl's hexadecapole (ml_fsbl.h) is checked directly too
+target_include_directories(test_ml_likelihood PRIVATE ${PROJECT_SOURCE_DIR}/plugins/microlensing)
 
 if(SL_HAVE_CUDA)
   sl_add_test(test_gpu_microlensing SOURCES test_gpu_microlensing.c LABELS gpu TIMEOUT 300)

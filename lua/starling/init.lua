@@ -242,7 +242,106 @@ end
 
 local GRID_KEYS = { data = 1, columns = 1, backend = 1, phot = 1, zero_point = 1, s = 1, q = 1,
                     alpha = 1, iterations = 1, tol = 1, csv = 1, png = 1, progress = 1,
-                    polish = 1 }
+                    polish = 1, rho = 1, ld = 1, pixel = 1, rays = 1, seed = 1 }
+local FINITE_KEYS = { ld = 1, pixel = 1, rays = 1, seed = 1 }
+
+-- rho = {min =, max =}: the finite-source search's range (nil: point source)
+local function ml_rho_range(ctx, cfg)
+  local r = cfg.rho
+  if r == nil then
+    for k in pairs(FINITE_KEYS) do
+      if cfg[k] ~= nil then
+        error(ctx .. ": key '" .. k .. "' = " .. tostring(cfg[k]) .. ": only a finite-source "
+              .. "search takes it (give rho = {min =, max =})", 3)
+      end
+    end
+    return nil
+  end
+  if type(r) ~= "table" or type(r.min) ~= "number" or type(r.max) ~= "number"
+     or not (r.min > 0 and r.max >= r.min) then
+    local got = type(r) == "table" and ("{min = " .. tostring(r.min) .. ", max = "
+                                        .. tostring(r.max) .. "}") or tostring(r)
+    error(ctx .. ": key 'rho' = " .. got .. ": expected {min =, max =} with 0 < min <= max "
+          .. "(source radii in Einstein radii)", 3)
+  end
+  return { min = r.min, max = r.max }
+end
+
+-- The finite-source stage: for every (s, q) a likelihood of model "fsbl"
+-- (its maps made on the backend), alpha slices x signs of u0 from the PSPL
+-- fit with rho from the middle of its range (log), (t0, u0, tE, alpha, rho)
+-- free, one restart; the best fit per cell. Each cell's maps are released
+-- before the next cell's are made.
+local function ml_finite_cells(cfg, S, Q, na, pspl, rho, iters, tol, say, ctx, t_start)
+  local cells, evals = {}, 0
+  local u0 = math.max(pspl.u0, 1e-3)
+  local r0 = math.sqrt(rho.min * rho.max)
+  local step = { 0.02 * pspl.tE, 0.2 * u0, 0.1 * pspl.tE, 180 / na, 0.5 * r0 }
+  local n_cells = #S * #Q
+  for j, q in ipairs(Q) do
+    for i, s in ipairs(S) do
+      local F = core.likelihood("microlensing", { data = cfg.data, columns = cfg.columns,
+        backend = cfg.backend, phot = cfg.phot, zero_point = cfg.zero_point, model = "fsbl",
+        s = s, q = q, rho_min = rho.min, rho_max = rho.max, ld = cfg.ld, pixel = cfg.pixel,
+        rays = cfg.rays, seed = cfg.seed })
+      local st = {}
+      for a = 0, na - 1 do
+        for _, sg in ipairs({ 1, -1 }) do
+          st[#st + 1] = { pspl.t0, sg * u0, pspl.tE, (a + 0.5) * 360 / na, r0 }
+        end
+      end
+      local rb = F:minimize{ start = st, step = step, tol = tol, iterations = iters }
+      local rs = F:minimize{ start = rb.x, step = { step[1] / 4, step[2] / 4, step[3] / 4,
+        step[4] / 4, step[5] / 4 }, tol = tol, iterations = iters }
+      evals = evals + rb.evals + rs.evals
+      local c = (j - 1) * #S + i
+      for k = 1, #rs.chi2 do
+        if cells[c] == nil or rs.chi2[k] < cells[c].chi2 then
+          local x = rs.x[k]
+          cells[c] = { s = s, q = q, chi2 = rs.chi2[k], t0 = x[1], u0 = x[2], tE = x[3],
+                       alpha = x[4] % 360, rho = x[5] }
+        end
+      end
+      if say then
+        io.stderr:write(string.format("%s: cell %d of %d (s = %.4g, q = %.3g): chi2 = %.2f, "
+          .. "rho = %.3g (%.1f s)\n", ctx, c, n_cells, s, q, cells[c].chi2, cells[c].rho,
+          core.clock() - t_start))
+      end
+      F:close()
+    end
+  end
+  return cells, evals
+end
+
+-- The best `npol` finite-source cells refined within their (s, q): three
+-- restarts with smaller simplices and a tighter tol.
+local function ml_finite_polish(cfg, cells, order, npol, rho)
+  local best, evals = nil, 0
+  for k = 1, math.min(npol, #order) do
+    local c = cells[order[k]]
+    local F = core.likelihood("microlensing", { data = cfg.data, columns = cfg.columns,
+      backend = cfg.backend, phot = cfg.phot, zero_point = cfg.zero_point, model = "fsbl",
+      s = c.s, q = c.q, rho_min = rho.min, rho_max = rho.max, ld = cfg.ld, pixel = cfg.pixel,
+      rays = cfg.rays, seed = cfg.seed })
+    local start = { { c.t0, c.u0, c.tE, c.alpha, c.rho } }
+    local r
+    for _ = 1, 3 do
+      local x = start[1]
+      r = F:minimize{ start = start, step = { 0.01 * x[3], 0.1 * math.abs(x[2]) + 1e-4,
+        0.02 * x[3], 2, 0.2 * x[5] }, tol = 1e-4, iterations = 4000 }
+      start, evals = r.x, evals + r.evals
+    end
+    F:close()
+    if best == nil or r.chi2[1] < best.chi2 then
+      local x = r.x[1]
+      best = { t0 = x[1], u0 = x[2], tE = x[3], s = c.s, q = c.q, alpha = x[4] % 360,
+               rho = x[5], chi2 = r.chi2[1] }
+    end
+  end
+  return best, evals
+end
+
+local ml_point_cells, ml_grid_write -- below
 
 local function ml_gridsearch(cfg)
   local ctx = "microlensing.gridsearch"
@@ -274,11 +373,12 @@ local function ml_gridsearch(cfg)
   end
   local tol = cfg.tol or 0.05
   local say = cfg.progress == nil and true or cfg.progress
+  local rho = ml_rho_range(ctx, cfg)
   local function lik(model)
     return core.likelihood("microlensing", { data = cfg.data, columns = cfg.columns,
       backend = cfg.backend, phot = cfg.phot, zero_point = cfg.zero_point, model = model })
   end
-  local P, B = lik("pspl"), lik("binary")
+  local P = lik("pspl")
   -- PSPL: t0 over the data's span (the likelihood's t0 bounds are the span on either side)
   local p1 = P:params()[1]
   local span = (p1.max - p1.min) / 3
@@ -302,6 +402,29 @@ local function ml_gridsearch(cfg)
       .. "(%d starts, %.2f s)\n", ctx, pspl.t0, pspl.u0, pspl.tE, pspl.chi2, #starts,
       core.clock() - t_start))
   end
+  local out
+  if rho then
+    local cells, evals = ml_finite_cells(cfg, S, Q, na, pspl, rho, iters, tol, say, ctx, t_start)
+    local order = {}
+    for k = 1, #cells do order[k] = k end
+    table.sort(order, function(a, b) return cells[a].chi2 < cells[b].chi2 end)
+    local fit, pol_evals = ml_finite_polish(cfg, cells, order, npol, rho)
+    out = { cells = cells, best_cell = cells[order[1]], best = fit, pspl = pspl, ns = #S,
+            nq = #Q, evals = evals + r.evals + pol_evals, seconds = core.clock() - t_start,
+            backend = P:info().backend, rho = rho }
+  else
+    out = ml_point_cells(cfg, S, Q, na, pspl, iters, tol, npol, say, ctx, t_start)
+    out.evals = out.evals + r.evals
+  end
+  ml_grid_write(cfg, ctx, out, S, Q, na, iters, tol)
+  return out
+end
+
+-- The point-source stage: every (s, q) x alpha slice x sign of u0, then
+-- the best cells polished with s and q free.
+ml_point_cells = function(cfg, S, Q, na, pspl, iters, tol, npol, say, ctx, t_start)
+  local B = core.likelihood("microlensing", { data = cfg.data, columns = cfg.columns,
+    backend = cfg.backend, phot = cfg.phot, zero_point = cfg.zero_point, model = "binary" })
   -- binary: every (s, q) x alpha slice x sign of u0, q rows in four chunks for progress
   local cells, evals = {}, 0
   local u0 = math.max(pspl.u0, 1e-3)
@@ -362,9 +485,14 @@ local function ml_gridsearch(cfg)
   local x = pol.x[bp]
   local fit = { t0 = x[1], u0 = x[2], tE = x[3], s = x[4], q = x[5], alpha = x[6] % 360,
                 chi2 = pol.chi2[bp] }
-  local out = { cells = cells, best_cell = best, best = fit, pspl = pspl, ns = #S, nq = #Q,
-                evals = evals + r.evals + pol_evals, seconds = core.clock() - t_start,
-                backend = B:info().backend }
+  return { cells = cells, best_cell = best, best = fit, pspl = pspl, ns = #S, nq = #Q,
+           evals = evals + pol_evals, seconds = core.clock() - t_start,
+           backend = B:info().backend }
+end
+
+-- The table (CSV, written to PATH.tmp and renamed) and the chi^2 map (PNG).
+ml_grid_write = function(cfg, ctx, out, S, Q, na, iters, tol)
+  local cells, pspl, fit, rho = out.cells, out.pspl, out.best, out.rho
   if cfg.csv then
     local tmp = cfg.csv .. ".tmp"
     local f, err = io.open(tmp, "w")
@@ -373,14 +501,22 @@ local function ml_gridsearch(cfg)
       .. "slices x 2 signs of u0, iterations %d, tol %g, backend %s\n", M.version,
       tostring(type(cfg.data) == "string" and cfg.data or "(columns)"), #S, #Q, na, iters, tol,
       out.backend))
+    if rho then
+      f:write(string.format("# finite source (model fsbl, maps per cell): rho in [%.17g, %.17g], "
+        .. "ld %g, pixel %s, rays %s, seed %s\n", rho.min, rho.max, cfg.ld or 0,
+        cfg.pixel and string.format("%.17g", cfg.pixel) or "rho_min/5", tostring(cfg.rays or 200),
+        tostring(cfg.seed or 1)))
+    end
     f:write(string.format("# PSPL start: t0 %.17g u0 %.17g tE %.17g chi2 %.17g\n", pspl.t0,
       pspl.u0, pspl.tE, pspl.chi2))
     f:write(string.format("# polished best: t0 %.17g u0 %.17g tE %.17g s %.17g q %.17g alpha "
-      .. "%.17g chi2 %.17g\n", fit.t0, fit.u0, fit.tE, fit.s, fit.q, fit.alpha, fit.chi2))
-    f:write("s,q,chi2,t0,u0,tE,alpha\n")
+      .. "%.17g%s chi2 %.17g\n", fit.t0, fit.u0, fit.tE, fit.s, fit.q, fit.alpha,
+      rho and string.format(" rho %.17g", fit.rho) or "", fit.chi2))
+    f:write(rho and "s,q,chi2,t0,u0,tE,alpha,rho\n" or "s,q,chi2,t0,u0,tE,alpha\n")
     for _, c in ipairs(cells) do
-      f:write(string.format("%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", c.s, c.q, c.chi2,
+      f:write(string.format("%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", c.s, c.q, c.chi2,
         c.t0, c.u0, c.tE, c.alpha))
+      f:write(rho and string.format(",%.17g\n", c.rho) or "\n")
     end
     f:close()
     local ok, e2 = os.rename(tmp, cfg.csv)

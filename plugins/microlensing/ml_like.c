@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ml_caustics.h"
 #include "ml_internal.h"
 #include "ml_like.h"
 #include "ml_phot.h"
@@ -30,21 +31,39 @@
 #include "starling/rng.h"
 #include "starling/table.h"
 
-enum { OPT_MODEL, OPT_PHOT, OPT_ZP, OPT_LD, N_OPT };
+enum { OPT_MODEL, OPT_PHOT, OPT_ZP, OPT_LD, OPT_S, OPT_Q, OPT_RHO_MIN, OPT_RHO_MAX, OPT_PIXEL,
+       OPT_RAYS, OPT_SEED, N_OPT };
 
-static const char *const model_words[] = {"pspl", "fspl", "binary", NULL};
+/* in model order: sl_ml_model's, then SL_ML_PHOT_FSBL */
+static const char *const model_words[] = {"pspl", "fspl", "binary", "fsbl", NULL};
 static const char *const phot_words[] = {"auto", "mag", "flux", NULL};
 
 static const sl_param options[N_OPT] = {
     {"model", SL_PARAM_WORD, 0, 0, 0, 0,
-     "pspl: t0 u0 tE; fspl: t0 u0 tE rho; binary (point source): t0 u0 tE s q alpha",
+     "pspl: t0 u0 tE; fspl: t0 u0 tE rho; binary (point source): t0 u0 tE s q alpha; fsbl "
+     "(finite-source binary, s and q fixed, read from maps): t0 u0 tE alpha rho",
      model_words, NULL},
     {"phot", SL_PARAM_WORD, 0, 0, 0, 0,
      "auto: the header's mag or flux column (no header: mag); mag; flux", phot_words, NULL},
     {"zero_point", SL_PARAM_NUMBER, 22.0, -100.0, 100.0, 0,
      "magnitude of flux 1: F = 10^(0.4 (zero_point - mag))", NULL, NULL},
     {"ld", SL_PARAM_NUMBER, 0.0, 0.0, 0.999, 0,
-     "fspl: linear limb-darkening coefficient (0: a uniform disk)", NULL, NULL},
+     "fspl, fsbl: linear limb-darkening coefficient (0: a uniform disk)", NULL, NULL},
+    {"s", SL_PARAM_NUMBER, 1.0, 1e-3, 1e3, 0,
+     "fsbl: the binary's separation (Einstein radii), held fixed", NULL, "required for fsbl"},
+    {"q", SL_PARAM_NUMBER, 1e-3, 1e-9, 1e3, 0,
+     "fsbl: the binary's mass ratio, held fixed", NULL, "required for fsbl"},
+    {"rho_min", SL_PARAM_NUMBER, 5e-4, 1e-5, 1.0, 0,
+     "fsbl: the smallest source radius fitted (sets the maps' pixel)", NULL, NULL},
+    {"rho_max", SL_PARAM_NUMBER, 0.01, 1e-5, 1.0, 0,
+     "fsbl: the largest source radius fitted (sets the maps' reach beyond the caustics)", NULL,
+     NULL},
+    {"pixel", SL_PARAM_NUMBER, NAN, 1e-7, 1.0, 0,
+     "fsbl: the maps' pixel (Einstein radii)", NULL, "rho_min / 5"},
+    {"rays", SL_PARAM_NUMBER, 200.0, 1.0, 1e6, 0,
+     "fsbl: rays per map pixel's worth of lens-plane area", NULL, NULL},
+    {"seed", SL_PARAM_INTEGER, 1.0, 0.0, 9007199254740992.0, 0,
+     "fsbl: the maps' random rays (the same rays on every backend)", NULL, NULL},
 };
 
 /* ---- data ------------------------------------------------------------------ */
@@ -273,6 +292,8 @@ static void phot_release(void *ctx)
     if (!c)
         return;
     sl_ml_phot_cuda_release(c);
+    for (int k = 0; k < c->n_maps; k++)
+        sl_ml_map_free(&c->map[k]);
     free(c->t), free(c->w), free(c->fc);
     free(c);
 }
@@ -280,9 +301,11 @@ static void phot_release(void *ctx)
 static void set_params(sl_ml_phot_ctx *c)
 {
     static const char *const names[] = {"t0", "u0", "tE", "s", "q", "alpha"};
+    static const char *const fsbl[] = {"t0", "u0", "tE", "alpha", "rho"};
     c->n_par = sl_ml_phot_npar(c->model);
     for (int k = 0; k < c->n_par; k++) {
-        c->names[k] = k == 3 && c->model == SL_ML_FSPL ? "rho" : names[k];
+        c->names[k] = c->model == SL_ML_PHOT_FSBL ? fsbl[k]
+                      : k == 3 && c->model == SL_ML_FSPL ? "rho" : names[k];
         c->lo[k] = -INFINITY, c->hi[k] = INFINITY;
     }
     /* t0: within the data's span on either side (an event peaking further
@@ -293,8 +316,127 @@ static void set_params(sl_ml_phot_ctx *c)
     double span = t_last > t_first ? t_last - t_first : 1.0;
     c->lo[0] = t_first - span, c->hi[0] = t_last + span;
     c->lo[2] = 0.0; /* tE */
+    if (c->model == SL_ML_PHOT_FSBL) {
+        c->lo[4] = c->fs.rho_min, c->hi[4] = c->fs.rho_max;
+        return;
+    }
     for (int k = 3; k < c->n_par && k < 5; k++)
         c->lo[k] = 0.0; /* rho, or s and q */
+}
+
+/* ---- fsbl: the maps ------------------------------------------------------------- */
+
+/* Whether boxes a and b (x0, x1, y0, y1) overlap. */
+static int boxes_meet(const double *a, const double *b)
+{
+    return a[0] <= b[1] && b[0] <= a[1] && a[2] <= b[3] && b[2] <= a[3];
+}
+
+/* The fsbl options into c->fs, and the maps' specs: each caustic's box
+ * grown by SL_ML_FSBL_MARGIN rho_max (and the largest source, and two
+ * pixels), boxes that meet merged, each cut into square pixels. Checked
+ * here, before any data are read or rays shot. */
+static sl_status fsbl_setup(const sl_param_values *opt, sl_ml_phot_ctx *c)
+{
+    static const int keys[] = {OPT_S, OPT_Q, OPT_RHO_MIN, OPT_RHO_MAX, OPT_PIXEL, OPT_RAYS,
+                               OPT_SEED};
+    if (c->model != SL_ML_PHOT_FSBL) {
+        for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
+            if (opt->given[keys[k]])
+                return sl_fail(SL_ERR_ARG, "microlensing: '%s' = %g: only model = \"fsbl\" "
+                               "takes it (model = \"%s\")", options[keys[k]].name,
+                               opt->v[keys[k]], model_words[c->model]);
+        return SL_OK;
+    }
+    if (!opt->given[OPT_S] || !opt->given[OPT_Q])
+        return sl_fail(SL_ERR_ARG, "microlensing: model = \"fsbl\" needs the binary's 's' and "
+                       "'q' (held fixed; the maps are made for them)%s",
+                       opt->given[OPT_S] ? ": 'q' is missing" : opt->given[OPT_Q]
+                                                                ? ": 's' is missing" : "");
+    sl_ml_fsbl *f = &c->fs;
+    f->s = opt->v[OPT_S], f->q = opt->v[OPT_Q], f->l1 = c->ld;
+    f->rho_min = opt->v[OPT_RHO_MIN], f->rho_max = opt->v[OPT_RHO_MAX];
+    if (!(f->rho_min <= f->rho_max))
+        return sl_fail(SL_ERR_ARG, "microlensing: rho_min = %g, rho_max = %g: expected rho_min "
+                       "<= rho_max", f->rho_min, f->rho_max);
+    sl_ml_fsbl_moments(f->l1, &f->w2, &f->w4);
+    double pixel = opt->given[OPT_PIXEL] ? opt->v[OPT_PIXEL] : f->rho_min / 5.0;
+    sl_ml_lenses L;
+    sl_ml_binary_lenses(f->s, f->q, &L);
+    sl_ml_caustic_set cs;
+    sl_status st = sl_ml_caustics(&L, 256, fmax(pixel, 1e-5), &cs);
+    if (st)
+        return sl_fail_context(st, "microlensing: fsbl: the caustics of s = %g, q = %g", f->s,
+                               f->q);
+    double reg[SL_ML_FSBL_MAPS][4], grow = SL_ML_FSBL_MARGIN * f->rho_max + f->rho_max +
+                                           2.0 * pixel;
+    int n = 0;
+    f->n_box = 0;
+    for (int k = 0; k < cs.n_curves && n < SL_ML_FSBL_MAPS; k++, n++) {
+        memcpy(f->box[f->n_box++], cs.curve[k].box, sizeof cs.curve[k].box);
+        const double *b = cs.curve[k].box;
+        double r[4] = {b[0] - grow, b[1] + grow, b[2] - grow, b[3] + grow};
+        memcpy(reg[n], r, sizeof r);
+    }
+    int more = cs.n_curves > SL_ML_FSBL_MAPS;
+    sl_ml_caustics_free(&cs);
+    if (more)
+        return sl_fail(SL_ERR_INTERNAL, "microlensing: fsbl: s = %g, q = %g has more than %d "
+                       "caustics", f->s, f->q, SL_ML_FSBL_MAPS);
+    for (int merged = 1; merged;) { /* until no two regions meet */
+        merged = 0;
+        for (int a = 0; a < n && !merged; a++)
+            for (int b = a + 1; b < n && !merged; b++)
+                if (boxes_meet(reg[a], reg[b])) {
+                    reg[a][0] = fmin(reg[a][0], reg[b][0]), reg[a][1] = fmax(reg[a][1], reg[b][1]);
+                    reg[a][2] = fmin(reg[a][2], reg[b][2]), reg[a][3] = fmax(reg[a][3], reg[b][3]);
+                    memmove(reg[b], reg[b + 1], (size_t)(n - b - 1) * sizeof reg[0]);
+                    n--, merged = 1;
+                }
+    }
+    for (int k = 0; k < n; k++) {
+        double nx = ceil((reg[k][1] - reg[k][0]) / pixel), ny = ceil((reg[k][3] - reg[k][2]) / pixel);
+        if (nx > 65536 || ny > 65536)
+            return sl_fail(SL_ERR_ARG, "microlensing: fsbl: a map of %.0f x %.0f pixels of %g "
+                           "around the caustics of s = %g, q = %g (reaching %g beyond them for "
+                           "rho_max = %g): at most 65536 a side; raise 'pixel' or 'rho_min', or "
+                           "lower 'rho_max'", nx, ny, pixel, f->s, f->q, grow, f->rho_max);
+        sl_ml_map_spec *m = &c->map_spec[k];
+        memset(m, 0, sizeof *m);
+        m->lenses = L;
+        m->x0 = reg[k][0], m->x1 = reg[k][0] + nx * pixel;
+        m->y0 = reg[k][2], m->y1 = reg[k][2] + ny * pixel;
+        m->nx = (int)nx, m->ny = (int)ny;
+        m->rays_per_pixel = opt->v[OPT_RAYS];
+        m->seed = (uint64_t)opt->v[OPT_SEED];
+    }
+    c->n_maps = n;
+    return SL_OK;
+}
+
+sl_status sl_ml_phot_maps(sl_ml_phot_ctx *c, const sl_backend *be)
+{
+    if (c->model != SL_ML_PHOT_FSBL || c->maps_made)
+        return SL_OK;
+    c->map_s = 0.0;
+    for (int k = 0; k < c->n_maps; k++) {
+        sl_status st = sl_ml_map_run(be, &c->map_spec[k], &c->map[k]);
+        if (st) {
+            for (int j = 0; j < k; j++)
+                sl_ml_map_free(&c->map[j]);
+            return sl_fail_context(st, "microlensing: fsbl: map %d of %d (s = %g, q = %g)",
+                                   k + 1, c->n_maps, c->fs.s, c->fs.q);
+        }
+        c->map_s += c->map[k].seconds;
+        free(c->map[k].count); /* the reader needs the magnifications only */
+        c->map[k].count = NULL;
+        const sl_ml_map *m = &c->map[k];
+        c->fs.map[k] = (sl_ml_grid2){m->A, m->nx, m->ny, m->x0, m->y0,
+                                     (m->x1 - m->x0) / m->nx, (m->y1 - m->y0) / m->ny};
+    }
+    c->fs.n_maps = c->n_maps;
+    c->maps_made = 1;
+    return SL_OK;
 }
 
 static sl_status phot_prepare(const sl_param_values *opt, const sl_data *data, void **out)
@@ -306,16 +448,18 @@ static sl_status phot_prepare(const sl_param_values *opt, const sl_data *data, v
     sl_ml_phot_ctx *c = calloc(1, sizeof *c);
     if (!c)
         return sl_fail_nomem(sizeof *c, "microlensing: likelihood state");
-    c->model = (sl_ml_model)(int)opt->v[OPT_MODEL];
+    c->model = (int)opt->v[OPT_MODEL];
     c->zero_point = opt->v[OPT_ZP];
     c->ld = opt->v[OPT_LD];
-    if (c->ld != 0.0 && c->model != SL_ML_FSPL) {
-        sl_ml_model m = c->model;
+    if (c->ld != 0.0 && c->model != SL_ML_FSPL && c->model != SL_ML_PHOT_FSBL) {
+        int m = c->model;
         free(c);
         return sl_fail(SL_ERR_ARG, "microlensing: 'ld' = %g: limb darkening needs model = "
-                       "\"fspl\" (model = \"%s\")", opt->v[OPT_LD], sl_ml_model_name(m));
+                       "\"fspl\" or \"fsbl\" (model = \"%s\")", opt->v[OPT_LD], model_words[m]);
     }
-    sl_status st = read_data(data, (int)opt->v[OPT_PHOT], c);
+    sl_status st = fsbl_setup(opt, c);
+    if (!st)
+        st = read_data(data, (int)opt->v[OPT_PHOT], c);
     if (st) {
         phot_release(c);
         return st;
@@ -343,7 +487,7 @@ static double band_chi2(const sl_ml_phot_ctx *c, const double *row, int b, doubl
 {
     sl_ml_phot_sums s = {0.0, 0.0, 0.0};
     for (int64_t k = c->band_start[b]; k < c->band_start[b + 1]; k++)
-        sl_ml_phot_add(&s, sl_ml_eval(c->model, row, c->t[k]), c->w[k], c->fc[k]);
+        sl_ml_phot_add(&s, sl_ml_phot_mag(c->model, &c->fs, row, c->t[k]), c->w[k], c->fc[k]);
     return sl_ml_phot_fit(c->S[b], c->sff[b], &s, fs, cc);
 }
 
@@ -364,7 +508,7 @@ static void eval_cpu(const sl_ml_phot_ctx *c, const double *params, size_t n, do
             continue;
         double row[SL_ML_NPAR_MAX];
         double x2 = INFINITY;
-        if (sl_ml_phot_row(c->model, params + (size_t)i * c->n_par, c->ld, row))
+        if (sl_ml_phot_row(c->model, params + (size_t)i * c->n_par, c->ld, &c->fs, row))
             x2 = model_chi2(c, row);
         if (!isfinite(x2)) /* NaN from a model the solver could not handle counts as outside */
             x2 = INFINITY;
@@ -383,6 +527,10 @@ static sl_status phot_eval_chi2(void *ctx, const sl_backend *be, const double *p
     if (!params || !loglik)
         return sl_fail(SL_ERR_ARG, "microlensing: eval: params and output must not be NULL");
     c->kernel_s = 0.0;
+    sl_backend cpu = {.kind = SL_BACKEND_CPU};
+    sl_status st = sl_ml_phot_maps(c, be ? be : &cpu);
+    if (st)
+        return st;
     if (be && be->kind == SL_BACKEND_CUDA)
         return sl_ml_phot_cuda_eval(c, be, params, n, loglik, chi2);
     eval_cpu(c, params, n, loglik, chi2);
@@ -415,15 +563,27 @@ static sl_status phot_model(void *ctx, const double *p, const double *x, size_t 
         return sl_fail(SL_ERR_ARG, "microlensing: model: passband %d: expected 0..%d", series,
                        c->n_band - 1);
     double row[SL_ML_NPAR_MAX], fs = 1.0, cc = 0.0;
-    if (!sl_ml_phot_row(c->model, p, c->ld, row)) {
+    if (!sl_ml_phot_row(c->model, p, c->ld, &c->fs, row)) {
         char buf[256];
         size_t u = 0;
         for (int k = 0; k < c->n_par; k++)
             u += (size_t)snprintf(buf + u, u < sizeof buf ? sizeof buf - u : 0, "%s%s = %g",
                                   k ? ", " : "", c->names[k], p[k]);
+        if (c->model == SL_ML_PHOT_FSBL)
+            return sl_fail(SL_ERR_ARG, "microlensing: model: %s is outside the domain (tE > 0, "
+                           "rho in [rho_min, rho_max] = [%g, %g], all finite)", buf,
+                           c->fs.rho_min, c->fs.rho_max);
         return sl_fail(SL_ERR_ARG, "microlensing: model: %s is outside the domain (tE%s > 0, "
                        "all finite)", buf, c->model == SL_ML_FSPL ? ", rho"
                                                : c->model == SL_ML_BINARY_PS ? ", s, q" : "");
+    }
+    if (c->model == SL_ML_PHOT_FSBL && !c->maps_made) {
+        sl_backend be;
+        sl_status st = sl_backend_open("auto", &be);
+        if (!st)
+            st = sl_ml_phot_maps(c, &be);
+        if (st)
+            return st;
     }
     double fb = 0.0;
     if (series >= 0) {
@@ -431,7 +591,7 @@ static sl_status phot_model(void *ctx, const double *p, const double *x, size_t 
         fb = c->fmean[series] + cc - fs;
     }
     for (size_t k = 0; k < n_x; k++) {
-        double A = sl_ml_eval(c->model, row, x[k]);
+        double A = sl_ml_phot_mag(c->model, &c->fs, row, x[k]);
         out[k] = series >= 0 ? fs * A + fb : A;
     }
     return SL_OK;

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "microlensing.h"
+#include "ml_fsbl.h"
 #include "starling/backend.h"
 #include "starling/status.h"
 
@@ -15,8 +16,8 @@ SL_EXTERN_C_BEGIN
 #define SL_ML_BAND_NAME 32
 
 typedef struct sl_ml_phot_ctx {
-    sl_ml_model model;
-    double ld;           /* fspl's linear limb darkening */
+    int model;           /* sl_ml_model, or SL_ML_PHOT_FSBL (ml_phot.h) */
+    double ld;           /* fspl's and fsbl's linear limb darkening */
     double zero_point;   /* mag = zero_point - 2.5 log10 F */
     int mag;             /* 1: the data were magnitudes */
     size_t n;            /* observations, grouped by band, by time in each */
@@ -28,9 +29,19 @@ typedef struct sl_ml_phot_ctx {
     int n_par;
     const char *names[SL_ML_NPAR_MAX];
     double lo[SL_ML_NPAR_MAX], hi[SL_ML_NPAR_MAX];
+    /* fsbl: the maps' specs (fixed at prepare), the maps once made (on the
+     * backend of the first evaluation) and the reader's view of them */
+    int n_maps, maps_made;
+    sl_ml_map_spec map_spec[SL_ML_FSBL_MAPS];
+    sl_ml_map map[SL_ML_FSBL_MAPS];
+    sl_ml_fsbl fs;
+    double map_s;        /* the maps' shooting time (kernel time on CUDA) */
     void *cuda;          /* ml_like_cuda.cu's buffers (NULL until the first CUDA eval) */
     double kernel_s;
 } sl_ml_phot_ctx;
+
+/* fsbl: makes the maps on be once (ml_like.c). */
+sl_status sl_ml_phot_maps(sl_ml_phot_ctx *c, const sl_backend *be);
 
 /* CUDA (ml_like_cuda.cu; ml_nocuda.c says it is missing). */
 sl_status sl_ml_phot_cuda_eval(sl_ml_phot_ctx *c, const sl_backend *be, const double *params,

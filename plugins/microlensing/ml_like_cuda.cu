@@ -6,6 +6,7 @@
  * The observations go up once per context; parameters and results per
  * call (eval) or not at all (the device entry a DE-MCMC sampler uses). */
 #include <cuda_runtime.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,9 +26,10 @@
 enum { PH_BLOCK = 128 };
 
 typedef struct ph_args {
-    sl_ml_model model;
+    int model;
     int n_par, n_band;
     double ld;
+    sl_ml_fsbl fs; /* fsbl: its maps in device memory */
     int64_t band_start[SL_ML_MAX_BAND + 1];
     double S[SL_ML_MAX_BAND], sff[SL_ML_MAX_BAND];
     const double *t, *w, *fc;
@@ -41,6 +43,7 @@ typedef struct ph_dev {
     int device;
     double *t, *w, *fc;
     double *params, *ll, *chi2; /* eval's buffers, for cap models */
+    double *map[SL_ML_FSBL_MAPS]; /* fsbl's maps */
     size_t cap;
     cudaEvent_t k0, k1;
 } ph_dev;
@@ -56,7 +59,7 @@ __global__ void __launch_bounds__(PH_BLOCK) ph_kernel(ph_args a)
     double p[SL_ML_NPAR_MAX], row[SL_ML_NPAR_MAX];
     for (int k = 0; k < a.n_par; k++)
         p[k] = a.params[m * a.n_par + k];
-    if (!sl_ml_phot_row(a.model, p, a.ld, row)) { /* the same for every thread */
+    if (!sl_ml_phot_row(a.model, p, a.ld, &a.fs, row)) { /* the same for every thread */
         if (tid == 0) {
             a.ll[m] = -INFINITY;
             if (a.chi2)
@@ -68,7 +71,7 @@ __global__ void __launch_bounds__(PH_BLOCK) ph_kernel(ph_args a)
     for (int b = 0; b < a.n_band; b++) {
         sl_ml_phot_sums s = {0.0, 0.0, 0.0};
         for (int64_t k = a.band_start[b] + tid; k < a.band_start[b + 1]; k += PH_BLOCK)
-            sl_ml_phot_add(&s, sl_ml_eval(a.model, row, a.t[k]), a.w[k], a.fc[k]);
+            sl_ml_phot_add(&s, sl_ml_phot_mag(a.model, &a.fs, row, a.t[k]), a.w[k], a.fc[k]);
         red[0][tid] = s.sa, red[1][tid] = s.saa, red[2][tid] = s.saf;
         __syncthreads();
         for (int h = PH_BLOCK / 2; h > 0; h >>= 1) {
@@ -102,6 +105,8 @@ extern "C" void sl_ml_phot_cuda_release(sl_ml_phot_ctx *c)
     cudaSetDevice(d->device);
     sl_dev_free(d->t), sl_dev_free(d->w), sl_dev_free(d->fc);
     sl_dev_free(d->params), sl_dev_free(d->ll), sl_dev_free(d->chi2);
+    for (int k = 0; k < SL_ML_FSBL_MAPS; k++)
+        sl_dev_free(d->map[k]);
     if (d->k0)
         cudaEventDestroy(d->k0);
     if (d->k1)
@@ -122,6 +127,13 @@ static sl_status upload(ph_dev *d, const sl_ml_phot_ctx *c)
         (st = sl_dev_upload(d->w, c->w, bytes, "microlensing: likelihood: weights")) ||
         (st = sl_dev_upload(d->fc, c->fc, bytes, "microlensing: likelihood: fluxes")))
         return st;
+    for (int k = 0; k < c->fs.n_maps; k++) {
+        const sl_ml_grid2 *g = &c->fs.map[k];
+        size_t mb = (size_t)g->nx * (size_t)g->ny * sizeof(double);
+        if ((st = sl_dev_alloc((void **)&d->map[k], mb, "microlensing: likelihood: fsbl map")) ||
+            (st = sl_dev_upload(d->map[k], g->A, mb, "microlensing: likelihood: fsbl map")))
+            return st;
+    }
     PH_TRY(cudaEventCreate(&d->k0), "creating an event");
     PH_TRY(cudaEventCreate(&d->k1), "creating an event");
     return SL_OK;
@@ -154,6 +166,9 @@ static void fill_args(ph_args *a, const sl_ml_phot_ctx *c, const ph_dev *d)
 {
     memset(a, 0, sizeof *a);
     a->model = c->model, a->n_par = c->n_par, a->n_band = c->n_band, a->ld = c->ld;
+    a->fs = c->fs;
+    for (int k = 0; k < c->fs.n_maps; k++)
+        a->fs.map[k].A = d->map[k];
     for (int b = 0; b <= c->n_band; b++)
         a->band_start[b] = c->band_start[b];
     for (int b = 0; b < c->n_band; b++)
@@ -221,8 +236,18 @@ extern "C" sl_status sl_ml_phot_cuda_eval_device(sl_ml_phot_ctx *c, const double
     if (n > 0x7fffffffu)
         return sl_fail(SL_ERR_UNSUPPORTED, "microlensing: likelihood: %zu models in one batch: "
                        "at most 2^31 - 1", n);
+    sl_status st = SL_OK;
+    if (c->model == SL_ML_PHOT_FSBL && !c->maps_made) { /* made here, on this device */
+        int dev = 0;
+        PH_TRY(cudaGetDevice(&dev), "finding the current device");
+        char spec[32];
+        snprintf(spec, sizeof spec, "cuda:%d", dev);
+        sl_backend be;
+        if ((st = sl_backend_open(spec, &be)) || (st = sl_ml_phot_maps(c, &be)))
+            return st;
+    }
     ph_dev *d;
-    sl_status st = ensure_dev(c, &d);
+    st = ensure_dev(c, &d);
     if (st || n == 0)
         return st;
     ph_args a;

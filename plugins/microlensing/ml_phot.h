@@ -17,18 +17,26 @@
 
 #include <math.h>
 #include "microlensing.h"
+#include "ml_fsbl.h"
 #include "ml_model.h"
 
+/* The likelihood's models: microlensing.h's three, and the finite-source
+ * binary of ml_fsbl.h with s and q fixed by the options. */
+#define SL_ML_PHOT_FSBL 3
+
 /* Free parameters per model kind: pspl t0 u0 tE; fspl t0 u0 tE rho (the
- * limb darkening is an option); binary t0 u0 tE s q alpha. */
-SL_HD SL_INLINE int sl_ml_phot_npar(sl_ml_model m)
+ * limb darkening is an option); binary t0 u0 tE s q alpha; fsbl t0 u0 tE
+ * alpha rho. */
+SL_HD SL_INLINE int sl_ml_phot_npar(int m)
 {
-    return m == SL_ML_PSPL ? 3 : m == SL_ML_FSPL ? 4 : 6;
+    return m == SL_ML_PSPL ? 3 : m == SL_ML_FSPL ? 4 : m == SL_ML_PHOT_FSBL ? 5 : 6;
 }
 
-/* The row of ml_model.h for free parameters p, or 0 when p is outside the
- * model's domain (a value not finite, tE, rho, s or q not > 0). */
-SL_HD SL_INLINE int sl_ml_phot_row(sl_ml_model m, const double *p, double ld, double *row)
+/* The row for free parameters p (ml_model.h's, or fsbl's own), or 0 when p
+ * is outside the model's domain (a value not finite, tE, rho, s or q not
+ * > 0; fsbl: rho outside the maps' [rho_min, rho_max]). */
+SL_HD SL_INLINE int sl_ml_phot_row(int m, const double *p, double ld, const sl_ml_fsbl *fs,
+                                   double *row)
 {
     int np = sl_ml_phot_npar(m);
     for (int k = 0; k < np; k++) {
@@ -38,6 +46,8 @@ SL_HD SL_INLINE int sl_ml_phot_row(sl_ml_model m, const double *p, double ld, do
     }
     if (!(p[2] > 0.0))
         return 0;
+    if (m == SL_ML_PHOT_FSBL)
+        return p[4] >= fs->rho_min && p[4] <= fs->rho_max;
     if (m == SL_ML_FSPL) {
         if (!(p[3] > 0.0))
             return 0;
@@ -46,6 +56,17 @@ SL_HD SL_INLINE int sl_ml_phot_row(sl_ml_model m, const double *p, double ld, do
         return 0;
     }
     return 1;
+}
+
+/* The magnification of the model of row at epoch t. */
+SL_HD SL_INLINE double sl_ml_phot_mag(int m, const sl_ml_fsbl *fs, const double *row, double t)
+{
+    if (m == SL_ML_PHOT_FSBL) {
+        double y1, y2;
+        sl_ml_trajectory(t, row[0], row[1], row[2], row[3], &y1, &y2);
+        return sl_ml_fsbl_mag(fs, y1, y2, row[4]);
+    }
+    return sl_ml_eval((sl_ml_model)m, row, t);
 }
 
 /* One passband's sums for one model. */

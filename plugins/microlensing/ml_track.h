@@ -66,11 +66,11 @@ SL_HD SL_INLINE double sl_ml_track_weight(int i, int j, int k, double l1, double
     return 1.0 - l1 * (1.0 - mu) - l2 * (1.0 - sqrt(mu));
 }
 
-/* The source centred at (cx, cy) of radius rho: sum S A over sum S. */
-SL_HD SL_INLINE double sl_ml_track_point(const sl_ml_grid2 *g, double cx, double cy, double rho,
-                                         double l1, double l2)
+/* The source centred at (cx, cy) of radius rho on a grid of k steps per
+ * radius: sum S A over sum S. */
+SL_HD SL_INLINE double sl_ml_track_point_k(const sl_ml_grid2 *g, double cx, double cy,
+                                           double rho, double l1, double l2, int k)
 {
-    int k = sl_ml_track_steps(g, rho);
     double step = rho / k, sw = 0.0, swa = 0.0;
     for (int j = -k; j <= k; j++)
         for (int i = -k; i <= k; i++) {
@@ -81,6 +81,12 @@ SL_HD SL_INLINE double sl_ml_track_point(const sl_ml_grid2 *g, double cx, double
             sw += w;
         }
     return swa / sw;
+}
+
+SL_HD SL_INLINE double sl_ml_track_point(const sl_ml_grid2 *g, double cx, double cy, double rho,
+                                         double l1, double l2)
+{
+    return sl_ml_track_point_k(g, cx, cy, rho, l1, l2, sl_ml_track_steps(g, rho));
 }
 
 #endif

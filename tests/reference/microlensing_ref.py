@@ -22,6 +22,10 @@ Writes, under tests/data/microlensing/ (CSV, '#' comments, a header row):
                   Caustics(s, q), counted and boxed.
   binary_fs_lc.csv   t,y1,y2,A_uniform,A_ld: a finite source crossing a binary
                   caustic, VBMicrolensing's BinaryMag2 (binary_fs_lc() says which).
+  fsbl_lc.csv     t,y1,y2,A_uniform,A_ld,d_caustic: a finite source passing a binary's
+                  caustics and far from them (fsbl_lc() says which), BinaryMag2.
+  fsbl_event.csv  time,mag,err: a finite source crossing a resonant caustic, magnitudes
+                  from BinaryMag2 with noise; its chi^2 at the truth in the comments.
   phot_event.csv  time,mag,err,band: a planetary event's photometry in I and V, and
   phot_chi2.csv   MulensModel's chi^2 and fitted fluxes on it for pspl, fspl and binary
                   models (phot_event() says how both are made).
@@ -388,6 +392,63 @@ def binary_fs_lc():
         ["t", "y1", "y2", "A_uniform", "A_ld"], rows)
 
 
+def fsbl_lc():
+    """A finite source of rho = 2e-3 along a long trajectory past a resonant caustic
+    (s = 1.1, q = 0.01; t0 = 0, u0 = 0.05, tE = 10 d, alpha = 60 deg, t = -15 .. 15 d):
+    VBMicrolensing's BinaryMag2 (RelTol = Tol = 1e-6), uniform and a1 = 0.5, and the
+    source's distance from the nearest caustic (Einstein radii), so that a test can tell
+    the epochs near the caustic (read from a map) from those far off (the hexadecapole or
+    the point source)."""
+    s, q, t0, u0, tE, alpha, rho = 1.1, 0.01, 0.0, 0.05, 10.0, 60.0, 2e-3
+    VBM.RelTol, VBM.Tol = 1e-6, 1e-6
+    rows = []
+    t = np.concatenate([np.linspace(-15.0, -1.0, 141), np.linspace(-1.0, 1.0, 201)[1:-1],
+                        np.linspace(1.0, 15.0, 141)])
+    for ti in t:
+        y1, y2 = to_frame(ti, t0, u0, tE, alpha)
+        VBM.a1 = 0.0
+        Au = VBM.BinaryMag2(s, q, y1, y2, rho)
+        VBM.a1 = 0.5
+        Ald = VBM.BinaryMag2(s, q, y1, y2, rho)
+        rows.append((ti, y1, y2, Au, Ald, caustic_distance(s, q, y1, y2)))
+    VBM.a1 = 0.0
+    write("fsbl_lc.csv", [
+        "finite-source binary light curve: VBMicrolensing BinaryMag2 (RelTol = Tol = 1e-6), frame",
+        "as binary_ps.csv; s = 1.1, q = 0.01, t0 = 0, u0 = 0.05, tE = 10, alpha = 60 deg,",
+        "rho = 0.002; A_uniform: a1 = 0; A_ld: a1 = 0.5; d_caustic: distance to the nearest caustic"],
+        ["t", "y1", "y2", "A_uniform", "A_ld", "d_caustic"], rows)
+
+
+def fsbl_event():
+    """A giant source (rho = 0.02, uniform) crossing the resonant caustic of s = 1.1,
+    q = 0.01: t0 = 8000, u0 = 0.05, tE = 20 d, alpha = 60 deg; I band every 0.2 d within
+    4 d of t0 and every 1 d out to 50 d, source flux fraction 0.8 of an 18 mag baseline
+    (zero point 22), errors 0.01 mag, Gaussian noise (numpy seed 12). A from BinaryMag2
+    (RelTol = Tol = 1e-6); the truth's chi^2 (flux space, source and blend fitted) is
+    written in the comments for the likelihood's check."""
+    s, q, t0, u0, tE, alpha, rho = 1.1, 0.01, 8000.0, 0.05, 20.0, 60.0, 0.02
+    VBM.RelTol, VBM.Tol, VBM.a1 = 1e-6, 1e-6, 0.0
+    rng = np.random.default_rng(12)
+    t = np.unique(np.concatenate([np.arange(t0 - 50.0, t0 + 50.01, 1.0),
+                                  np.arange(t0 - 4.0, t0 + 4.001, 0.2)]))
+    A = np.array([VBM.BinaryMag2(s, q, *to_frame(ti, t0, u0, tE, alpha), rho) for ti in t])
+    F0 = 10 ** (0.4 * (22.0 - 18.0))
+    F = F0 * (0.8 * A + 0.2)
+    err = np.full(t.size, 0.01)
+    mag = 22.0 - 2.5 * np.log10(F) + err * rng.standard_normal(t.size)
+    Fd = 10 ** (0.4 * (22.0 - mag))
+    sF = 0.4 * np.log(10.0) * Fd * err
+    X = np.vstack([A, np.ones_like(A)]).T / sF[:, None]
+    (fs, fb), *_ = np.linalg.lstsq(X, Fd / sF, rcond=None)
+    chi2 = float(np.sum(((Fd - fs * A - fb) / sF) ** 2))
+    write("fsbl_event.csv", [
+        "a finite source crossing a resonant caustic: s = 1.1, q = 0.01, t0 = 8000, u0 = 0.05,",
+        "tE = 20, alpha = 60 deg, rho = 0.02 (uniform), VBMicrolensing BinaryMag2 (1e-6);",
+        "I magnitudes (zero point 22), source 0.8 of an 18 mag baseline, errors 0.01 mag, noise",
+        "chi2_truth = %.10g (flux space; fs = %.10g, fb = %.10g)" % (chi2, fs, fb)],
+        ["time", "mag", "err"], [(float(a), float(b), float(c)) for a, b, c in zip(t, mag, err)])
+
+
 def fspl_fit(sets, p, rho):
     """chi^2 and fluxes of a uniform finite source on the datasets, fitted as MulensModel
     does (flux space, F = fs A + fb by weighted least squares per dataset), with A from
@@ -472,6 +533,7 @@ if __name__ == "__main__":
     os.makedirs(DATA, exist_ok=True)
     makers = dict(point_fs=point_fs, binary_ps=binary_ps, binary_lc=binary_lc, pspl_lc=pspl_lc,
                   binary_random=binary_random, caustics_box=caustics_box,
-                  binary_fs_lc=binary_fs_lc, phot_event=phot_event)
+                  binary_fs_lc=binary_fs_lc, fsbl_lc=fsbl_lc, fsbl_event=fsbl_event,
+                  phot_event=phot_event)
     for name in sys.argv[1:] or list(makers):
         makers[name]()
