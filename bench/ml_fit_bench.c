@@ -15,7 +15,14 @@
  *   ml-fit-bench --like M [--data FILE]
  * The photometric likelihood (model binary) on FILE (default the test
  * suite's two-passband event): M models around its truth per call, median
- * of 5 after a warm-up; models/s and light-curve points/s on each backend. */
+ * of 5 after a warm-up; models/s and light-curve points/s on each backend.
+ *
+ *   ml-fit-bench --fsbl M [--rho-min R]
+ * The finite-source binary likelihood (model fsbl, s = 1.1, q = 0.01, rho in
+ * [R, 0.04], R default 5e-3; maps of pixel R/5 and 200 rays a pixel) on the
+ * test suite's fsbl_event.csv (rho = 0.02 across the caustic): each backend
+ * makes its own maps in its first call (timed), then M models around the
+ * truth per call, median of 5. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdint.h>
@@ -251,10 +258,83 @@ static int like_bench(const sl_registry *reg, size_t n, const char *data)
     return 0;
 }
 
+/* The first call (maps made) and the median of 5 after it, on one backend. */
+static int fsbl_on(const sl_likelihood *l, const sl_param_values *pv, const sl_backend *be,
+                   const double *p, size_t n, size_t n_obs, double *out, double *rate)
+{
+    sl_data d = sl_data_file(SL_BENCH_DATA_DIR "/microlensing/fsbl_event.csv");
+    void *ctx;
+    if (l->prepare(pv, &d, &ctx)) {
+        fprintf(stderr, "ml-fit-bench: %s\n", sl_last_error());
+        return 1;
+    }
+    double t0 = sl_bench_now();
+    if (l->eval_batch(ctx, be, p, 1, out)) {
+        fprintf(stderr, "ml-fit-bench: %s\n", sl_last_error());
+        l->release(ctx);
+        return 1;
+    }
+    double first = sl_bench_now() - t0, s = time_like(l, ctx, be, p, n, out);
+    if (s < 0) {
+        l->release(ctx);
+        return 1;
+    }
+    *rate = n / s;
+    printf("%-5s %-44s maps and first model %.3f s; %.4f s = %.3e models/s = %.3e points/s\n",
+           be->kind == SL_BACKEND_CUDA ? "cuda" : "cpu", be->description, first, s, n / s,
+           n / s * n_obs);
+    l->release(ctx);
+    return 0;
+}
+
+static int fsbl_bench(const sl_registry *reg, size_t n, double rho_min)
+{
+    const void *tab;
+    if (sl_registry_get(reg, SL_KIND_LIKELIHOOD, "microlensing", &tab))
+        return 1;
+    const sl_likelihood *l = tab;
+    sl_param_values pv;
+    if (sl_params_init(&pv, l->params, l->n_params) || sl_params_set_word(&pv, "model", "fsbl") ||
+        sl_params_set(&pv, "s", 1.1) || sl_params_set(&pv, "q", 0.01) ||
+        sl_params_set(&pv, "rho_min", rho_min) || sl_params_set(&pv, "rho_max", 0.04)) {
+        fprintf(stderr, "ml-fit-bench: %s\n", sl_last_error());
+        return 1;
+    }
+    size_t n_obs = 141;
+    double *p = malloc(n * 5 * sizeof *p), *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    for (size_t i = 0; i < n; i++) {
+        double *q = p + i * 5;
+        q[0] = 8000.0 + 0.2 * (urand() - 0.5), q[1] = 0.05 * (0.9 + 0.2 * urand());
+        q[2] = 20.0 * (0.95 + 0.1 * urand()), q[3] = 60.0 + 4.0 * (urand() - 0.5);
+        q[4] = 0.02 * (0.8 + 0.4 * urand());
+    }
+    printf("# ml-fit-bench --fsbl: finite-source binary (s = 1.1, q = 0.01, rho in [%g, 0.04], "
+           "maps of pixel %g, 200 rays a pixel), %zu models around the truth, fsbl_event.csv "
+           "(%zu points)\n", rho_min, rho_min / 5, n, n_obs);
+    sl_backend cpu, gpu;
+    double rc = 0.0, rg = 0.0;
+    if (sl_backend_open("cpu", &cpu) || fsbl_on(l, &pv, &cpu, p, n, n_obs, a, &rc))
+        return 1;
+    if (sl_cuda_device_count() > 0 && !sl_backend_open("cuda", &gpu)) {
+        if (fsbl_on(l, &pv, &gpu, p, n, n_obs, b, &rg))
+            return 1;
+        double worst = 0.0;
+        for (size_t i = 0; i < n; i++)
+            worst = fmax(worst, fabs(b[i] / a[i] - 1.0));
+        printf("gpu/cpu %.1fx (models/s); ln L worst relative difference %.1e (each backend's "
+               "own maps)\n", rg / rc, worst);
+    } else {
+        printf("cuda  (no usable device)\n");
+    }
+    free(p), free(a), free(b);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int64_t n_tracks = 0, n_models = 1000;
-    size_t n_like = 0;
+    size_t n_like = 0, n_fsbl = 0;
+    double rho_min = 5e-3;
     double rays = 1000.0, pixel = 10.0;
     const char *dump = NULL, *data = SL_BENCH_DATA_DIR "/microlensing/phot_event.csv";
     for (int i = 1; i < argc; i++) {
@@ -270,16 +350,23 @@ int main(int argc, char **argv)
             dump = argv[++i];
         else if (!strcmp(argv[i], "--like") && i + 1 < argc)
             n_like = (size_t)atoll(argv[++i]);
+        else if (!strcmp(argv[i], "--fsbl") && i + 1 < argc)
+            n_fsbl = (size_t)atoll(argv[++i]);
+        else if (!strcmp(argv[i], "--rho-min") && i + 1 < argc)
+            rho_min = atof(argv[++i]);
         else if (!strcmp(argv[i], "--data") && i + 1 < argc)
             data = argv[++i];
         else {
             fprintf(stderr, "usage: ml-fit-bench --tracks N [--models M] [--rays R] [--pixel F] "
-                            "[--dump FILE]\n       ml-fit-bench --like M [--data FILE]\n");
+                            "[--dump FILE]\n       ml-fit-bench --like M [--data FILE]\n"
+                            "       ml-fit-bench --fsbl M [--rho-min R]\n");
             return 2;
         }
     }
-    if ((n_tracks < 1 && n_like < 1) || n_models < 1 || !(rays > 0) || !(pixel > 0)) {
-        fprintf(stderr, "ml-fit-bench: give --tracks N or --like M (N, M, R, F > 0)\n");
+    if ((n_tracks < 1 && n_like < 1 && n_fsbl < 1) || n_models < 1 || !(rays > 0) ||
+        !(pixel > 0) || !(rho_min > 0 && rho_min <= 0.04)) {
+        fprintf(stderr, "ml-fit-bench: give --tracks N, --like M or --fsbl M (N, M, R, F > 0; "
+                        "--rho-min in (0, 0.04])\n");
         return 2;
     }
     sl_registry *reg;
@@ -294,6 +381,8 @@ int main(int argc, char **argv)
         rc = tracks_bench(tab, n_tracks, n_models, rays, pixel, dump);
     if (!rc && n_like > 0)
         rc = like_bench(reg, n_like, data);
+    if (!rc && n_fsbl > 0)
+        rc = fsbl_bench(reg, n_fsbl, rho_min);
     sl_registry_destroy(reg);
     return rc;
 }

@@ -9,7 +9,7 @@ pkg_check_modules(ML_TEST_CFITSIO REQUIRED IMPORTED_TARGET cfitsio)
 target_link_libraries(test_microlensing PRIVATE PkgConfig::ML_TEST_CFITSIO)
 
 # The photometric likelihood against MulensModel's chi^2 and bad input.
-sl_add_test(test_ml_likelihood SOURCES test_ml_likelihood.c TIMEOUT 120)
+sl_add_test(test_ml_likelihood SOURCES test_ml_likelihood.c TIMEOUT 900)
 add_dependencies(test_ml_likelihood microlensing)
 # fsbl's hexadecapole (ml_fsbl.h) is checked directly too
 target_include_directories(test_ml_likelihood PRIVATE ${PROJECT_SOURCE_DIR}/plugins/microlensing)

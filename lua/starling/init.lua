@@ -185,8 +185,10 @@ end
 --- lightcurve{t0 =, u0 =, tE =, alpha =, rho = | models =, t =, ld1 = 0,
 --- ld2 = 0} reads finite-source light curves from the map (also
 --- starling.microlensing.lightcurve(result, {...})).
---- likelihood{data = PATH | columns, model = "pspl" | "fspl" | "binary",
---- phot = "auto" | "mag" | "flux", zero_point = 22, ld = 0, backend =}
+--- likelihood{data = PATH | columns, model = "pspl" | "fspl" | "binary" | "fsbl",
+--- phot = "auto" | "mag" | "flux", zero_point = 22, ld = 0, backend =; fsbl
+--- (finite-source binary from maps): s =, q =, rho_min = 5e-4, rho_max = 0.01,
+--- pixel = rho_min / 5, rays = 200, seed = 1}
 --- prepares the photometric likelihood (chi^2 with each passband's source
 --- and blend flux fitted): starling.likelihood("microlensing", cfg).
 local function ml_model(kind)
@@ -209,7 +211,10 @@ end
 --- slice, both signs of u0, a Nelder-Mead fit of (t0, u0, tE, alpha) with s
 --- and q held, all simplices advanced together (L:minimize); the best fit per
 --- cell, the best `polish` (3) cells polished together with all six
---- parameters free, a CSV table and a chi^2 map (PNG).
+--- parameters free, a CSV table and a chi^2 map (PNG). With rho = {min =,
+--- max =} (and ld, pixel, rays, seed): then per cell a finite-source fit of
+--- (t0, u0, tE, alpha, rho) on that cell's magnification maps (model fsbl),
+--- started from the PSPL fit and from the cell's point-source fit.
 local function ml_axis(ctx, name, v, def)
   v = v == nil and def or v
   if type(v) ~= "table" then
@@ -272,7 +277,7 @@ end
 -- fit with rho from the middle of its range (log), (t0, u0, tE, alpha, rho)
 -- free, one restart; the best fit per cell. Each cell's maps are released
 -- before the next cell's are made.
-local function ml_finite_cells(cfg, S, Q, na, pspl, rho, iters, tol, say, ctx, t_start)
+local function ml_finite_cells(cfg, S, Q, na, pspl, rho, iters, tol, say, ctx, t_start, seeds)
   local cells, evals = {}, 0
   local u0 = math.max(pspl.u0, 1e-3)
   local r0 = math.sqrt(rho.min * rho.max)
@@ -290,11 +295,14 @@ local function ml_finite_cells(cfg, S, Q, na, pspl, rho, iters, tol, say, ctx, t
           st[#st + 1] = { pspl.t0, sg * u0, pspl.tE, (a + 0.5) * 360 / na, r0 }
         end
       end
+      local c = (j - 1) * #S + i
+      local pc = seeds[c] -- the point-source fit of this cell, with a small and the middle rho
+      st[#st + 1] = { pc.t0, pc.u0, pc.tE, pc.alpha, r0 }
+      st[#st + 1] = { pc.t0, pc.u0, pc.tE, pc.alpha, math.min(2 * rho.min, rho.max) }
       local rb = F:minimize{ start = st, step = step, tol = tol, iterations = iters }
       local rs = F:minimize{ start = rb.x, step = { step[1] / 4, step[2] / 4, step[3] / 4,
         step[4] / 4, step[5] / 4 }, tol = tol, iterations = iters }
       evals = evals + rb.evals + rs.evals
-      local c = (j - 1) * #S + i
       for k = 1, #rs.chi2 do
         if cells[c] == nil or rs.chi2[k] < cells[c].chi2 then
           local x = rs.x[k]
@@ -404,7 +412,12 @@ local function ml_gridsearch(cfg)
   end
   local out
   if rho then
-    local cells, evals = ml_finite_cells(cfg, S, Q, na, pspl, rho, iters, tol, say, ctx, t_start)
+    -- the point-source search first (cheap): each cell's finite-source fit
+    -- starts from its point-source fit too, not only from the PSPL's
+    local ps = ml_point_cells(cfg, S, Q, na, pspl, iters, tol, 0, say, ctx, t_start)
+    local cells, evals = ml_finite_cells(cfg, S, Q, na, pspl, rho, iters, tol, say, ctx, t_start,
+                                         ps.cells)
+    evals = evals + ps.evals
     local order = {}
     for k = 1, #cells do order[k] = k end
     table.sort(order, function(a, b) return cells[a].chi2 < cells[b].chi2 end)
@@ -468,6 +481,11 @@ ml_point_cells = function(cfg, S, Q, na, pspl, iters, tol, npol, say, ctx, t_sta
   -- the best cells polished together with every parameter free: the best
   -- cell alone can sit in the wrong one of two degenerate minima (s and
   -- 1/s) or have a fit that stalled between grid points
+  local backend = B:info().backend
+  if npol == 0 then -- the cells only (the finite-source search's starts)
+    B:close()
+    return { cells = cells, best_cell = best, best = best, evals = evals, backend = backend }
+  end
   local starts, pol_evals = {}, 0
   for k = 1, math.min(npol, #order) do
     local c = cells[order[k]]
@@ -485,9 +503,9 @@ ml_point_cells = function(cfg, S, Q, na, pspl, iters, tol, npol, say, ctx, t_sta
   local x = pol.x[bp]
   local fit = { t0 = x[1], u0 = x[2], tE = x[3], s = x[4], q = x[5], alpha = x[6] % 360,
                 chi2 = pol.chi2[bp] }
+  B:close()
   return { cells = cells, best_cell = best, best = fit, pspl = pspl, ns = #S, nq = #Q,
-           evals = evals + pol_evals, seconds = core.clock() - t_start,
-           backend = B:info().backend }
+           evals = evals + pol_evals, seconds = core.clock() - t_start, backend = backend }
 end
 
 -- The table (CSV, written to PATH.tmp and renamed) and the chi^2 map (PNG).

@@ -48,6 +48,45 @@ typedef struct ph_dev {
     cudaEvent_t k0, k1;
 } ph_dev;
 
+/* fsbl: the epochs whose source lies on a map, one after another, each
+ * read by the whole block (thousands of grid points a source: one thread
+ * alone would hold its warp and the block back), reduced in a fixed tree;
+ * thread 0 adds each to its band's sums. */
+__device__ void ph_fsbl_maps(const ph_args *a, const double *row, int64_t k0, int64_t k1,
+                             double (*red)[PH_BLOCK], sl_ml_phot_sums *s)
+{
+    const int tid = threadIdx.x;
+    const double rho = row[4];
+    for (int64_t k = k0; k < k1; k++) {
+        double y1, y2;
+        sl_ml_trajectory(a->t[k], row[0], row[1], row[2], row[3], &y1, &y2);
+        int m = sl_ml_fsbl_map_of(&a->fs, y1, y2, rho); /* the same in every thread */
+        if (m < 0)
+            continue;
+        const sl_ml_grid2 *g = &a->fs.map[m];
+        int n = sl_ml_fsbl_steps(g, rho), side = 2 * n + 1;
+        double step = rho / n, sw = 0.0, swa = 0.0;
+        for (int idx = tid; idx < side * side; idx += PH_BLOCK) {
+            int j = idx / side - n, i = idx % side - n;
+            double w = sl_ml_track_weight(i, j, n, a->fs.l1, 0.0);
+            if (w == 0.0)
+                continue;
+            swa += w * sl_ml_bilinear(g, y1 + i * step, y2 + j * step);
+            sw += w;
+        }
+        red[0][tid] = sw, red[1][tid] = swa;
+        __syncthreads();
+        for (int h = PH_BLOCK / 2; h > 0; h >>= 1) {
+            if (tid < h)
+                red[0][tid] += red[0][tid + h], red[1][tid] += red[1][tid + h];
+            __syncthreads();
+        }
+        if (tid == 0)
+            sl_ml_phot_add(s, red[1][0] / red[0][0], a->w[k], a->fc[k]);
+        __syncthreads(); /* red is read above before the next epoch writes it */
+    }
+}
+
 __global__ void __launch_bounds__(PH_BLOCK) ph_kernel(ph_args a)
 {
     __shared__ double red[3][PH_BLOCK];
@@ -68,10 +107,22 @@ __global__ void __launch_bounds__(PH_BLOCK) ph_kernel(ph_args a)
         return;
     }
     double chi2 = 0.0;
+    const int fsbl = a.model == SL_ML_PHOT_FSBL;
     for (int b = 0; b < a.n_band; b++) {
         sl_ml_phot_sums s = {0.0, 0.0, 0.0};
-        for (int64_t k = a.band_start[b] + tid; k < a.band_start[b + 1]; k += PH_BLOCK)
+        for (int64_t k = a.band_start[b] + tid; k < a.band_start[b + 1]; k += PH_BLOCK) {
+            if (fsbl) {
+                double y1, y2;
+                sl_ml_trajectory(a.t[k], row[0], row[1], row[2], row[3], &y1, &y2);
+                if (sl_ml_fsbl_map_of(&a.fs, y1, y2, row[4]) < 0)
+                    sl_ml_phot_add(&s, sl_ml_fsbl_outside(&a.fs, y1, y2, row[4]), a.w[k],
+                                   a.fc[k]);
+                continue; /* a source on a map: below, by the whole block */
+            }
             sl_ml_phot_add(&s, sl_ml_phot_mag(a.model, &a.fs, row, a.t[k]), a.w[k], a.fc[k]);
+        }
+        if (fsbl)
+            ph_fsbl_maps(&a, row, a.band_start[b], a.band_start[b + 1], red, &s);
         red[0][tid] = s.sa, red[1][tid] = s.saa, red[2][tid] = s.saf;
         __syncthreads();
         for (int h = PH_BLOCK / 2; h > 0; h >>= 1) {
