@@ -32,10 +32,13 @@ print(string.format("grid search: %d cells, %d likelihood evaluations, %.2f s on
                     #r.cells, r.evals, r.seconds, r.backend))
 
 -- finite source: (s, q) a few per cent and a factor 1.5 either side of the
--- point-source best, rho between 3e-4 and 5e-3 (maps of pixel 1e-4)
+-- point-source best, rho between 3e-4 and 5e-3 (maps of pixel 1e-4), every
+-- cell also started from the point-source best (its basin is narrow: a
+-- cell's own fits from the PSPL may not find it)
 local f = ml.gridsearch{data = data, backend = backend,
                         s = {b.s / 1.04, b.s, b.s * 1.04}, q = {b.q / 1.5, b.q, b.q * 1.5},
                         alpha = 12, rho = {min = 3e-4, max = 5e-3}, pixel = 1e-4, rays = 100,
+                        start = {t0 = b.t0, u0 = b.u0, tE = b.tE, alpha = b.alpha},
                         csv = prefix .. "_fs_grid.csv"}
 local fb = f.best
 print(string.format("binary (finite source): t0 %.3f u0 %+.4f tE %.2f s %.4f q %.3e alpha %.1f "

@@ -80,6 +80,13 @@ Test(lua_ml, errors_name_line_key_once)
          "s.lua:2: microlensing.binary: model 1 (binary): s = -1"},
         {"ml.pspl{t0 = 0, u0 = 0.1, tE = 3, t = {1}, backend = 'gpu'}",
          "s.lua:2: microlensing.pspl: key 'backend' = "},
+        {"ml.gridsearch{data = 'x.csv', rho = {min = 0.01, max = 0.001}}",
+         "s.lua:2: microlensing.gridsearch: key 'rho' = {min = 0.01, max = 0.001}: expected"},
+        {"ml.gridsearch{data = 'x.csv', pixel = 1e-4}",
+         "s.lua:2: microlensing.gridsearch: key 'pixel' = 0.0001: only a finite-source search"},
+        {"ml.gridsearch{data = 'x.csv', rho = {min = 1e-3, max = 0.01}, start = {t0 = 1, "
+         "u0 = 0.1, tE = -2, alpha = 0}}",
+         "s.lua:2: microlensing.gridsearch: key 'start': tE = -2: expected a number > 0"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char script[1024], out[4096];

@@ -214,7 +214,8 @@ end
 --- parameters free, a CSV table and a chi^2 map (PNG). With rho = {min =,
 --- max =} (and ld, pixel, rays, seed): then per cell a finite-source fit of
 --- (t0, u0, tE, alpha, rho) on that cell's magnification maps (model fsbl),
---- started from the PSPL fit and from the cell's point-source fit.
+--- started from the PSPL fit, from the cell's point-source fit and from
+--- start = {t0 =, u0 =, tE =, alpha =} when given.
 local function ml_axis(ctx, name, v, def)
   v = v == nil and def or v
   if type(v) ~= "table" then
@@ -247,8 +248,8 @@ end
 
 local GRID_KEYS = { data = 1, columns = 1, backend = 1, phot = 1, zero_point = 1, s = 1, q = 1,
                     alpha = 1, iterations = 1, tol = 1, csv = 1, png = 1, progress = 1,
-                    polish = 1, rho = 1, ld = 1, pixel = 1, rays = 1, seed = 1 }
-local FINITE_KEYS = { ld = 1, pixel = 1, rays = 1, seed = 1 }
+                    polish = 1, rho = 1, ld = 1, pixel = 1, rays = 1, seed = 1, start = 1 }
+local FINITE_KEYS = { ld = 1, pixel = 1, rays = 1, seed = 1, start = 1 }
 
 -- rho = {min =, max =}: the finite-source search's range (nil: point source)
 local function ml_rho_range(ctx, cfg)
@@ -256,7 +257,8 @@ local function ml_rho_range(ctx, cfg)
   if r == nil then
     for k in pairs(FINITE_KEYS) do
       if cfg[k] ~= nil then
-        error(ctx .. ": key '" .. k .. "' = " .. tostring(cfg[k]) .. ": only a finite-source "
+        local v = type(cfg[k]) == "table" and "{...}" or tostring(cfg[k])
+        error(ctx .. ": key '" .. k .. "' = " .. v .. ": only a finite-source "
               .. "search takes it (give rho = {min =, max =})", 3)
       end
     end
@@ -268,6 +270,21 @@ local function ml_rho_range(ctx, cfg)
                                         .. tostring(r.max) .. "}") or tostring(r)
     error(ctx .. ": key 'rho' = " .. got .. ": expected {min =, max =} with 0 < min <= max "
           .. "(source radii in Einstein radii)", 3)
+  end
+  local st = cfg.start -- {t0 =, u0 =, tE =, alpha =}: one more start in every cell
+  if st ~= nil then
+    if type(st) ~= "table" then
+      error(ctx .. ": key 'start' = " .. tostring(st) .. ": expected {t0 =, u0 =, tE =, alpha =}", 3)
+    end
+    for _, k in ipairs({ "t0", "u0", "tE", "alpha" }) do
+      if type(st[k]) ~= "number" or st[k] ~= st[k] then
+        error(ctx .. ": key 'start': " .. k .. " = " .. tostring(st[k])
+              .. ": expected a number ({t0 =, u0 =, tE =, alpha =}, e.g. a point-source fit)", 3)
+      end
+    end
+    if not (st.tE > 0) then
+      error(ctx .. ": key 'start': tE = " .. tostring(st.tE) .. ": expected a number > 0", 3)
+    end
   end
   return { min = r.min, max = r.max }
 end
@@ -299,6 +316,11 @@ local function ml_finite_cells(cfg, S, Q, na, pspl, rho, iters, tol, say, ctx, t
       local pc = seeds[c] -- the point-source fit of this cell, with a small and the middle rho
       st[#st + 1] = { pc.t0, pc.u0, pc.tE, pc.alpha, r0 }
       st[#st + 1] = { pc.t0, pc.u0, pc.tE, pc.alpha, math.min(2 * rho.min, rho.max) }
+      local us = cfg.start -- the caller's start (e.g. a point-source fit with s, q free)
+      if us then
+        st[#st + 1] = { us.t0, us.u0, us.tE, us.alpha, r0 }
+        st[#st + 1] = { us.t0, us.u0, us.tE, us.alpha, math.min(2 * rho.min, rho.max) }
+      end
       local rb = F:minimize{ start = st, step = step, tol = tol, iterations = iters }
       local rs = F:minimize{ start = rb.x, step = { step[1] / 4, step[2] / 4, step[3] / 4,
         step[4] / 4, step[5] / 4 }, tol = tol, iterations = iters }
