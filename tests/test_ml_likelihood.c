@@ -16,17 +16,23 @@ typedef struct slt_lk {
     void *ctx;
 } slt_lk;
 
-static sl_status lk_open(slt_lk *k, const char *model, const sl_data *d)
+/* The plugin's likelihood table and its options (model set), unprepared. */
+static void lk_begin(slt_lk *k, const char *model, sl_param_values *pv)
 {
     SLT_OK(sl_registry_create(&k->reg));
     SLT_OK(sl_registry_load_default(k->reg));
     const void *t;
     SLT_OK(sl_registry_get(k->reg, SL_KIND_LIKELIHOOD, "microlensing", &t));
     k->l = t;
-    sl_param_values pv;
-    SLT_OK(sl_params_init(&pv, k->l->params, k->l->n_params));
-    SLT_OK(sl_params_set_word(&pv, "model", model));
     k->ctx = NULL;
+    SLT_OK(sl_params_init(pv, k->l->params, k->l->n_params));
+    SLT_OK(sl_params_set_word(pv, "model", model));
+}
+
+static sl_status lk_open(slt_lk *k, const char *model, const sl_data *d)
+{
+    sl_param_values pv;
+    lk_begin(k, model, &pv);
     return k->l->prepare(&pv, d, &k->ctx);
 }
 
@@ -269,16 +275,10 @@ Test(ml_likelihood, bad_input)
 Test(ml_likelihood, limb_darkening_needs_fspl)
 {
     slt_lk k;
-    SLT_OK(sl_registry_create(&k.reg));
-    SLT_OK(sl_registry_load_default(k.reg));
-    const void *t;
-    SLT_OK(sl_registry_get(k.reg, SL_KIND_LIKELIHOOD, "microlensing", &t));
-    k.l = t;
     sl_param_values pv;
-    SLT_OK(sl_params_init(&pv, k.l->params, k.l->n_params));
+    lk_begin(&k, "pspl", &pv); /* the default model */
     SLT_OK(sl_params_set(&pv, "ld", 0.5));
     sl_data d = sl_data_file(event_path());
-    k.ctx = NULL;
     cr_assert_eq(k.l->prepare(&pv, &d, &k.ctx), SL_ERR_ARG);
     cr_assert_not_null(strstr(sl_last_error(), "'ld' = 0.5"), "%s", sl_last_error());
     lk_close(&k);
@@ -322,14 +322,8 @@ Test(ml_likelihood, fsbl_hexadecapole)
 
 static sl_status fsbl_open(slt_lk *k, double ld, const char *extra, double extra_v)
 {
-    SLT_OK(sl_registry_create(&k->reg));
-    SLT_OK(sl_registry_load_default(k->reg));
-    const void *t;
-    SLT_OK(sl_registry_get(k->reg, SL_KIND_LIKELIHOOD, "microlensing", &t));
-    k->l = t;
     sl_param_values pv;
-    SLT_OK(sl_params_init(&pv, k->l->params, k->l->n_params));
-    SLT_OK(sl_params_set_word(&pv, "model", "fsbl"));
+    lk_begin(k, "fsbl", &pv);
     SLT_OK(sl_params_set(&pv, "s", 1.1));
     SLT_OK(sl_params_set(&pv, "q", 0.01));
     SLT_OK(sl_params_set(&pv, "rho_min", 1e-3));
@@ -339,7 +333,6 @@ static sl_status fsbl_open(slt_lk *k, double ld, const char *extra, double extra
     if (extra)
         SLT_OK(sl_params_set(&pv, extra, extra_v));
     sl_data d = sl_data_file(event_path());
-    k->ctx = NULL;
     return k->l->prepare(&pv, &d, &k->ctx);
 }
 
@@ -478,21 +471,14 @@ Test(ml_likelihood, fsbl_chi2_at_truth, .timeout = 300)
     fclose(f);
     cr_assert(isfinite(ref), "no chi2_truth in %s", path);
     slt_lk k;
-    SLT_OK(sl_registry_create(&k.reg));
-    SLT_OK(sl_registry_load_default(k.reg));
-    const void *t;
-    SLT_OK(sl_registry_get(k.reg, SL_KIND_LIKELIHOOD, "microlensing", &t));
-    k.l = t;
     sl_param_values pv;
-    SLT_OK(sl_params_init(&pv, k.l->params, k.l->n_params));
-    SLT_OK(sl_params_set_word(&pv, "model", "fsbl"));
+    lk_begin(&k, "fsbl", &pv);
     SLT_OK(sl_params_set(&pv, "s", 1.1));
     SLT_OK(sl_params_set(&pv, "q", 0.01));
     SLT_OK(sl_params_set(&pv, "rho_min", 0.01));
     SLT_OK(sl_params_set(&pv, "rho_max", 0.04));
     SLT_OK(sl_params_set(&pv, "pixel", 2e-3));
     sl_data d = sl_data_file(path);
-    k.ctx = NULL;
     SLT_OK(k.l->prepare(&pv, &d, &k.ctx));
     double p[5] = {8000.0, 0.05, 20.0, 60.0, 0.02}, ll, chi2;
     sl_backend be = cpu();
