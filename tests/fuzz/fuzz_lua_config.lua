@@ -66,10 +66,13 @@ local function raw_double()
   return (string.unpack("<d", s))
 end
 
+local made -- this input's raw strings, which messages may quote back
+
 local function raw_string()
   local n = byte() % 24
   local s = data:sub(pos + 1, pos + n)
   pos = pos + n
+  made[#made + 1] = s
   return s
 end
 
@@ -225,14 +228,44 @@ pools.ensembles = {
 
 -- ---- one input -------------------------------------------------------------------
 
+-- Whether e[s..f] lies inside a quotation of one of this input's raw
+-- strings (as given, or as %q writes it): a message that quotes the user's
+-- value "xbad argument" is not a raw Lua error.
+local function quoted(e, s, f)
+  for _, u in ipairs(made) do
+    for _, form in ipairs({ u, string.format("%q", u):sub(2, -2) }) do
+      if #form >= f - s + 1 then
+        local a = 1
+        while true do
+          local i, j = e:find(form, a, true)
+          if not i or i > s then break end
+          if j >= f then return true end
+          a = i + 1
+        end
+      end
+    end
+  end
+  return false
+end
+
+-- Whether e says marker somewhere other than inside the user's own strings.
+local function says(e, marker)
+  local a = 1
+  while true do
+    local s, f = e:find(marker, a, true)
+    if not s then return false end
+    if not quoted(e, s, f) then return true end
+    a = s + 1
+  end
+end
+
 -- Errors are starling's messages naming the call: never a raw Lua error
 -- from starling's own code ("attempt to index a nil value").
 local function check_error(what, e)
   if type(e) ~= "string" or e == "" then
     return what .. ": an error that is not a message: " .. tostring(e)
   end
-  if e:find("attempt to ", 1, true) or e:find("bad argument", 1, true)
-      or e:find("stack overflow", 1, true) then
+  if says(e, "attempt to ") or says(e, "bad argument") or says(e, "stack overflow") then
     return what .. ": a Lua error from inside starling: " .. e
   end
   if not (e:find("integrate", 1, true) or e:find("ensemble", 1, true)
@@ -276,7 +309,7 @@ local function likelihood_case()
 end
 
 return function(bytes)
-  data, pos, errors = bytes, 0, {}
+  data, pos, errors, made = bytes, 0, {}, {}
   local cfg = {}
   -- the first byte decides which basics are present, so that most inputs
   -- get past the first checks and reach the deeper ones
