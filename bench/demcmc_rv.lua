@@ -8,7 +8,10 @@
 -- "dez" (DE-MCz: one call of all chains a generation). sampler: "auto"
 -- (default: whole generations on the device when the likelihood is there)
 -- or "cpu" (proposals and decisions on the host). thin (default 1) keeps
--- every thin-th generation after the burn-in.
+-- every thin-th generation after the burn-in. On cuda with "auto", the run
+-- is made twice: with the sampler's own kernels around kepler_rv's device
+-- entry, then with each half-generation fused into kepler_rv's kernel
+-- (fused = true), and the fused run's time outside the likelihood printed.
 --
 -- The data are synthetic and written to data.csv (default demcmc_rv.csv) so
 -- that a peer (bench/emcee_rv.py) samples exactly the same posterior: 200
@@ -65,20 +68,45 @@ local priors = {
   w2 = {"uniform", 0, T, periodic = true}, M02 = {"uniform", 0, T, periodic = true},
   [gname] = {"uniform", -20, 10}, [jname] = JIT,
 }
-local r = starling.demcmc{ likelihood = L, priors = priors, chains = chains,
-                           generations = generations, seed = 1, archive = variant == "dez",
-                           backend = sampler, thin = thin }
-local info, s = r:info(), r:summary()
-local min_ess, min_name = math.huge, ""
-for i = 1, #s do
-  if s[i].sd > 0 and s[i].ess_bulk < min_ess then min_ess, min_name = s[i].ess_bulk, s[i].name end
+local function sample(gens, fused)
+  return starling.demcmc{ likelihood = L, priors = priors, chains = chains, generations = gens,
+                          seed = 1, archive = variant == "dez", backend = sampler, thin = thin,
+                          fused = fused }
 end
-print(string.format("demcmc_rv: %s, %s, %d chains, %d generations (burn %d, thin %d), 2 planets, %d observations",
-                    info.target, variant == "dez" and "DE-MCz" or "DE-MC", chains, generations,
-                    generations // 2, thin, n))
-print(tostring(s))
-print(string.format("| likelihood, variant, generations on, thin | wall s | generations/s | likelihood share | evaluations | acceptance | min bulk ESS | s per 1000 ESS |"))
-print(string.format("| %s, %s, %s, %d | %.3f | %.1f | %.1f %% | %d | %.3f | %.0f (%s) | %.3f |", backend, variant, info.generations_on, thin, info.wall_s,
-                    generations / info.wall_s, 100 * info.likelihood_s / info.wall_s,
-                    info.evaluations, info.acceptance, min_ess, min_name,
-                    info.wall_s * 1000 / min_ess))
+
+local function report(r, title)
+  local info, s = r:info(), r:summary()
+  local min_ess, min_name = math.huge, ""
+  for i = 1, #s do
+    if s[i].sd > 0 and s[i].ess_bulk < min_ess then min_ess, min_name = s[i].ess_bulk, s[i].name end
+  end
+  print(string.format("demcmc_rv: %s, %s, %d chains, %d generations (burn %d, thin %d), 2 planets, %d observations%s",
+                      info.target, variant == "dez" and "DE-MCz" or "DE-MC", chains, generations,
+                      generations // 2, thin, n, title))
+  print(tostring(s))
+  print(string.format("| likelihood, variant, generations on, thin | wall s | generations/s | likelihood share | evaluations | acceptance | min bulk ESS | s per 1000 ESS |"))
+  print(string.format("| %s, %s, %s%s, %d | %.3f | %.1f | %s | %d | %.3f | %.0f (%s) | %.3f |", backend, variant,
+                      info.generations_on, info.fused and " fused" or "", thin, info.wall_s,
+                      generations / info.wall_s,
+                      info.fused and "(fused)" or string.format("%.1f %%", 100 * info.likelihood_s / info.wall_s),
+                      info.evaluations, info.acceptance, min_ess, min_name,
+                      info.wall_s * 1000 / min_ess))
+  return info
+end
+
+if backend == "cuda" and sampler == "auto" then
+  -- The fused run's time outside the likelihood is its wall time less the
+  -- likelihood kernels' time of the unfused run, which evaluated the same
+  -- proposals (the chains are the same bit for bit: test_gpu_demcmc).
+  sample(20, false) -- warm-up: the device's first launches
+  local u = report(sample(generations, false), ", the sampler's own kernels around the device entry")
+  local f = report(sample(generations, true), ", half-generations fused into kepler_rv's kernel")
+  assert(u.evaluations == f.evaluations and u.acceptance == f.acceptance,
+         "the fused run is not the unfused run")
+  print(string.format("fused: wall %.3f s against %.3f s unfused; the likelihood's kernels %.3f s: "
+                      .. "outside the likelihood %.1f %% fused, %.1f %% unfused",
+                      f.wall_s, u.wall_s, u.likelihood_s, 100 * (f.wall_s - u.likelihood_s) / f.wall_s,
+                      100 * (u.wall_s - u.likelihood_s) / u.wall_s))
+else
+  report(sample(generations, nil), "")
+end

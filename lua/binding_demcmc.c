@@ -50,6 +50,10 @@ static const sl_param dm_params[] = {
     {"backend", SL_PARAM_WORD, 0, 0, 0, 0,
      "where the generations run: cuda keeps them on the likelihood's device (its plugin "
      "needs a device entry); auto does so when it can", dm_backends, NULL},
+    {"fused", SL_PARAM_BOOL, 1, 0, 1, 0,
+     "on the device, each half-generation in one kernel of the likelihood's when its plugin "
+     "has one (demcmc_half_device): the same chains, less time outside the likelihood",
+     NULL, NULL},
     {"chains", SL_PARAM_INTEGER, 0, 0, 1e9, 0,
      "chains: even, >= 2 x the free parameters (0: 3 x, at least 16)", NULL, NULL},
     {"generations", SL_PARAM_INTEGER, 2000, 1, 1e12, 0, "generations to run", NULL, NULL},
@@ -91,6 +95,7 @@ typedef struct dm_result {
     sl_demcmc_config c;
     int backend;     /* DM_*, as asked */
     int on_device;   /* the generations ran on the device */
+    int fused;       /* asked: fused half-generations where the plugin has them */
     int n;           /* parameters */
     char **names;
     sl_prior *priors;
@@ -302,6 +307,12 @@ static sl_status dev_target(void *ud, const double *p, int64_t n, const int *cou
     return t->k->l->eval_batch_device(t->k->ctx, p, (size_t)n, count, out, stream);
 }
 
+static sl_status dev_half(void *ud, const struct sl_dm_half *h, void *stream)
+{
+    lua_target *t = ud;
+    return t->k->l->demcmc_half_device(t->k->ctx, h, stream);
+}
+
 static sl_status fn_target(void *ud, const double *p, int64_t n, double *out)
 {
     lua_target *t = ud;
@@ -409,6 +420,7 @@ static void read_config(lua_State *L, int cfg, int resuming, dm_result *d)
     c->stop_ess = sl_params_get(&pv, "stop_ess");
     c->stop_every = (int64_t)sl_params_get(&pv, "stop_every");
     d->backend = (int)sl_params_get(&pv, "backend");
+    d->fused = sl_params_get(&pv, "fused") != 0.0;
     if (c->chains == 0) {
         int free = 0;
         for (int i = 0; i < d->n; i++)
@@ -722,10 +734,13 @@ static int l_demcmc(lua_State *L)
     choose_backend(L, k, d);
     if (d->on_device)
         d->c.device_target = dev_target, d->c.device_target_ud = &t;
+    if (d->on_device && d->fused && k->l->demcmc_half_device)
+        d->c.device_half = dev_half, d->c.device_half_ud = &t;
     sl_status st = sl_demcmc_run(&d->c, d->n, d->priors, (const char *const *)d->names,
                                  k ? lik_target : fn_target, &t, resuming ? rp.last : NULL,
                                  d->first, &d->r);
     d->c.device_target = NULL, d->c.device_target_ud = NULL; /* t is this call's */
+    d->c.device_half = NULL, d->c.device_half_ud = NULL;
     if (t.failed || pr.failed) /* the function's own error, as Lua raised it */
         return lua_error(L);
     if (d->c.progress && !pr.fn && d->r.converged && isatty(fileno(stderr)))
@@ -799,6 +814,8 @@ static int dm_info(lua_State *L)
     set_num(L, "seed", (double)d->c.seed);
     lua_pushstring(L, d->on_device ? "device" : "host");
     lua_setfield(L, -2, "generations_on"); /* where proposals and decisions ran */
+    lua_pushboolean(L, d->r.fused);
+    lua_setfield(L, -2, "fused"); /* in the likelihood's kernel; likelihood_s includes them */
     set_num(L, "rhat", d->r.rhat); /* at the last convergence check, if any */
     set_num(L, "ess", d->r.ess);
     set_num(L, "archive_rows", (double)d->r.archive_rows);
@@ -937,7 +954,8 @@ static int dm_save(lua_State *L)
                "stop_ess = %.17g; generations run = %lld%s on the %s\n", c->archive,
             (long long)c->archive_every, c->snooker, c->stop_rhat, c->stop_ess,
             (long long)d->r.generations, d->r.converged ? " (converged)" : "",
-            d->on_device ? "device" : "host");
+            d->r.fused ? "device, fused into the likelihood's kernel"
+                       : d->on_device ? "device" : "host");
     for (int p = 0; p < d->n; p++)
         write_prior(f, d->names[p], &d->priors[p]);
     fprintf(f, "generation,chain");

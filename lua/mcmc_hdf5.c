@@ -83,6 +83,7 @@ static void attributes(h5w *w, const sl_mcmc_h5 *h)
     attr_s(w, "software", "starling " SL_VERSION " demcmc");
     attr_s(w, "target", h->target);
     attr_s(w, "generations_on", h->on_device ? "device" : "host");
+    attr_s(w, "fused", r->fused ? "yes" : "no");
     uint64_t seed = c->seed;
     attr(w, "seed", H5T_NATIVE_UINT64, &seed);
     attr_i(w, "chains", c->chains);

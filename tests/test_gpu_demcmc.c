@@ -30,11 +30,19 @@ static sl_status device_target(void *ud, const double *p, int64_t n, const int *
     return k->l->eval_batch_device(k->ctx, p, (size_t)n, count, out, stream);
 }
 
+static sl_status device_half(void *ud, const struct sl_dm_half *h, void *stream)
+{
+    lik *k = ud;
+    return k->l->demcmc_half_device(k->ctx, h, stream);
+}
+
 typedef struct how {
     const char *backend;
     int device;           /* generations on the device */
     int archive;          /* DE-MCz */
     double snooker;
+    int fused;            /* half-generations in kepler_rv's kernel (demcmc_fused.h) */
+    int64_t chains, generations; /* 0: 1024, 400 */
 } how;
 
 /* The 60 synthetic velocities of examples/data/rv_2planet.txt, 2 planets,
@@ -69,7 +77,8 @@ static void run(how h, sl_registry *reg, sl_demcmc_result *r)
     };
     sl_demcmc_config c;
     sl_demcmc_config_default(&c);
-    c.chains = 1024, c.generations = 400, c.seed = 21;
+    c.chains = h.chains ? h.chains : 1024, c.generations = h.generations ? h.generations : 400;
+    c.seed = 21;
     c.archive = h.archive, c.snooker = h.snooker;
     /* the 400 kept generations go out in batches of 7, the last one short:
      * the double-buffered copies out, each slot in its place */
@@ -77,6 +86,10 @@ static void run(how h, sl_registry *reg, sl_demcmc_result *r)
     if (h.device) {
         cr_assert(k.l->eval_batch_device, "kepler_rv has no device entry");
         c.device_target = device_target, c.device_target_ud = &k;
+    }
+    if (h.fused) {
+        cr_assert(k.l->demcmc_half_device, "kepler_rv has no fused half-generation");
+        c.device_half = device_half, c.device_half_ud = &k;
     }
     SLT_OK(sl_demcmc_run(&c, 12, pr, NULL, target, &k, NULL, 0, r));
     k.l->release(k.ctx);
@@ -89,8 +102,8 @@ Test(gpu_demcmc, cuda_likelihood_gives_the_cpu_chains, .timeout = 300)
     SLT_OK(sl_registry_create(&reg));
     SLT_OK(sl_registry_load_default(reg));
     sl_demcmc_result a, b;
-    run((how){"cpu", 0, 0, 0.0}, reg, &a);
-    run((how){"cuda", 0, 0, 0.0}, reg, &b);
+    run((how){.backend = "cpu"}, reg, &a);
+    run((how){.backend = "cuda"}, reg, &b);
     const int64_t N = a.chains, D = 12;
     int64_t differ = 0;
     for (int64_t i = 0; i < N; i++)
@@ -195,10 +208,81 @@ static void device_as_host(how dev, how host)
 
 Test(gpu_demcmc, device_generations_as_the_host_sampler, .timeout = 300)
 {
-    device_as_host((how){"cuda", 1, 0, 0.0}, (how){"cpu", 0, 0, 0.0});
+    device_as_host((how){.backend = "cuda", .device = 1}, (how){.backend = "cpu"});
 }
 
 Test(gpu_demcmc, device_dez_snooker_as_the_host_sampler, .timeout = 300)
 {
-    device_as_host((how){"cuda", 1, 1, 0.1}, (how){"cpu", 0, 1, 0.1});
+    device_as_host((how){.backend = "cuda", .device = 1, .archive = 1, .snooker = 0.1}, (how){.backend = "cpu", .archive = 1, .snooker = 0.1});
+}
+
+Test(gpu_demcmc, fused_generations_as_the_host_sampler, .timeout = 300)
+{
+    device_as_host((how){.backend = "cuda", .device = 1, .fused = 1}, (how){.backend = "cpu"});
+}
+
+static int64_t bytes_differ(const double *a, const double *b, int64_t n)
+{
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; i++)
+        k += memcmp(a + i, b + i, sizeof *a) != 0;
+    return k;
+}
+
+/* Fused half-generations against the sampler's own kernels around the
+ * device entry: the same draws (the moves' products are SL_DMUL, so the
+ * plugin's FMA contraction cannot touch them), the same ln L (the same
+ * model code at the same lanes a model), so the same chains bit for bit:
+ * every kept draw, log posterior and log-likelihood, every count. */
+static void fused_as_unfused(how h)
+{
+    SLT_REQUIRE_GPU();
+    sl_registry *reg;
+    SLT_OK(sl_registry_create(&reg));
+    SLT_OK(sl_registry_load_default(reg));
+    sl_demcmc_result a, b;
+    how f = h;
+    h.fused = 0, f.fused = 1;
+    run(h, reg, &a);
+    run(f, reg, &b);
+    cr_assert(!a.fused && b.fused, "fused: %d and %d", a.fused, b.fused);
+    const int64_t N = a.chains, D = a.n_params, K = a.kept;
+    cr_assert(K == b.kept && N == b.chains && K > 0);
+    int64_t xs = bytes_differ(a.samples, b.samples, K * N * D);
+    int64_t lps = bytes_differ(a.logpost, b.logpost, K * N);
+    int64_t lls = bytes_differ(a.loglike, b.loglike, K * N);
+    int64_t last = bytes_differ(a.last, b.last, N * D), acc = 0, acc_a = 0;
+    for (int64_t i = 0; i < N; i++)
+        acc += a.accepted[i] != b.accepted[i], acc_a += a.accepted[i];
+    cr_log_info("%lld chains, %lld kept, archive %d, snooker %g: differ %lld of %lld states, "
+                "%lld and %lld of %lld log posteriors and likelihoods, %lld last, %lld "
+                "acceptance counts (%lld accepted); evaluations %lld and %lld, outside %lld and "
+                "%lld; wall %.3f and %.3f s", (long long)N, (long long)K, h.archive, h.snooker,
+                (long long)xs, (long long)(K * N * D), (long long)lps, (long long)lls,
+                (long long)(K * N), (long long)last, (long long)acc, (long long)acc_a,
+                (long long)a.evaluations, (long long)b.evaluations, (long long)a.outside,
+                (long long)b.outside, a.wall_s, b.wall_s);
+    cr_assert(acc_a > N, "hardly any proposal was taken (%lld): nothing compared",
+              (long long)acc_a);
+    cr_assert(xs == 0 && lps == 0 && lls == 0 && last == 0 && acc == 0,
+              "the fused run's chains are not the unfused run's");
+    cr_assert(a.evaluations == b.evaluations && a.outside == b.outside && a.nan == b.nan,
+              "evaluations %lld, %lld; outside %lld, %lld; NaN %lld, %lld",
+              (long long)a.evaluations, (long long)b.evaluations, (long long)a.outside,
+              (long long)b.outside, (long long)a.nan, (long long)b.nan);
+    if (h.archive)
+        cr_assert(a.archive_rows == b.archive_rows &&
+                  bytes_differ(a.archive, b.archive, a.archive_rows * D) == 0);
+    sl_demcmc_result_free(&a), sl_demcmc_result_free(&b);
+    sl_registry_destroy(reg);
+}
+
+Test(gpu_demcmc, fused_halves_give_the_unfused_chains, .timeout = 300)
+{
+    /* 512 chains a half: a warp a chain */
+    fused_as_unfused((how){.backend = "cuda", .device = 1});
+    /* DE-MCz with the snooker: the snooker's serial proposal on lane 0 */
+    fused_as_unfused((how){.backend = "cuda", .device = 1, .archive = 1, .snooker = 0.1});
+    /* 16,384 chains a half: 4 lanes a chain, 6 parameter pairs on 4 lanes */
+    fused_as_unfused((how){.backend = "cuda", .device = 1, .chains = 32768, .generations = 30});
 }

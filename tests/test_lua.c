@@ -1786,6 +1786,7 @@ Test(lua, demcmc_kepler_rv)
              "assert(#s == 12 and s.jit_HIRES.median == 2.5 and s.jit_HIRES.sd == 0)\n"
              "assert(math.abs(s.P1.median - 14.62) < 0.1, s.P1.median)\n"
              "assert(r:info().target:find('kepler_rv'), r:info().target)\n"
+             "assert(r:info().generations_on == 'host' and r:info().fused == false)\n"
              "print('rv ok', s.P1.median, s.K1.median)\n",
              SL_SOURCE_DIR);
     write_text("dmrv.lua", script);
@@ -1864,6 +1865,9 @@ Test(lua, demcmc_bad_keys)
     expect_bad("starling.demcmc{ likelihood = function(p) return 0 end, params = {'a'},\n"
                "  priors = {a = {'uniform', 0, 1}}, thin = 0 }",
                NEEDLES("thin"));
+    expect_bad("starling.demcmc{ likelihood = function(p) return 0 end, params = {'a'},\n"
+               "  priors = {a = {'uniform', 0, 1}}, fused = 'yes' }",
+               NEEDLES("key 'fused'", "yes"));
 }
 
 /* examples/rv_fit.lua on HD 164922's published velocities: every planet's

@@ -53,6 +53,10 @@ sl_status sl__dm_dev_step(sl__dm_dev *d, int64_t g, int64_t lo, int64_t olo, int
     (void)d, (void)g, (void)lo, (void)olo, (void)n, (void)archive, (void)target, (void)ud;
     SL__DM_NODEV;
 }
+void sl__dm_dev_set_half(sl__dm_dev *d, sl__dm_dev_half half, void *ud)
+{
+    (void)d, (void)half, (void)ud;
+}
 sl_status sl__dm_dev_counts(sl__dm_dev *d, int64_t *outside, int64_t *nan, int64_t *evaluated,
                             double *target_s)
 {
@@ -181,6 +185,9 @@ sl_status sl_demcmc_check(const sl_demcmc_config *c, int n_params, const sl_prio
 {
     if (n_params < 1)
         return sl_fail(SL_ERR_ARG, "demcmc: %d parameters: expected at least one", n_params);
+    if (c->device_half && !c->device_target)
+        return sl_fail(SL_ERR_ARG, "demcmc: a fused half-generation (device_half) without "
+                       "the device target it stands in for (device_target)");
     for (int k = 0; k < n_params; k++) {
         sl_status st = sl_prior_check(&priors[k], names ? names[k] : NULL);
         if (st)
@@ -407,6 +414,10 @@ static sl_status device_open(sampler *S)
     sl_status st = sl__dm_dev_open(&S->dev, &S->m, c->chains, c->archive ? S->zcap : 0, batch);
     if (!st)
         st = sl__dm_dev_put(S->dev, S->x, S->lp, S->ll, S->res->accepted);
+    if (!st && c->device_half) {
+        sl__dm_dev_set_half(S->dev, c->device_half, c->device_half_ud);
+        S->res->fused = 1;
+    }
     if (!st && S->c->archive)
         st = sl__dm_dev_archive_put(S->dev, S->z, S->zn);
     return st ? sl_fail_context(st, "demcmc: on the device") : SL_OK;

@@ -14,6 +14,7 @@
 
 #include "cuda_try.h"
 #include "demcmc_dev.h"
+#include "starling/demcmc_fused.h"
 #include "starling/nomem.h"
 
 /* Small blocks: a half-generation of 2,048 chains is then 32 blocks on 32
@@ -50,6 +51,9 @@ struct sl__dm_dev {
     int64_t *accepted, *row_of;
     int *packed; /* [2]: the rows counters of even and odd steps */
     unsigned long long *count; /* [0] outside, [1] nan, [2] evaluated */
+    unsigned long long *cc;    /* N x 3: the same per chain, from fused halves */
+    sl__dm_dev_half half;      /* or NULL */
+    void *half_ud;
 };
 
 /* ---- kernels -------------------------------------------------------------------- */
@@ -177,6 +181,7 @@ static sl_status dm_alloc(sl__dm_dev *d)
     DM_ALLOC(d->row_of, N * sizeof(int64_t));
     DM_ALLOC(d->packed, 2 * sizeof(int));
     DM_ALLOC(d->count, 3 * sizeof(unsigned long long));
+    DM_ALLOC(d->cc, 3 * N * sizeof(unsigned long long));
     for (int b = 0; b < 2; b++) {
         dm_batch *k = &d->kept[b];
         size_t kc = (size_t)d->kcap;
@@ -223,6 +228,8 @@ extern "C" sl_status sl__dm_dev_open(sl__dm_dev **out, const sl_dm_move *m, int6
         if (e == cudaSuccess)
             e = cudaMemset(d->count, 0, 3 * sizeof(unsigned long long));
         if (e == cudaSuccess)
+            e = cudaMemset(d->cc, 0, 3 * (size_t)N * sizeof(unsigned long long));
+        if (e == cudaSuccess)
             e = cudaMemset(d->packed, 0, 2 * sizeof(int));
         if (e == cudaSuccess)
             e = cudaMemset(d->accepted, 0, (size_t)N * sizeof(int64_t));
@@ -264,7 +271,7 @@ extern "C" void sl__dm_dev_close(sl__dm_dev *d)
     cudaFree(d->x), cudaFree(d->lp), cudaFree(d->ll), cudaFree(d->prop), cudaFree(d->plp);
     cudaFree(d->jac), cudaFree(d->rows), cudaFree(d->out), cudaFree(d->z);
     cudaFree(d->pr), cudaFree(d->accepted), cudaFree(d->row_of), cudaFree(d->packed);
-    cudaFree(d->count);
+    cudaFree(d->count), cudaFree(d->cc);
     free(d);
 }
 
@@ -359,6 +366,32 @@ static sl_status dm_harvest(sl__dm_dev *d, int e)
     return SL_OK;
 }
 
+extern "C" void sl__dm_dev_set_half(sl__dm_dev *d, sl__dm_dev_half half, void *ud)
+{
+    d->half = half, d->half_ud = ud;
+}
+
+/* The step as one call of the plugin's fused kernel (demcmc_fused.h). */
+static sl_status dm_step_fused(sl__dm_dev *d, int64_t g, int64_t lo, int64_t n,
+                               const double *src, int64_t on)
+{
+    sl_dm_half h;
+    h.m = d->m, h.g = g, h.lo = lo, h.n = n, h.src = src, h.on = on;
+    h.x = d->x, h.lp = d->lp, h.ll = d->ll, h.accepted = d->accepted;
+    h.rows = d->rows, h.counts = d->cc;
+    int e = (int)(d->steps++ % DM_EVENTS);
+    sl_status st = dm_harvest(d, e);
+    if (st)
+        return st;
+    SL_CUDA_TRY(cudaEventRecord(d->t0[e], d->stream), "demcmc: recording an event");
+    st = d->half(d->half_ud, &h, (void *)d->stream);
+    if (st)
+        return sl_fail_context(st, "demcmc: the likelihood's fused half-generation");
+    SL_CUDA_TRY(cudaEventRecord(d->t1[e], d->stream), "demcmc: recording an event");
+    d->pending[e] = 1;
+    return SL_OK;
+}
+
 extern "C" sl_status sl__dm_dev_step(sl__dm_dev *d, int64_t g, int64_t lo, int64_t olo,
                                      int64_t n, int archive, sl__dm_dev_target target,
                                      void *ud)
@@ -367,6 +400,8 @@ extern "C" sl_status sl__dm_dev_step(sl__dm_dev *d, int64_t g, int64_t lo, int64
     const int D = d->D;
     const double *src = archive ? d->z : d->x + olo * D;
     int64_t on = archive ? d->zn : n;
+    if (d->half)
+        return dm_step_fused(d, g, lo, n, src, on);
     int *rows = d->packed + (d->steps & 1), *next = d->packed + ((d->steps + 1) & 1);
     dm_propose<<<dm_grid(n), DM_BLOCK, 0, s>>>(d->m, g, lo, n, d->x, src, on, d->prop,
                                                d->plp, d->jac, d->rows, d->row_of, rows,
@@ -400,6 +435,17 @@ extern "C" sl_status sl__dm_dev_counts(sl__dm_dev *d, int64_t *outside, int64_t 
         sl_status st = dm_harvest(d, e);
         if (st)
             return st;
+    }
+    if (d->half) { /* the fused halves count per chain */
+        size_t N = (size_t)d->N;
+        unsigned long long *cc = (unsigned long long *)malloc(3 * N * sizeof *cc);
+        if (!cc)
+            return sl_fail_nomem(3 * N * sizeof *cc, "demcmc: reading the counts");
+        cudaError_t err = cudaMemcpy(cc, d->cc, 3 * N * sizeof *cc, cudaMemcpyDeviceToHost);
+        for (size_t i = 0; err == cudaSuccess && i < 3 * N; i++)
+            c[i % 3] += cc[i];
+        free(cc);
+        SL_CUDA_TRY(err, "demcmc: reading the counts");
     }
     *outside = (int64_t)c[0], *nan = (int64_t)c[1], *evaluated = (int64_t)c[2];
     *target_s = d->target_s;

@@ -39,6 +39,13 @@ typedef sl_status (*sl__dm_dev_target)(void *ud, const double *params, int64_t n
 sl_status sl__dm_dev_step(sl__dm_dev *d, int64_t g, int64_t lo, int64_t olo, int64_t n,
                           int archive, sl__dm_dev_target target, void *ud);
 
+/* From now on each step is one call of `half` (a likelihood's
+ * demcmc_half_device: proposals, target and decisions in the plugin's
+ * kernel) instead of the proposal kernel, `target` and the decision
+ * kernel; the step's `target` is then not called. */
+typedef sl_status (*sl__dm_dev_half)(void *ud, const struct sl_dm_half *h, void *stream);
+void sl__dm_dev_set_half(sl__dm_dev *d, sl__dm_dev_half half, void *ud);
+
 /* Kept generations: the chains as they stand become kept slot `slot`
  * (consecutive slots), held on the device until flushed into the
  * result's arrays (kept x N x D, kept x N, kept x N) at their slots. */
@@ -53,7 +60,8 @@ sl_status sl__dm_dev_flush_async(sl__dm_dev *d, double *samples, double *logpost
 
 /* Proposals outside the priors, NaN evaluations and rows evaluated since
  * the opening, and the target's device time (the host does not wait for
- * each step: these are known once the queue has run). */
+ * each step: these are known once the queue has run); with a fused half,
+ * the time of its kernels, the sampler's steps included. */
 sl_status sl__dm_dev_counts(sl__dm_dev *d, int64_t *outside, int64_t *nan, int64_t *evaluated,
                             double *target_s);
 

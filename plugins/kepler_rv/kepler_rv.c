@@ -398,6 +398,11 @@ static sl_status krv_eval_device(void *ctx, const double *params, size_t n, cons
 {
     return sl_krv_cuda_eval_device(ctx, params, n, count, out, stream);
 }
+
+static sl_status krv_half_device(void *ctx, const struct sl_dm_half *h, void *stream)
+{
+    return sl_krv_cuda_demcmc_half(ctx, h, stream);
+}
 #endif
 
 /* The predicted curve (double): Keplerians + trend, + the offset of
@@ -461,6 +466,7 @@ static const sl_likelihood kepler_rv_table = {
     .last_kernel_s = krv_last_kernel_s,
 #if SL_HAVE_CUDA
     .eval_batch_device = krv_eval_device,
+    .demcmc_half_device = krv_half_device,
 #endif
 };
 

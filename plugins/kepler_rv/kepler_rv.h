@@ -64,6 +64,8 @@ sl_status sl_krv_cuda_eval(sl_krv_ctx *c, const double *params, size_t n, double
 void sl_krv_cuda_release(sl_krv_ctx *c);
 sl_status sl_krv_cuda_eval_device(sl_krv_ctx *c, const double *params, size_t n,
                                   const int *count, double *ll, void *stream);
+struct sl_dm_half;
+sl_status sl_krv_cuda_demcmc_half(sl_krv_ctx *c, const struct sl_dm_half *h, void *stream);
 #endif
 
 SL_EXTERN_C_END

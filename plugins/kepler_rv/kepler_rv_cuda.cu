@@ -9,171 +9,38 @@
  * specialised (by macro, not templates) for 1..8 planets, where the planet
  * loop unrolls and the orbits stay in registers; more planets use a
  * runtime-count kernel. */
-#include <cuda_runtime.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kepler_rv.h"
+#include "krv_cuda.h"
 #include "starling/backend.h"
 #include "starling/copy.h"
 #include "starling/nomem.h"
 
-#define KRV_TRY(call, what)                                                                \
-    do {                                                                                   \
-        cudaError_t err_ = (call);                                                         \
-        if (err_ != cudaSuccess)                                                           \
-            return sl_fail(SL_ERR_CUDA, "kepler_rv: %s: %s (%s)", (what),                  \
-                           cudaGetErrorString(err_), #call);                               \
-    } while (0)
-
-/* Device memory through the core, whose message says how much was needed
- * and how much the device had free. */
-#define KRV_ALLOC(ptr, bytes, what)                                                        \
-    do {                                                                                   \
-        sl_status st_ = sl_dev_alloc((void **)&(ptr), (bytes), "kepler_rv: " what);       \
-        if (st_ != SL_OK)                                                                  \
-            return st_;                                                                    \
-    } while (0)
-
-/* KRV_TPM threads share a model's observations: one thread per model
- * left the H100 a quarter full at the seed's 122,880 models (2,048
- * resident threads on each of 132 SMs), so its throughput was latency-
- * bound; 4 per model fill it. A sampler's half-generation is far smaller
- * (2,048 models: 64 blocks of 4 lanes a model on 132 SMs), so batches too
- * small to fill the device at 4 lanes take KRV_TPM_SMALL, a warp a model. */
-enum { KRV_BLOCK = 128, KRV_TPM = 4, KRV_TPM_SMALL = 32, KRV_TILE = 512, KRV_CHUNK = 1 << 16,
-       KRV_NSTREAM = 2 };
-/* Batches below this many models take KRV_TPM_SMALL lanes: 16,384 models at
- * 4 lanes are half of the H100's resident threads. A constant rather than
- * a fraction of the device's size, so that a batch's lane count, and with it
- * the order in which a model's observations are summed, is the same on
- * every GPU. */
-#define KRV_SMALL_BATCH 16384
-/* Danby's iteration (with the seed's start) measured faster than
- * Markley's solver in these kernels on the H100: docs/BENCHMARKS.md. */
-#ifndef SL_KRV_DEFAULT_GPU_SOLVER
-#define SL_KRV_DEFAULT_GPU_SOLVER SL_KRV_DANBY
-#endif
-
-typedef struct krv_args {
-    const double *params; /* n x n_par */
-    int64_t n;
-    const int *count; /* NULL, or n in device memory (the device entry) */
-    int n_par, n_pl, basis, n_inst, trend;
-    double epoch;
-    const double *dt, *v, *var;
-    const float *vf, *varf;
-    int inst_start[SL_RV_MAX_INST + 1];
-    double *ll, *chi2;
-} krv_args;
-
-typedef struct krv_dev {
-    double *dt, *v, *var;
-    float *vf, *varf;
-    double *params[KRV_NSTREAM], *out[KRV_NSTREAM];  /* device, per stream */
-    double *hparams[KRV_NSTREAM], *hout[KRV_NSTREAM]; /* pinned host, per stream */
-    cudaStream_t stream[KRV_NSTREAM];
-    cudaEvent_t k0[KRV_NSTREAM], k1[KRV_NSTREAM]; /* around each stream's last kernel */
-    size_t n_par;
-    int device;
-} krv_dev;
-
 /* ---- kernels ----------------------------------------------------------------- */
 
-static __device__ __forceinline__ int krv_load(const krv_args &a, sl_krv_orbit *o,
-                                               double *gamma, double *jit2, double *dvdt,
-                                               double *curv, int64_t m, int n_pl)
-{
-    return sl_krv_unpack(a.params + m * a.n_par, n_pl, a.basis, a.n_inst, a.trend, a.epoch, o,
-                         gamma, jit2, dvdt, curv);
-}
-
-/* The tpm lanes of one model (adjacent in a warp) each sum every tpm-th
- * observation; their partial sums are added here, in a fixed order, so
- * results do not depend on timing (but do, in the last bits, on the lane
- * count, and so on whether the batch is small). Every thread of the warp
- * must arrive. */
-static __device__ __forceinline__ double krv_lanes_sum(double x, int tpm)
-{
-#pragma unroll
-    for (int off = 1; off < tpm; off <<= 1)
-        x += __shfl_xor_sync(0xffffffffu, x, off);
-    return x;
-}
-
-/* Models of this thread's block and its lane among the model's tpm. */
-#define KRV_MODEL_INDEX                                                                    \
-    const int64_t m = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / tpm;              \
-    const int lane = (int)(threadIdx.x % tpm)
 
 static __device__ __forceinline__ void krv_body_d(const krv_args &a, int n_pl, int solver,
                                                   int tpm)
 {
-    __shared__ double s_dt[KRV_TILE], s_v[KRV_TILE], s_var[KRV_TILE];
     KRV_MODEL_INDEX;
-    sl_krv_orbit o[SL_KRV_MAX_PL];
-    double gamma[SL_RV_MAX_INST], jit2[SL_RV_MAX_INST];
-    sl_krv_extra x;
-    int ok = m < a.n && krv_load(a, o, gamma, jit2, &x.dvdt, &x.curv, m, n_pl);
-    sl_krv_sums s = {0.0, 0.0};
-    for (int i = 0; i < a.n_inst; i++) {
-        x.gamma = gamma[i], x.jit2 = jit2[i];
-        for (int k0 = a.inst_start[i]; k0 < a.inst_start[i + 1]; k0 += KRV_TILE) {
-            int nk = min(KRV_TILE, a.inst_start[i + 1] - k0);
-            __syncthreads(); /* the previous tile is no longer read */
-            for (int k = threadIdx.x; k < nk; k += blockDim.x) {
-                s_dt[k] = a.dt[k0 + k], s_v[k] = a.v[k0 + k], s_var[k] = a.var[k0 + k];
-            }
-            __syncthreads();
-            if (ok)
-                for (int k = lane; k < nk; k += tpm)
-                    sl_krv_obs_ds(n_pl, o, &x, s_dt[k], s_v[k], s_var[k], &s, solver);
-        }
-    }
-    double chi2 = krv_lanes_sum(s.chi2, tpm), lnw = krv_lanes_sum(s.lnw, tpm);
+    double chi2, ll = krv_model_d(a, n_pl, solver, tpm, m, lane, m < a.n, &chi2);
     if (m < a.n && lane == 0) {
-        a.ll[m] = ok ? -0.5 * (chi2 + lnw) : -INFINITY;
+        a.ll[m] = ll;
         if (a.chi2) /* NULL: the device entry's callers want ln L only */
-            a.chi2[m] = ok ? chi2 : INFINITY;
+            a.chi2[m] = chi2;
     }
 }
 
-/* Mixed: each lane keeps the seed's float Kahan sums; the lanes' sums
- * (value minus compensation) are added in double. */
 static __device__ __forceinline__ void krv_body_f(const krv_args &a, int n_pl, int solver,
                                                   int tpm)
 {
-    __shared__ double s_dt[KRV_TILE];
-    __shared__ float s_v[KRV_TILE], s_var[KRV_TILE];
     KRV_MODEL_INDEX;
-    sl_krv_orbit o[SL_KRV_MAX_PL];
-    sl_krv_orbitf of[SL_KRV_MAX_PL];
-    double gamma[SL_RV_MAX_INST], jit2[SL_RV_MAX_INST];
-    sl_krv_extra x;
-    int ok = m < a.n && krv_load(a, o, gamma, jit2, &x.dvdt, &x.curv, m, n_pl);
-    for (int j = 0; j < n_pl; j++)
-        sl_krv_orbit_to_f(&o[j], &of[j]);
-    sl_krv_sumsf s = {0.0f, 0.0f, 0.0f, 0.0f};
-    for (int i = 0; i < a.n_inst; i++) {
-        x.gamma = gamma[i], x.jit2 = jit2[i];
-        for (int k0 = a.inst_start[i]; k0 < a.inst_start[i + 1]; k0 += KRV_TILE) {
-            int nk = min(KRV_TILE, a.inst_start[i + 1] - k0);
-            __syncthreads();
-            for (int k = threadIdx.x; k < nk; k += blockDim.x) {
-                s_dt[k] = a.dt[k0 + k], s_v[k] = a.vf[k0 + k], s_var[k] = a.varf[k0 + k];
-            }
-            __syncthreads();
-            if (ok)
-                for (int k = lane; k < nk; k += tpm)
-                    sl_krv_obs_fs(n_pl, of, &x, s_dt[k], s_v[k], s_var[k], &s, solver);
-        }
-    }
-    double chi2 = krv_lanes_sum((double)s.chi2 - (double)s.c_chi2, tpm);
-    double lnw = krv_lanes_sum((double)s.lnw - (double)s.c_lnw, tpm);
+    double chi2, ll = krv_model_f(a, n_pl, solver, tpm, m, lane, m < a.n, &chi2);
     if (m < a.n && lane == 0) {
-        a.ll[m] = ok ? -0.5 * (chi2 + lnw) : -INFINITY;
+        a.ll[m] = ll;
         if (a.chi2)
-            a.chi2[m] = ok ? chi2 : INFINITY;
+            a.chi2[m] = chi2;
     }
 }
 
@@ -216,6 +83,17 @@ static const krv_kernel krv_kernels[2][2][2][9] = {
 static_assert(KRV_TPM == 4 && KRV_TPM_SMALL == 32, "the kernel table spells the lane counts");
 
 /* ---- host side -------------------------------------------------------------- */
+
+typedef struct krv_dev {
+    double *dt, *v, *var;
+    float *vf, *varf;
+    double *params[KRV_NSTREAM], *out[KRV_NSTREAM];  /* device, per stream */
+    double *hparams[KRV_NSTREAM], *hout[KRV_NSTREAM]; /* pinned host, per stream */
+    cudaStream_t stream[KRV_NSTREAM];
+    cudaEvent_t k0[KRV_NSTREAM], k1[KRV_NSTREAM]; /* around each stream's last kernel */
+    size_t n_par;
+    int device;
+} krv_dev;
 
 extern "C" void sl_krv_cuda_release(sl_krv_ctx *c)
 {
@@ -304,6 +182,18 @@ static void fill_args(krv_args *a, const sl_krv_ctx *c, const krv_dev *d)
         a->inst_start[i] = (int)c->inst_start[i];
 }
 
+sl_status sl__krv_cuda_args(sl_krv_ctx *c, krv_args *a)
+{
+    if (c->n_obs > 0x7fffffff)
+        return sl_fail(SL_ERR_UNSUPPORTED, "kepler_rv: %zu observations exceed the CUDA "
+                       "kernel's int indices", c->n_obs);
+    krv_dev *d;
+    sl_status st = ensure_dev(c, &d);
+    if (st == SL_OK)
+        fill_args(a, c, d);
+    return st;
+}
+
 /* Copies the results of the chunk that last used stream s to the caller
  * and adds its kernel's time to *kernel_s. */
 static sl_status drain(krv_dev *d, int s, size_t first, size_t cnt, double *ll, double *chi2,
@@ -322,7 +212,7 @@ static sl_status drain(krv_dev *d, int s, size_t first, size_t cnt, double *ll, 
 /* SL_KRV_SOLVER=danby|markley picks the kernels' Kepler solver (for
  * benchmarks; the default is the faster one measured on the H100,
  * docs/BENCHMARKS.md). */
-static int krv_solver(void)
+int sl__krv_cuda_solver(void)
 {
     const char *v = getenv("SL_KRV_SOLVER");
     if (v && !strcmp(v, "markley"))
@@ -337,8 +227,8 @@ static int krv_solver(void)
 static krv_kernel krv_pick(const sl_krv_ctx *c, size_t n, int *tpm)
 {
     int small = n < KRV_SMALL_BATCH;
-    *tpm = small ? KRV_TPM_SMALL : KRV_TPM;
-    return krv_kernels[small][c->mixed ? 1 : 0][krv_solver()][c->n_pl <= 8 ? c->n_pl : 0];
+    *tpm = krv_tpm_for(n);
+    return krv_kernels[small][c->mixed ? 1 : 0][sl__krv_cuda_solver()][c->n_pl <= 8 ? c->n_pl : 0];
 }
 
 extern "C" sl_status sl_krv_cuda_eval(sl_krv_ctx *c, const double *params, size_t n,

@@ -28,6 +28,8 @@
 
 SL_EXTERN_C_BEGIN
 
+struct sl_dm_half; /* demcmc_fused.h */
+
 /* The target: n parameter vectors (n x n_params, row-major) to n
  * log-likelihoods. -inf is a valid value (outside the model's domain);
  * NaN is counted and the proposal rejected. A failure stops the run. */
@@ -97,6 +99,13 @@ typedef struct sl_demcmc_config {
     sl_status (*device_target)(void *ud, const double *params, int64_t n, const int *count,
                                double *out, void *stream);
     void *device_target_ud;
+    /* Optional, with device_target: a half-generation in one kernel of the
+     * likelihood's (likelihood.h demcmc_half_device, demcmc_fused.h), used
+     * instead of the sampler's proposal and decision kernels around
+     * device_target. The chains are the same; the time outside the
+     * likelihood shrinks to what the fused kernel adds. */
+    sl_status (*device_half)(void *ud, const struct sl_dm_half *h, void *stream);
+    void *device_half_ud;
     /* Kept generations the device holds in each of its two batches, one
      * filling while the other is copied out (0: as many as fit in 32 MiB). */
     int64_t device_batch;
@@ -131,7 +140,9 @@ typedef struct sl_demcmc_result {
     int64_t nan;        /* evaluations that gave NaN (rejected), the start's included */
     int64_t evaluations;/* rows given to the target */
     int64_t reset;      /* outlier chains restarted during burn-in */
-    double wall_s, target_s; /* the run, and the part spent in the target */
+    double wall_s, target_s; /* the run, and the part spent in the target (fused: in the
+                              * fused kernels, the sampler's steps included) */
+    int fused;               /* generations ran fused into the likelihood's kernel */
     double *archive;         /* DE-MCz: archive_rows x n_params, to resume with */
     int64_t archive_rows;
 } sl_demcmc_result;

@@ -90,18 +90,40 @@ SL_HD SL_INLINE double sl_dm_snooker(const sl_dm_move *m, int64_t i, int64_t g, 
     double xz2 = 0.0, proj = 0.0;
     for (int k = 0; k < m->D; k++) {
         double e = x[k] - z[k];
-        xz2 += e * e;
-        proj += (z1[k] - z2[k]) * e;
+        xz2 += SL_DMUL(e, e);
+        proj += SL_DMUL(z1[k] - z2[k], e);
     }
     if (!(xz2 > 0.0))
         return NAN;
     double step = (1.2 + u_gamma) * proj / xz2, yz2 = 0.0;
     for (int k = 0; k < m->D; k++) {
-        double yk = x[k] + step * (x[k] - z[k]), e = yk - z[k];
-        yz2 += e * e;
+        double yk = x[k] + SL_DMUL(step, x[k] - z[k]), e = yk - z[k];
+        yz2 += SL_DMUL(e, e);
         y[k] = sl_dm_place(&m->pr[k], yk);
     }
     return 0.5 * (double)(m->d - 1) * (log(yz2) - log(xz2));
+}
+
+/* The DE pair (rows r1, r2 of the source) and gamma of chain i in
+ * generation g, from block 0. */
+SL_HD SL_INLINE double sl_dm_de_pair(const sl_dm_move *m, int64_t i, int64_t g, int64_t on,
+                                     int64_t *r1, int64_t *r2)
+{
+    sl_rng r;
+    sl_dm_rng_at(m, &r, i, g, 0);
+    double u1 = sl_rng_uniform(&r), u2 = sl_rng_uniform(&r);
+    sl_dm_two_of(u1, u2, on, r1, r2);
+    return m->gamma1_every > 0 && (g + 1) % m->gamma1_every == 0 ? 1.0 : m->gamma;
+}
+
+/* Parameter k of a DE proposal: x + gamma (a - b) plus the noise, z a
+ * standard normal. Parameters 2j and 2j + 1 take the two normals of
+ * block 1 + j, so that a group of threads may make them in any order. */
+SL_HD SL_INLINE double sl_dm_de_component(const sl_dm_move *m, int k, double x, double a,
+                                          double b, double gamma, double z)
+{
+    double e = SL_DMUL(SL_DMUL(m->noise, a - b), z);
+    return sl_dm_place(&m->pr[k], x + SL_DMUL(gamma, a - b) + e);
 }
 
 /* Chain i's proposal y in generation g from its state x and the source's
@@ -131,8 +153,7 @@ SL_HD SL_INLINE double sl_dm_propose(const sl_dm_move *m, int64_t i, int64_t g, 
     for (int k = 0; k < m->D; k++) {
         if (k % 2 == 0)
             sl_dm_normals(&r, &z[0], &z[1]);
-        double e = m->noise * (a[k] - b[k]) * z[k % 2];
-        y[k] = sl_dm_place(&m->pr[k], x[k] + gamma * (a[k] - b[k]) + e);
+        y[k] = sl_dm_de_component(m, k, x[k], a[k], b[k], gamma, z[k % 2]);
     }
     return 0.0;
 }
@@ -140,14 +161,29 @@ SL_HD SL_INLINE double sl_dm_propose(const sl_dm_move *m, int64_t i, int64_t g, 
 /* Whether chain i, at log posterior `cur`, takes a proposal of log
  * posterior `post` (log Jacobian included) in generation g. A chain still
  * outside the model's domain (-inf) moves to any proposal not worse. */
+SL_HD SL_INLINE int sl_dm_accept_with(double log_u, double post, double cur)
+{
+    if (cur == -INFINITY)
+        return post > -INFINITY || post == cur;
+    return log_u < post - cur;
+}
+
+/* ln u of chain i's accept test in generation g (block D + 1). It does
+ * not depend on the state, so a fused kernel makes it on a spare lane
+ * while the proposal is made. */
+SL_HD SL_INLINE double sl_dm_accept_log_u(const sl_dm_move *m, int64_t i, int64_t g)
+{
+    sl_rng r;
+    sl_dm_rng_at(m, &r, i, g, (uint64_t)m->D + 1);
+    return log(sl_rng_uniform(&r));
+}
+
 SL_HD SL_INLINE int sl_dm_accept(const sl_dm_move *m, int64_t i, int64_t g, double post,
                                  double cur)
 {
     if (cur == -INFINITY)
         return post > -INFINITY || post == cur;
-    sl_rng r;
-    sl_dm_rng_at(m, &r, i, g, (uint64_t)m->D + 1);
-    return log(sl_rng_uniform(&r)) < post - cur;
+    return sl_dm_accept_log_u(m, i, g) < post - cur;
 }
 
 SL_EXTERN_C_END

@@ -26,6 +26,17 @@
 #define SL_RSQRT(x) (1.0 / sqrt(x))
 #endif
 
+/* A product that is never fused with the add after it (FMA contraction),
+ * for device code that must give the host's bits: nvcc contracts a * b + c
+ * by default, the host compiler (ISO C11) does not. The samplers' moves
+ * (demcmc_move.h) and the priors use it, so that a generation fused into
+ * a plugin's kernel draws what the host sampler draws. */
+#if defined(__CUDA_ARCH__)
+#define SL_DMUL(a, b) __dmul_rn((a), (b))
+#else
+#define SL_DMUL(a, b) ((a) * (b))
+#endif
+
 #ifdef __cplusplus
 #define SL_EXTERN_C_BEGIN extern "C" {
 #define SL_EXTERN_C_END }

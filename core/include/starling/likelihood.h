@@ -28,6 +28,8 @@
 
 SL_EXTERN_C_BEGIN
 
+struct sl_dm_half; /* demcmc_fused.h */
+
 /* The precisions a likelihood evaluates in (sl_likelihood.precisions). A
  * likelihood with more than one is told which by a word option named
  * "precision" whose words are the names below ("double", "mixed",
@@ -104,6 +106,14 @@ typedef struct sl_likelihood {
      * whose data are not radial velocities is checked as fully as
      * kepler_rv. The file is written whole or not at all. */
     sl_status (*example_data)(const char *path, uint64_t seed);
+    /* Optional (ABI 12). A half-generation of the device DE-MCMC sampler
+     * in one kernel of the plugin's: proposals, ln L and decisions
+     * (starling/demcmc_fused.h says how a kernel calls the sampler's
+     * steps), queued on `stream` on the current device, as
+     * eval_batch_device is. ln L of a row must be what eval_batch_device
+     * gives for it with n = h->n, so that a fused run's chains are the
+     * unfused run's. */
+    sl_status (*demcmc_half_device)(void *ctx, const struct sl_dm_half *h, void *stream);
 } sl_likelihood;
 
 /* The problem with a likelihood's capabilities, or SL_OK: backends and

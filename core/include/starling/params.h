@@ -32,7 +32,7 @@ typedef struct sl_param {
                                  observation"): shown instead of the number */
 } sl_param;
 
-enum { SL_PARAMS_MAX = 16 };
+enum { SL_PARAMS_MAX = 24 }; /* 16 until ABI 12 */
 
 /* Values for one schema, in schema order. */
 typedef struct sl_param_values {

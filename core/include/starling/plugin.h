@@ -12,7 +12,7 @@
 SL_EXTERN_C_BEGIN
 
 /* Bumped whenever any interface table or sl_run_args changes layout. */
-#define SL_ABI_VERSION 11u /* 2: sl_run_args start time/steps; sl_likelihood chi2 and model
+#define SL_ABI_VERSION 12u /* 2: sl_run_args start time/steps; sl_likelihood chi2 and model
                               * entries. 3: sl_likelihood last_kernel_s. 4: kernel sets
                               * (SL_KIND_KERNELS), the periodogram table read_with, lombscargle
                               * fast_accuracy. 5: every table starts with sl_table_head
@@ -31,7 +31,9 @@ SL_EXTERN_C_BEGIN
                               * sl_monitor_config collide_merge. 10: sl_likelihood
                               * eval_batch_device (device-resident samplers). 11: sl_likelihood
                               * example_data (conformance checks on the plugin's own kind
-                              * of data); SL_KIND_LENS. */
+                              * of data); SL_KIND_LENS. 12: sl_likelihood
+                              * demcmc_half_device (a sampler's half-generation fused
+                              * into the plugin's kernel, demcmc_fused.h). */
 #define SL_PLUGIN_ENTRY_SYMBOL "sl_plugin_entry"
 
 typedef enum sl_kind {

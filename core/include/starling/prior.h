@@ -60,11 +60,11 @@ SL_HD SL_INLINE double sl_prior_logpdf(const sl_prior *p, double x)
         return x >= p->lo && x <= p->hi ? -log(x) : out;
     case SL_PRIOR_NORMAL: {
         double z = (x - p->mu) / p->sigma;
-        return -0.5 * z * z;
+        return SL_DMUL(-0.5 * z, z);
     }
     case SL_PRIOR_TRUNC_NORMAL: {
         double z = (x - p->mu) / p->sigma;
-        return x >= p->lo && x <= p->hi ? -0.5 * z * z : out;
+        return x >= p->lo && x <= p->hi ? SL_DMUL(-0.5 * z, z) : out;
     }
     case SL_PRIOR_FIXED:
         return x == p->value ? 0.0 : out;
