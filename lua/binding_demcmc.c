@@ -12,6 +12,7 @@
  *     snooker = 0,                 -- probability of a snooker update
  *     stop_rhat = 1.01, stop_ess = 1000, stop_every = 100,  -- stop once converged
  *     backend = "auto",            -- "cuda": generations on the likelihood's device
+ *     fused = true,                -- there, half-generations in the plugin's kernel
  *   }
  *   r:summary()      per parameter: median, 16 and 84 %, mean, sd, R-hat, ESS (printable)
  *   r:save(path)     the kept draws as CSV, with the configuration in '#' lines;
