@@ -42,6 +42,14 @@
 
 #define SL_KDRIFT_MAXIT 40
 
+/* A Laguerre-Conway step below this fraction of X ends the iteration:
+ * the method converges cubically, so the error it leaves is of order
+ * SL_KDRIFT_CUBIC^3 of X, far below an ulp, and the iteration that used
+ * to follow it changed X by nothing and cost a root, a division and the
+ * Stumpff series (a quarter to a third of a drift of the Sun's planets
+ * at 8 days). */
+#define SL_KDRIFT_CUBIC 1e-6
+
 /* c0..c3(z) for |z| < 1: nested series to the term z^9 (the next is below
  * 1e-20 of the first). Branch-free: sl_kepler_drift_fast vectorises it. */
 SL_HD SL_INLINE void sl_stumpff_series(double z, double c[4])
@@ -81,6 +89,13 @@ SL_HD SL_INLINE void sl_stumpff(double z, double c[4])
     }
 }
 
+/* Whether a step is short: |dt| below a tenth of the dynamical time
+ * r0 sqrt(r0 / gm), compared squared (no root or division). */
+SL_HD SL_INLINE int sl_kdrift_short(double gm, double dt, double r0)
+{
+    return dt * dt * gm < 0.01 * (r0 * r0 * r0);
+}
+
 /* A start for X. Short steps (|dt| below a tenth of the dynamical time
  * at r0): the Taylor series of the motion to second order. Longer ones:
  * on an ellipse X = dM / sqrt(beta) (the mean anomaly's change, off by at
@@ -90,11 +105,11 @@ SL_HD SL_INLINE void sl_stumpff(double z, double c[4])
  * steps), X = dF / sqrt(-beta). What is left, near-parabolic orbits, behaves
  * like the cubic it tends to, for which Laguerre's iteration converges
  * from any start. */
-SL_HD SL_INLINE double sl_kdrift_start(double gm, double dt, double r0, double eta, double beta)
+SL_HD SL_INLINE double sl_kdrift_start(double gm, double dt, double r0, double ir0, double eta,
+                                       double beta)
 {
-    double tdyn = r0 * sqrt(r0 / gm);
-    if (fabs(dt) < 0.1 * tdyn)
-        return dt / r0 * (1.0 - 0.5 * eta * dt / (r0 * r0));
+    if (sl_kdrift_short(gm, dt, r0))
+        return dt * ir0 * (1.0 - 0.5 * eta * dt * (ir0 * ir0));
     if (beta > 0.0)
         return beta * dt / gm;
     if (beta < 0.0) {
@@ -107,19 +122,30 @@ SL_HD SL_INLINE double sl_kdrift_start(double gm, double dt, double r0, double e
                 return X;
         }
     }
-    return dt / r0;
+    return dt * ir0;
+}
+
+/* Whether an ellipse's drift (beta > 0) may span half an orbit or more,
+ * so that dt is to be reduced by whole periods: |dt| against 0.47 of the
+ * period 2 pi gm / beta^1.5, squared, so that the common short step costs
+ * no root or division. Below it floor(dt / period + 0.5) is 0 and the
+ * reduction would leave dt as it is, to the bit. */
+SL_HD SL_INLINE int sl_kdrift_long(double gm, double dt, double beta)
+{
+    return dt * dt * (beta * beta * beta) >=
+           0.9 * (SL_KEPLER_TWO_PI * SL_KEPLER_TWO_PI / 4.0) * (gm * gm);
 }
 
 SL_HD SL_INLINE int sl_kepler_drift(double gm, double dt, double *x, double *v)
 {
-    double r0 = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+    double r0 = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]), ir0 = 1.0 / r0;
     double eta = x[0] * v[0] + x[1] * v[1] + x[2] * v[2];
-    double beta = 2.0 * gm / r0 - (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-    if (beta > 0.0) {
+    double beta = 2.0 * gm * ir0 - (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (beta > 0.0 && sl_kdrift_long(gm, dt, beta)) {
         double period = SL_KEPLER_TWO_PI * gm / (beta * sqrt(beta));
         dt -= period * floor(dt / period + 0.5);
     }
-    double X = sl_kdrift_start(gm, dt, r0, eta, beta), c[4], G1 = 0, G2 = 0, r = r0;
+    double X = sl_kdrift_start(gm, dt, r0, ir0, eta, beta), c[4], G1 = 0, G2 = 0, r = r0;
     /* f(X) = t(X) - dt increases with X (df/dX = r > 0), so its root lies
      * above 0 for dt > 0 and below for dt < 0; every evaluation narrows
      * the bracket, and a step that leaves it is replaced by bisection. */
@@ -141,9 +167,13 @@ SL_HD SL_INLINE int sl_kepler_drift(double gm, double dt, double *x, double *v)
         if (!isfinite(d))
             break;
         double Xn = X + d;
-        if ((Xn < lo || Xn > hi) && isfinite(lo) && isfinite(hi))
+        const int out = Xn < lo || Xn > hi;
+        if (out && isfinite(lo) && isfinite(hi))
             Xn = 0.5 * (lo + hi);
-        /* Done when the step is 4 ulp of X; when f is down to the
+        /* Done when the step is 4 ulp of X; when a Laguerre-Conway step
+         * (not a bisection) was below SL_KDRIFT_CUBIC of X, whose
+         * cubic convergence leaves an error far below an ulp: the next
+         * iteration would only confirm it; when f is down to the
          * rounding of its own terms, which may be far larger than dt (a
          * hyperbola drifted from far out through pericentre: X is then
          * known only to that); or when the step returns to an end of the
@@ -153,7 +183,7 @@ SL_HD SL_INLINE int sl_kepler_drift(double gm, double dt, double *x, double *v)
         int stuck = Xn == lo || Xn == hi;
         d = Xn - X;
         X = Xn;
-        if (fabs(d) <= 4.4e-16 * fabs(X) || fabs(f) <= noise || stuck) {
+        if (fabs(d) <= (out ? 4.4e-16 : SL_KDRIFT_CUBIC) * fabs(X) || fabs(f) <= noise || stuck) {
             it = i + 1;
             break;
         }
@@ -165,11 +195,11 @@ SL_HD SL_INLINE int sl_kepler_drift(double gm, double dt, double *x, double *v)
     /* r from the new position, not from df/dX = r0 c0 + eta G1 + gm G2:
      * coming in from far out, those terms are ~r0 and cancel to the
      * small r, which then carried their rounding into the velocity */
-    double fm1 = -gm * G2 / r0, g = r0 * G1 + eta * G2, xn[3];
+    double fm1 = -gm * G2 * ir0, g = r0 * G1 + eta * G2, xn[3];
     for (int k = 0; k < 3; k++)
         xn[k] = x[k] + (fm1 * x[k] + g * v[k]);
     r = sqrt(xn[0] * xn[0] + xn[1] * xn[1] + xn[2] * xn[2]);
-    double fd = -gm * G1 / (r * r0), gdm1 = -gm * G2 / r;
+    double ir = 1.0 / r, fd = -gm * G1 * ir * ir0, gdm1 = -gm * G2 * ir;
     if (it < 0 || !isfinite(fm1 + g + fd + gdm1) || !(r > 0.0)) {
         for (int k = 0; k < 3; k++)
             x[k] = v[k] = NAN;
@@ -194,32 +224,32 @@ SL_HD SL_INLINE int sl_kepler_drift(double gm, double dt, double *x, double *v)
  * whose lane takes the fast path and one that falls back must drift alike
  * (the CUDA backend runs sl_kepler_drift only: its warps converge together).
  *
- * SL_KDRIFT_FAST_IT, 4, the counting iteration included: on the test's
- * random orbits 4 take as many drifts as 6 at steps up to 0.3 orbit
- * (98.8 % at 0.1, 53.6 % at 0.3: the rest leave the series' range), 3 take
- * 70 % at 0.1; the Sun and eight planets at 8 days converge in 2 to 4.
- * Each one costs every lane a Laguerre-Conway step, converged or not. */
-#define SL_KDRIFT_FAST_IT 4
+ * SL_KDRIFT_FAST_IT, 3: with the cubic stop (SL_KDRIFT_CUBIC) the
+ * test's random orbits take 3 as often as 4 (99.97 % of the drifts at
+ * steps up to 0.02 orbit, 98.8 % at 0.1, 53 % at 0.3: the rest leave the
+ * series' range), 2 take 44 % at 0.1; the Sun and eight planets at 8 days
+ * converge in 1 (Saturn outwards) to 3 (Mercury). Each one costs every
+ * lane a Laguerre-Conway step, converged or not. */
+#define SL_KDRIFT_FAST_IT 3
 
 SL_HD SL_INLINE double sl_kepler_drift_fast(double gm, double dt, int S, double *xs, double *vs)
 {
     /* strided (component k at xs[S k]): local copies would stop the
      * vectoriser, which cannot scatter into per-lane arrays */
     double r0 = sqrt(xs[S * 0] * xs[S * 0] + xs[S * 1] * xs[S * 1] + xs[S * 2] * xs[S * 2]);
+    double ir0 = 1.0 / r0;
     double eta = xs[S * 0] * vs[S * 0] + xs[S * 1] * vs[S * 1] + xs[S * 2] * vs[S * 2];
-    double beta = 2.0 * gm / r0 - (vs[S * 0] * vs[S * 0] + vs[S * 1] * vs[S * 1] + vs[S * 2] * vs[S * 2]);
+    double beta = 2.0 * gm * ir0 - (vs[S * 0] * vs[S * 0] + vs[S * 1] * vs[S * 1] + vs[S * 2] * vs[S * 2]);
     /* the flags are doubles (1 or 0) and every choice a select between
      * doubles on one comparison: selects between comparisons' results are
-     * what the vectoriser (gcc 12, AVX-512 masks) refuses */
+     * what the vectoriser (gcc 12, AVX-512 masks) refuses. A drift of half
+     * an orbit or more, which the general drift reduces by periods, is
+     * refused. */
     double okf = beta > 0.0 ? 1.0 : 0.0, done = 0.0;
-    /* on other orbits these are NaN and not taken */
-    double period = SL_KEPLER_TWO_PI * gm / (beta * sqrt(beta));
-    double dtr = dt - period * floor(dt / period + 0.5);
-    dt = beta > 0.0 ? dtr : dt;
-    double tdyn = r0 * sqrt(r0 / gm);
-    double Xs = dt / r0 * (1.0 - 0.5 * eta * dt / (r0 * r0)), Xe = beta * dt / gm;
-    double X = fabs(dt) < 0.1 * tdyn ? Xs : Xe, c[4];
-    okf = fabs(dt) < 0.1 * tdyn ? 1.0 : okf;
+    okf = sl_kdrift_long(gm, dt, beta) ? 0.0 : okf;
+    double Xs = dt * ir0 * (1.0 - 0.5 * eta * dt * (ir0 * ir0)), Xe = beta * dt / gm;
+    double X = sl_kdrift_short(gm, dt, r0) ? Xs : Xe, c[4];
+    okf = sl_kdrift_short(gm, dt, r0) ? 1.0 : okf;
     double lo = dt >= 0.0 ? 0.0 : -INFINITY, hi = dt >= 0.0 ? INFINITY : 0.0;
     SL_UNROLL
     for (int i = 0; i < SL_KDRIFT_FAST_IT; i++) {
@@ -245,6 +275,8 @@ SL_HD SL_INLINE double sl_kepler_drift_fast(double gm, double dt, int S, double 
         double stuck = Xn == nlo ? 1.0 : (Xn == nhi ? 1.0 : 0.0);
         d = Xn - X;
         double conv = fabs(d) <= 4.4e-16 * fabs(Xn) ? 1.0 : (fabs(f) <= noise ? 1.0 : stuck);
+        double cubic = fabs(d) <= SL_KDRIFT_CUBIC * fabs(Xn) ? 1.0 - out : 0.0;
+        conv = conv > cubic ? conv : cubic;
         lo = done > 0.0 ? lo : nlo;
         hi = done > 0.0 ? hi : nhi;
         X = done > 0.0 ? X : Xn;
@@ -254,12 +286,12 @@ SL_HD SL_INLINE double sl_kepler_drift_fast(double gm, double dt, int S, double 
     okf = fabs(z) < 1.0 ? okf * done : 0.0;
     sl_stumpff_series(z, c);
     double G1 = X * c[1], G2 = X * X * c[2];
-    double fm1 = -gm * G2 / r0, g = r0 * G1 + eta * G2, xn[3];
+    double fm1 = -gm * G2 * ir0, g = r0 * G1 + eta * G2, xn[3];
     SL_UNROLL
     for (int k = 0; k < 3; k++)
         xn[k] = xs[S * k] + (fm1 * xs[S * k] + g * vs[S * k]);
     double r = sqrt(xn[0] * xn[0] + xn[1] * xn[1] + xn[2] * xn[2]);
-    double fd = -gm * G1 / (r * r0), gdm1 = -gm * G2 / r;
+    double ir = 1.0 / r, fd = -gm * G1 * ir * ir0, gdm1 = -gm * G2 * ir;
     okf = fabs(fm1 + g + fd + gdm1) <= DBL_MAX ? (r > 0.0 ? okf : 0.0) : 0.0;
     SL_UNROLL
     for (int k = 0; k < 3; k++) {
