@@ -42,19 +42,11 @@
 
 #define SL_KDRIFT_MAXIT 40
 
-/* A Laguerre-Conway step below this fraction of X ends the iteration:
- * the method converges cubically, so the error it leaves is of order
- * SL_KDRIFT_CUBIC^3 of X, far below an ulp, and the iteration that used
- * to follow it changed X by nothing and cost a root, a division and the
- * Stumpff series (a quarter to a third of a drift of the Sun's planets
- * at 8 days). */
-#define SL_KDRIFT_CUBIC 1e-6
-
 /* c0..c3(z) for |z| < 1: the series to the term z^9 (the next is below
  * 1e-20 of the first), by Horner's rule in the coefficients 1/(2k+2)!
  * and 1/(2k+3)!: one product and one difference a term (the form with
  * the ratios of successive terms took two products). Branch-free:
- * sl_kepler_drift_fast vectorises it. It runs 2-4 times a drift. */
+ * sl_kepler_drift_fast vectorises it. It runs 3-5 times a drift. */
 SL_HD SL_INLINE void sl_stumpff_series(double z, double c[4])
 {
     c[2] = 1.0 / 2.0 - z * (1.0 / 24.0 - z * (1.0 / 720.0 - z * (1.0 / 40320.0 -
@@ -167,13 +159,9 @@ SL_HD SL_INLINE int sl_kepler_drift(double gm, double dt, double *x, double *v)
         if (!isfinite(d))
             break;
         double Xn = X + d;
-        const int out = Xn < lo || Xn > hi;
-        if (out && isfinite(lo) && isfinite(hi))
+        if ((Xn < lo || Xn > hi) && isfinite(lo) && isfinite(hi))
             Xn = 0.5 * (lo + hi);
-        /* Done when the step is 4 ulp of X; when a Laguerre-Conway step
-         * (not a bisection) was below SL_KDRIFT_CUBIC of X, whose
-         * cubic convergence leaves an error far below an ulp: the next
-         * iteration would only confirm it; when f is down to the
+        /* Done when the step is 4 ulp of X; when f is down to the
          * rounding of its own terms, which may be far larger than dt (a
          * hyperbola drifted from far out through pericentre: X is then
          * known only to that); or when the step returns to an end of the
@@ -183,7 +171,7 @@ SL_HD SL_INLINE int sl_kepler_drift(double gm, double dt, double *x, double *v)
         int stuck = Xn == lo || Xn == hi;
         d = Xn - X;
         X = Xn;
-        if (fabs(d) <= (out ? 4.4e-16 : SL_KDRIFT_CUBIC) * fabs(X) || fabs(f) <= noise || stuck) {
+        if (fabs(d) <= 4.4e-16 * fabs(X) || fabs(f) <= noise || stuck) {
             it = i + 1;
             break;
         }
@@ -224,13 +212,17 @@ SL_HD SL_INLINE int sl_kepler_drift(double gm, double dt, double *x, double *v)
  * whose lane takes the fast path and one that falls back must drift alike
  * (the CUDA backend runs sl_kepler_drift only: its warps converge together).
  *
- * SL_KDRIFT_FAST_IT, 3: with the cubic stop (SL_KDRIFT_CUBIC) the
- * test's random orbits take 3 as often as 4 (99.97 % of the drifts at
- * steps up to 0.02 orbit, 98.8 % at 0.1, 53 % at 0.3: the rest leave the
- * series' range), 2 take 44 % at 0.1; the Sun and eight planets at 8 days
- * converge in 1 (Saturn outwards) to 3 (Mercury). Each one costs every
- * lane a Laguerre-Conway step, converged or not. */
-#define SL_KDRIFT_FAST_IT 3
+ * SL_KDRIFT_FAST_IT, 4, the counting iteration included: on the test's
+ * random orbits 4 take as many drifts as 6 at steps up to 0.3 orbit
+ * (98.8 % at 0.1, 53.6 % at 0.3: the rest leave the series' range), 3 take
+ * 70 % at 0.1; the Sun and eight planets at 8 days converge in 2 to 4.
+ * Each one costs every lane a Laguerre-Conway step, converged or not.
+ * (Stopping after a step below 1e-6 or 1e-8 of X, whose cubic convergence
+ * leaves little, would save an iteration, but it left an ulp in up to
+ * 1.9 % of the drifts and made MEGNO by shadow particles 1e-8 apart,
+ * which divides rounding by that distance, 1.5-2x as noisy:
+ * test_megno's linear_in_the_distance, docs/ARCHITECTURE.md.) */
+#define SL_KDRIFT_FAST_IT 4
 
 SL_HD SL_INLINE double sl_kepler_drift_fast(double gm, double dt, int S, double *xs, double *vs)
 {
@@ -275,8 +267,6 @@ SL_HD SL_INLINE double sl_kepler_drift_fast(double gm, double dt, int S, double 
         double stuck = Xn == nlo ? 1.0 : (Xn == nhi ? 1.0 : 0.0);
         d = Xn - X;
         double conv = fabs(d) <= 4.4e-16 * fabs(Xn) ? 1.0 : (fabs(f) <= noise ? 1.0 : stuck);
-        double cubic = fabs(d) <= SL_KDRIFT_CUBIC * fabs(Xn) ? 1.0 - out : 0.0;
-        conv = conv > cubic ? conv : cubic;
         lo = done > 0.0 ? lo : nlo;
         hi = done > 0.0 ? hi : nhi;
         X = done > 0.0 ? X : Xn;
