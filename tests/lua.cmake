@@ -14,12 +14,20 @@ add_test(NAME lua_binding_has_no_likelihood_names
          COMMAND sh -c "! grep -n '\"kepler_rv' \"$0\"/*.c \"$0\"/*.h" ${PROJECT_SOURCE_DIR}/lua)
 
 # Swarm-NG's test mode (`starling check`) on the outer Solar System: mvs at
-# REBOUND WHFast's step reaches WHFast's final state (1.1e-10 measured); at
-# a tolerance below mvs's own error, IAS15's final state must fail it.
+# REBOUND WHFast's step reaches WHFast's final state; at a tolerance below
+# mvs's own error, IAS15's final state must fail it. The two codes are one
+# method at one step, so what parts them after 10^5 steps is a walk of
+# rounding errors, and any change of rounding (a product for a division)
+# draws another walk. Measured over 512 starts 1-2 ulp apart
+# (tests/reference/outer_ss_rounding.py, docs/TESTING.md): velocities
+# median 2.9e-10, largest 1.7e-9, and REBOUND against itself up to 1.36e-9
+# (14 of 512 beyond 1e-9, the tolerance this test had); positions at most
+# 3.5e-10. The tolerances sit above that spread and 10^5 below IAS15's
+# difference (~1e-4).
 add_test(NAME starling_check_outer_ss_whfast
          COMMAND starling check ${CMAKE_SOURCE_DIR}/tests/data/check_outer_ss.lua
                  --reference ${CMAKE_SOURCE_DIR}/tests/data/outer_ss_whfast_final.csv
-                 --pos-tol=1e-9 --vel-tol=1e-9)
+                 --pos-tol=1e-9 --vel-tol=3e-9)
 add_test(NAME starling_check_outer_ss_ias15_fails
          COMMAND starling check ${CMAKE_SOURCE_DIR}/tests/data/check_outer_ss.lua
                  --reference ${CMAKE_SOURCE_DIR}/tests/data/outer_ss_ias15_final.csv

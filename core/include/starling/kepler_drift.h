@@ -42,21 +42,21 @@
 
 #define SL_KDRIFT_MAXIT 40
 
-/* c0..c3(z) for |z| < 1: nested series to the term z^9 (the next is below
- * 1e-20 of the first). Branch-free: sl_kepler_drift_fast vectorises it. */
+/* c0..c3(z) for |z| < 1: the series to the term z^9 (the next is below
+ * 1e-20 of the first), by Horner's rule in the coefficients 1/(2k+2)!
+ * and 1/(2k+3)!: one product and one difference a term (the form with
+ * the ratios of successive terms took two products). Branch-free:
+ * sl_kepler_drift_fast vectorises it. It runs 3-5 times a drift. */
 SL_HD SL_INLINE void sl_stumpff_series(double z, double c[4])
 {
-    /* products with the reciprocals, not divisions: a division costs
-     * several multiplies on every target, and this runs 3-4 times a
-     * drift (the reciprocals' rounding is far below the series' last
-     * term) */
-    c[2] = 0.5 * (1.0 - z * (1.0 / 12.0) * (1.0 - z * (1.0 / 30.0) * (1.0 - z * (1.0 / 56.0) *
-           (1.0 - z * (1.0 / 90.0) * (1.0 - z * (1.0 / 132.0) * (1.0 - z * (1.0 / 182.0) *
-           (1.0 - z * (1.0 / 240.0) * (1.0 - z * (1.0 / 306.0) * (1.0 - z * (1.0 / 380.0))))))))));
-    c[3] = (1.0 / 6.0) * (1.0 - z * (1.0 / 20.0) * (1.0 - z * (1.0 / 42.0) *
-           (1.0 - z * (1.0 / 72.0) * (1.0 - z * (1.0 / 110.0) * (1.0 - z * (1.0 / 156.0) *
-           (1.0 - z * (1.0 / 210.0) * (1.0 - z * (1.0 / 272.0) * (1.0 - z * (1.0 / 342.0) *
-           (1.0 - z * (1.0 / 420.0))))))))));
+    c[2] = 1.0 / 2.0 - z * (1.0 / 24.0 - z * (1.0 / 720.0 - z * (1.0 / 40320.0 -
+           z * (1.0 / 3628800.0 - z * (1.0 / 479001600.0 - z * (1.0 / 87178291200.0 -
+           z * (1.0 / 20922789888000.0 - z * (1.0 / 6402373705728000.0 -
+           z * (1.0 / 2432902008176640000.0)))))))));
+    c[3] = 1.0 / 6.0 - z * (1.0 / 120.0 - z * (1.0 / 5040.0 - z * (1.0 / 362880.0 -
+           z * (1.0 / 39916800.0 - z * (1.0 / 6227020800.0 - z * (1.0 / 1307674368000.0 -
+           z * (1.0 / 355687428096000.0 - z * (1.0 / 121645100408832000.0 -
+           z * (1.0 / 51090942171709440000.0)))))))));
     c[0] = 1.0 - z * c[2];
     c[1] = 1.0 - z * c[3];
 }
@@ -81,6 +81,13 @@ SL_HD SL_INLINE void sl_stumpff(double z, double c[4])
     }
 }
 
+/* Whether a step is short: |dt| below a tenth of the dynamical time
+ * r0 sqrt(r0 / gm), compared squared (no root or division). */
+SL_HD SL_INLINE int sl_kdrift_short(double gm, double dt, double r0)
+{
+    return dt * dt * gm < 0.01 * (r0 * r0 * r0);
+}
+
 /* A start for X. Short steps (|dt| below a tenth of the dynamical time
  * at r0): the Taylor series of the motion to second order. Longer ones:
  * on an ellipse X = dM / sqrt(beta) (the mean anomaly's change, off by at
@@ -90,11 +97,11 @@ SL_HD SL_INLINE void sl_stumpff(double z, double c[4])
  * steps), X = dF / sqrt(-beta). What is left, near-parabolic orbits, behaves
  * like the cubic it tends to, for which Laguerre's iteration converges
  * from any start. */
-SL_HD SL_INLINE double sl_kdrift_start(double gm, double dt, double r0, double eta, double beta)
+SL_HD SL_INLINE double sl_kdrift_start(double gm, double dt, double r0, double ir0, double eta,
+                                       double beta)
 {
-    double tdyn = r0 * sqrt(r0 / gm);
-    if (fabs(dt) < 0.1 * tdyn)
-        return dt / r0 * (1.0 - 0.5 * eta * dt / (r0 * r0));
+    if (sl_kdrift_short(gm, dt, r0))
+        return dt * ir0 * (1.0 - 0.5 * eta * dt * (ir0 * ir0));
     if (beta > 0.0)
         return beta * dt / gm;
     if (beta < 0.0) {
@@ -107,19 +114,30 @@ SL_HD SL_INLINE double sl_kdrift_start(double gm, double dt, double r0, double e
                 return X;
         }
     }
-    return dt / r0;
+    return dt * ir0;
+}
+
+/* Whether an ellipse's drift (beta > 0) may span half an orbit or more,
+ * so that dt is to be reduced by whole periods: |dt| against 0.47 of the
+ * period 2 pi gm / beta^1.5, squared, so that the common short step costs
+ * no root or division. Below it floor(dt / period + 0.5) is 0 and the
+ * reduction would leave dt as it is, to the bit. */
+SL_HD SL_INLINE int sl_kdrift_long(double gm, double dt, double beta)
+{
+    return dt * dt * (beta * beta * beta) >=
+           0.9 * (SL_KEPLER_TWO_PI * SL_KEPLER_TWO_PI / 4.0) * (gm * gm);
 }
 
 SL_HD SL_INLINE int sl_kepler_drift(double gm, double dt, double *x, double *v)
 {
-    double r0 = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+    double r0 = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]), ir0 = 1.0 / r0;
     double eta = x[0] * v[0] + x[1] * v[1] + x[2] * v[2];
-    double beta = 2.0 * gm / r0 - (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-    if (beta > 0.0) {
+    double beta = 2.0 * gm * ir0 - (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (beta > 0.0 && sl_kdrift_long(gm, dt, beta)) {
         double period = SL_KEPLER_TWO_PI * gm / (beta * sqrt(beta));
         dt -= period * floor(dt / period + 0.5);
     }
-    double X = sl_kdrift_start(gm, dt, r0, eta, beta), c[4], G1 = 0, G2 = 0, r = r0;
+    double X = sl_kdrift_start(gm, dt, r0, ir0, eta, beta), c[4], G1 = 0, G2 = 0, r = r0;
     /* f(X) = t(X) - dt increases with X (df/dX = r > 0), so its root lies
      * above 0 for dt > 0 and below for dt < 0; every evaluation narrows
      * the bracket, and a step that leaves it is replaced by bisection. */
@@ -165,11 +183,11 @@ SL_HD SL_INLINE int sl_kepler_drift(double gm, double dt, double *x, double *v)
     /* r from the new position, not from df/dX = r0 c0 + eta G1 + gm G2:
      * coming in from far out, those terms are ~r0 and cancel to the
      * small r, which then carried their rounding into the velocity */
-    double fm1 = -gm * G2 / r0, g = r0 * G1 + eta * G2, xn[3];
+    double fm1 = -gm * G2 * ir0, g = r0 * G1 + eta * G2, xn[3];
     for (int k = 0; k < 3; k++)
         xn[k] = x[k] + (fm1 * x[k] + g * v[k]);
     r = sqrt(xn[0] * xn[0] + xn[1] * xn[1] + xn[2] * xn[2]);
-    double fd = -gm * G1 / (r * r0), gdm1 = -gm * G2 / r;
+    double ir = 1.0 / r, fd = -gm * G1 * ir * ir0, gdm1 = -gm * G2 * ir;
     if (it < 0 || !isfinite(fm1 + g + fd + gdm1) || !(r > 0.0)) {
         for (int k = 0; k < 3; k++)
             x[k] = v[k] = NAN;
@@ -198,7 +216,12 @@ SL_HD SL_INLINE int sl_kepler_drift(double gm, double dt, double *x, double *v)
  * random orbits 4 take as many drifts as 6 at steps up to 0.3 orbit
  * (98.8 % at 0.1, 53.6 % at 0.3: the rest leave the series' range), 3 take
  * 70 % at 0.1; the Sun and eight planets at 8 days converge in 2 to 4.
- * Each one costs every lane a Laguerre-Conway step, converged or not. */
+ * Each one costs every lane a Laguerre-Conway step, converged or not.
+ * (Stopping after a step below 1e-6 or 1e-8 of X, whose cubic convergence
+ * leaves little, would save an iteration, but it left an ulp in up to
+ * 1.9 % of the drifts and made MEGNO by shadow particles 1e-8 apart,
+ * which divides rounding by that distance, 1.5-2x as noisy:
+ * test_megno's linear_in_the_distance, docs/ARCHITECTURE.md.) */
 #define SL_KDRIFT_FAST_IT 4
 
 SL_HD SL_INLINE double sl_kepler_drift_fast(double gm, double dt, int S, double *xs, double *vs)
@@ -206,20 +229,19 @@ SL_HD SL_INLINE double sl_kepler_drift_fast(double gm, double dt, int S, double 
     /* strided (component k at xs[S k]): local copies would stop the
      * vectoriser, which cannot scatter into per-lane arrays */
     double r0 = sqrt(xs[S * 0] * xs[S * 0] + xs[S * 1] * xs[S * 1] + xs[S * 2] * xs[S * 2]);
+    double ir0 = 1.0 / r0;
     double eta = xs[S * 0] * vs[S * 0] + xs[S * 1] * vs[S * 1] + xs[S * 2] * vs[S * 2];
-    double beta = 2.0 * gm / r0 - (vs[S * 0] * vs[S * 0] + vs[S * 1] * vs[S * 1] + vs[S * 2] * vs[S * 2]);
+    double beta = 2.0 * gm * ir0 - (vs[S * 0] * vs[S * 0] + vs[S * 1] * vs[S * 1] + vs[S * 2] * vs[S * 2]);
     /* the flags are doubles (1 or 0) and every choice a select between
      * doubles on one comparison: selects between comparisons' results are
-     * what the vectoriser (gcc 12, AVX-512 masks) refuses */
+     * what the vectoriser (gcc 12, AVX-512 masks) refuses. A drift of half
+     * an orbit or more, which the general drift reduces by periods, is
+     * refused. */
     double okf = beta > 0.0 ? 1.0 : 0.0, done = 0.0;
-    /* on other orbits these are NaN and not taken */
-    double period = SL_KEPLER_TWO_PI * gm / (beta * sqrt(beta));
-    double dtr = dt - period * floor(dt / period + 0.5);
-    dt = beta > 0.0 ? dtr : dt;
-    double tdyn = r0 * sqrt(r0 / gm);
-    double Xs = dt / r0 * (1.0 - 0.5 * eta * dt / (r0 * r0)), Xe = beta * dt / gm;
-    double X = fabs(dt) < 0.1 * tdyn ? Xs : Xe, c[4];
-    okf = fabs(dt) < 0.1 * tdyn ? 1.0 : okf;
+    okf = sl_kdrift_long(gm, dt, beta) ? 0.0 : okf;
+    double Xs = dt * ir0 * (1.0 - 0.5 * eta * dt * (ir0 * ir0)), Xe = beta * dt / gm;
+    double X = sl_kdrift_short(gm, dt, r0) ? Xs : Xe, c[4];
+    okf = sl_kdrift_short(gm, dt, r0) ? 1.0 : okf;
     double lo = dt >= 0.0 ? 0.0 : -INFINITY, hi = dt >= 0.0 ? INFINITY : 0.0;
     SL_UNROLL
     for (int i = 0; i < SL_KDRIFT_FAST_IT; i++) {
@@ -254,12 +276,12 @@ SL_HD SL_INLINE double sl_kepler_drift_fast(double gm, double dt, int S, double 
     okf = fabs(z) < 1.0 ? okf * done : 0.0;
     sl_stumpff_series(z, c);
     double G1 = X * c[1], G2 = X * X * c[2];
-    double fm1 = -gm * G2 / r0, g = r0 * G1 + eta * G2, xn[3];
+    double fm1 = -gm * G2 * ir0, g = r0 * G1 + eta * G2, xn[3];
     SL_UNROLL
     for (int k = 0; k < 3; k++)
         xn[k] = xs[S * k] + (fm1 * xs[S * k] + g * vs[S * k]);
     double r = sqrt(xn[0] * xn[0] + xn[1] * xn[1] + xn[2] * xn[2]);
-    double fd = -gm * G1 / (r * r0), gdm1 = -gm * G2 / r;
+    double ir = 1.0 / r, fd = -gm * G1 * ir * ir0, gdm1 = -gm * G2 * ir;
     okf = fabs(fm1 + g + fd + gdm1) <= DBL_MAX ? (r > 0.0 ? okf : 0.0) : 0.0;
     SL_UNROLL
     for (int k = 0; k < 3; k++) {
