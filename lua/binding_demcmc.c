@@ -55,6 +55,10 @@ static const sl_param dm_params[] = {
      "on the device, each half-generation in one kernel of the likelihood's when its plugin "
      "has one (demcmc_half_device): the same chains, less time outside the likelihood",
      NULL, NULL},
+    {"time_every", SL_PARAM_INTEGER, 16, 1, 1e9, 0,
+     "on the device, info().likelihood_s is measured on every k-th half-generation and "
+     "scaled; 1 measures each (exact, a few microseconds of the device's time apiece)",
+     NULL, NULL},
     {"chains", SL_PARAM_INTEGER, 0, 0, 1e9, 0,
      "chains: even, >= 2 x the free parameters (0: 3 x, at least 16)", NULL, NULL},
     {"generations", SL_PARAM_INTEGER, 2000, 1, 1e12, 0, "generations to run", NULL, NULL},
@@ -422,6 +426,7 @@ static void read_config(lua_State *L, int cfg, int resuming, dm_result *d)
     c->stop_every = (int64_t)sl_params_get(&pv, "stop_every");
     d->backend = (int)sl_params_get(&pv, "backend");
     d->fused = sl_params_get(&pv, "fused") != 0.0;
+    c->device_time_every = (int64_t)sl_params_get(&pv, "time_every");
     if (c->chains == 0) {
         int free = 0;
         for (int i = 0; i < d->n; i++)
@@ -812,6 +817,8 @@ static int dm_info(lua_State *L)
     set_num(L, "reset", (double)d->r.reset);
     set_num(L, "wall_s", d->r.wall_s);
     set_num(L, "likelihood_s", d->r.target_s);
+    set_num(L, "setup_s", d->r.setup_s);   /* of wall_s, before the first generation */
+    set_num(L, "finish_s", d->r.finish_s); /* and after the last was issued */
     set_num(L, "seed", (double)d->c.seed);
     lua_pushstring(L, d->on_device ? "device" : "host");
     lua_setfield(L, -2, "generations_on"); /* where proposals and decisions ran */

@@ -513,6 +513,12 @@ Test(demcmc, refuses_bad_settings_before_work)
     c.archive = 1, c.archive_every = 0;
     refused(&c, 3, pr, NULL, "archive_every = 0: expected >= 1");
     c.archive = 0;
+    c.device_batch = -1;
+    refused(&c, 3, pr, NULL, "device_batch = -1: expected >= 0 (0: as many kept generations "
+                             "as fit in 4 MiB)");
+    c.device_batch = 0, c.device_time_every = -2;
+    refused(&c, 3, pr, NULL, "device_time_every = -2: expected >= 0");
+    c.device_time_every = 0;
     double start[18] = {0};
     start[7] = 3.0; /* chain 3, parameter 2 */
     refused(&c, 3, pr, start, "chain 3 starts at parameter 2 = 3, outside its uniform prior");

@@ -20,9 +20,9 @@
 /* A build without CUDA refuses a device target at the opening; the rest is
  * never reached. */
 sl_status sl__dm_dev_open(sl__dm_dev **out, const sl_dm_move *m, int64_t N, int64_t zcap,
-                          int64_t keep)
+                          int64_t keep, int64_t time_every)
 {
-    (void)m, (void)N, (void)zcap, (void)keep;
+    (void)m, (void)N, (void)zcap, (void)keep, (void)time_every;
     *out = NULL;
     return sl_fail(SL_ERR_NODEVICE, "demcmc: a device target, but starling was built without "
                    "CUDA");
@@ -217,7 +217,10 @@ sl_status sl_demcmc_check(const sl_demcmc_config *c, int n_params, const sl_prio
     }
     if (c->device_batch < 0)
         return sl_fail(SL_ERR_ARG, "demcmc: device_batch = %lld: expected >= 0 (0: as many "
-                       "kept generations as fit in 32 MiB)", (long long)c->device_batch);
+                       "kept generations as fit in 4 MiB)", (long long)c->device_batch);
+    if (c->device_time_every < 0)
+        return sl_fail(SL_ERR_ARG, "demcmc: device_time_every = %lld: expected >= 0 (0: "
+                       "every 16th step, 1: every step)", (long long)c->device_time_every);
     if (c->checkpoint && c->checkpoint_every < 1)
         return sl_fail(SL_ERR_ARG, "demcmc: checkpoint_every = %lld: expected >= 1",
                        (long long)c->checkpoint_every);
@@ -408,10 +411,15 @@ static sl_status device_open(sampler *S)
     const sl_demcmc_config *c = S->c;
     int64_t kept = (c->generations - c->burn + c->thin - 1) / c->thin;
     double bytes = (double)c->chains * (S->D + 2) * sizeof(double);
-    /* two batches of up to 32 MiB: one fills while the other goes out */
-    int64_t batch = c->device_batch > 0 ? c->device_batch : (int64_t)(32.0 * 1048576.0 / bytes);
+    /* two batches of up to 4 MiB: one fills while the other goes out.
+     * Pinning is the cost: 32 MiB batches took 26 ms to set up and 18 ms
+     * to release on the H100's host, a fifth of a 2,000-generation run of
+     * 4,096 chains, and were no faster to copy out (docs/BENCHMARKS.md) */
+    int64_t batch = c->device_batch > 0 ? c->device_batch : (int64_t)(4.0 * 1048576.0 / bytes);
     batch = batch < 1 ? 1 : batch > kept ? kept : batch;
-    sl_status st = sl__dm_dev_open(&S->dev, &S->m, c->chains, c->archive ? S->zcap : 0, batch);
+    int64_t every = c->device_time_every > 0 ? c->device_time_every : 16;
+    sl_status st = sl__dm_dev_open(&S->dev, &S->m, c->chains, c->archive ? S->zcap : 0, batch,
+                                   every);
     if (!st)
         st = sl__dm_dev_put(S->dev, S->x, S->lp, S->ll, S->res->accepted);
     if (!st && c->device_half) {
@@ -753,8 +761,11 @@ sl_status sl_demcmc_run(const sl_demcmc_config *c, int n_params, const sl_prior 
         st = archive_add(&S); /* the start */
     if (!st && c->device_target)
         st = device_open(&S);
-    if (!st)
+    double t1 = now_s(), t2 = t1;
+    if (!st) {
         st = generations(&S, first);
+        t2 = now_s();
+    }
     if (S.dev) {
         sl_status cl = device_close(&S);
         st = st ? st : cl;
@@ -770,6 +781,7 @@ sl_status sl_demcmc_run(const sl_demcmc_config *c, int n_params, const sl_prior 
     }
     free_sampler(&S);
     res->wall_s = now_s() - t0;
+    res->setup_s = t1 - t0, res->finish_s = res->wall_s - (t2 - t0);
     if (st)
         sl_demcmc_result_free(res);
     return st;

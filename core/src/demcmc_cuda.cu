@@ -20,7 +20,7 @@
 /* Small blocks: a half-generation of 2,048 chains is then 32 blocks on 32
  * SMs rather than 8 on 8, and each thread's work is latency-bound. */
 #define DM_BLOCK 64
-#define DM_EVENTS 64 /* steps whose likelihood timing may be pending */
+#define DM_EVENTS 64 /* measured steps whose likelihood timing may be pending */
 
 /* A batch of kept generations: on the device, in pinned memory, and the
  * copy into the result that the copy stream's host function makes. */
@@ -42,10 +42,10 @@ struct sl__dm_dev {
     cudaStream_t cstream;    /* the copies out */
     int D;
     cudaStream_t stream;
-    cudaEvent_t t0[DM_EVENTS], t1[DM_EVENTS]; /* about each step's target */
+    cudaEvent_t t0[DM_EVENTS], t1[DM_EVENTS]; /* about a measured step's target */
     int pending[DM_EVENTS];
-    int64_t steps;
-    double target_s;
+    int64_t steps, time_every, timed; /* steps run; every time_every-th is measured */
+    double target_s;                  /* of the measured steps */
     double *x, *lp, *ll, *prop, *plp, *jac, *rows, *out, *z;
     sl_prior *pr;
     int64_t *accepted, *row_of;
@@ -211,7 +211,7 @@ static sl_status dm_alloc(sl__dm_dev *d)
 }
 
 extern "C" sl_status sl__dm_dev_open(sl__dm_dev **out, const sl_dm_move *m, int64_t N,
-                                     int64_t zcap, int64_t keep)
+                                     int64_t zcap, int64_t keep, int64_t time_every)
 {
     *out = NULL;
     if (N > INT_MAX) /* the rows counter */
@@ -221,6 +221,7 @@ extern "C" sl_status sl__dm_dev_open(sl__dm_dev **out, const sl_dm_move *m, int6
     if (!d)
         return sl_fail_nomem(sizeof *d, "demcmc: the device sampler");
     d->m = *m, d->N = N, d->zcap = zcap, d->D = m->D, d->kcap = keep > 0 ? keep : 1;
+    d->time_every = time_every > 0 ? time_every : 1;
     sl_status st = dm_alloc(d);
     if (!st) {
         cudaError_t e = cudaMemcpy(d->pr, m->pr, (size_t)m->D * sizeof(sl_prior),
@@ -366,6 +367,34 @@ static sl_status dm_harvest(sl__dm_dev *d, int e)
     return SL_OK;
 }
 
+/* Before a step's target: its event pair when the step is one to measure
+ * (*e >= 0, the start recorded), else *e = -1. Events cost the stream
+ * a few microseconds each, so only every time_every-th step has them: the
+ * last of each time_every, so that a first launch (loading the module)
+ * is measured only when every step is. */
+static sl_status dm_time_begin(sl__dm_dev *d, cudaStream_t s, int *e)
+{
+    *e = -1;
+    if (d->steps++ % d->time_every != d->time_every - 1)
+        return SL_OK;
+    int k = (int)(d->timed++ % DM_EVENTS);
+    sl_status st = dm_harvest(d, k);
+    if (st)
+        return st;
+    SL_CUDA_TRY(cudaEventRecord(d->t0[k], s), "demcmc: recording an event");
+    *e = k;
+    return SL_OK;
+}
+
+static sl_status dm_time_end(sl__dm_dev *d, cudaStream_t s, int e)
+{
+    if (e < 0)
+        return SL_OK;
+    SL_CUDA_TRY(cudaEventRecord(d->t1[e], s), "demcmc: recording an event");
+    d->pending[e] = 1;
+    return SL_OK;
+}
+
 extern "C" void sl__dm_dev_set_half(sl__dm_dev *d, sl__dm_dev_half half, void *ud)
 {
     d->half = half, d->half_ud = ud;
@@ -379,17 +408,14 @@ static sl_status dm_step_fused(sl__dm_dev *d, int64_t g, int64_t lo, int64_t n,
     h.m = d->m, h.g = g, h.lo = lo, h.n = n, h.src = src, h.on = on;
     h.x = d->x, h.lp = d->lp, h.ll = d->ll, h.accepted = d->accepted;
     h.rows = d->rows, h.counts = d->cc;
-    int e = (int)(d->steps++ % DM_EVENTS);
-    sl_status st = dm_harvest(d, e);
+    int e;
+    sl_status st = dm_time_begin(d, d->stream, &e);
     if (st)
         return st;
-    SL_CUDA_TRY(cudaEventRecord(d->t0[e], d->stream), "demcmc: recording an event");
     st = d->half(d->half_ud, &h, (void *)d->stream);
     if (st)
         return sl_fail_context(st, "demcmc: the likelihood's fused half-generation");
-    SL_CUDA_TRY(cudaEventRecord(d->t1[e], d->stream), "demcmc: recording an event");
-    d->pending[e] = 1;
-    return SL_OK;
+    return dm_time_end(d, d->stream, e);
 }
 
 extern "C" sl_status sl__dm_dev_step(sl__dm_dev *d, int64_t g, int64_t lo, int64_t olo,
@@ -407,16 +433,15 @@ extern "C" sl_status sl__dm_dev_step(sl__dm_dev *d, int64_t g, int64_t lo, int64
                                                d->plp, d->jac, d->rows, d->row_of, rows,
                                                d->count);
     SL_CUDA_TRY(cudaGetLastError(), "demcmc: launching the proposal kernel");
-    int e = (int)(d->steps++ % DM_EVENTS);
-    sl_status st = dm_harvest(d, e);
+    int e;
+    sl_status st = dm_time_begin(d, s, &e);
     if (st)
         return st;
-    SL_CUDA_TRY(cudaEventRecord(d->t0[e], s), "demcmc: recording an event");
     st = target(ud, d->rows, n, rows, d->out, (void *)s);
     if (st)
         return sl_fail_context(st, "demcmc: the likelihood on the device");
-    SL_CUDA_TRY(cudaEventRecord(d->t1[e], s), "demcmc: recording an event");
-    d->pending[e] = 1;
+    if ((st = dm_time_end(d, s, e)))
+        return st;
     dm_decide<<<dm_grid(n), DM_BLOCK, 0, s>>>(d->m, g, lo, rows, next, d->row_of, d->out,
                                               d->rows, d->plp, d->jac, d->x, d->lp, d->ll,
                                               d->accepted, d->count);
@@ -448,7 +473,7 @@ extern "C" sl_status sl__dm_dev_counts(sl__dm_dev *d, int64_t *outside, int64_t 
         SL_CUDA_TRY(err, "demcmc: reading the counts");
     }
     *outside = (int64_t)c[0], *nan = (int64_t)c[1], *evaluated = (int64_t)c[2];
-    *target_s = d->target_s;
+    *target_s = d->timed ? d->target_s * (double)d->steps / (double)d->timed : 0.0;
     return SL_OK;
 }
 

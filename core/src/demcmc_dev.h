@@ -15,9 +15,10 @@ SL_EXTERN_C_BEGIN
 typedef struct sl__dm_dev sl__dm_dev;
 
 /* Buffers for N chains of m->D parameters, an archive of zcap rows and
- * `keep` kept generations; m->pr is copied to the device. */
+ * `keep` kept generations; m->pr is copied to the device. The target's
+ * time is measured on every time_every-th step (>= 1). */
 sl_status sl__dm_dev_open(sl__dm_dev **out, const sl_dm_move *m, int64_t N, int64_t zcap,
-                          int64_t keep);
+                          int64_t keep, int64_t time_every);
 void sl__dm_dev_close(sl__dm_dev *d);
 
 /* The chains' states (x: N x D, lp, ll: N) and acceptance counts, host to
@@ -61,7 +62,8 @@ sl_status sl__dm_dev_flush_async(sl__dm_dev *d, double *samples, double *logpost
 /* Proposals outside the priors, NaN evaluations and rows evaluated since
  * the opening, and the target's device time (the host does not wait for
  * each step: these are known once the queue has run); with a fused half,
- * the time of its kernels, the sampler's steps included. */
+ * the time of its kernels, the sampler's steps included. The time is the
+ * measured steps' scaled by steps run / steps measured. */
 sl_status sl__dm_dev_counts(sl__dm_dev *d, int64_t *outside, int64_t *nan, int64_t *evaluated,
                             double *target_s);
 

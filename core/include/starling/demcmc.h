@@ -107,8 +107,14 @@ typedef struct sl_demcmc_config {
     sl_status (*device_half)(void *ud, const struct sl_dm_half *h, void *stream);
     void *device_half_ud;
     /* Kept generations the device holds in each of its two batches, one
-     * filling while the other is copied out (0: as many as fit in 32 MiB). */
+     * filling while the other is copied out (0: as many as fit in 4 MiB;
+     * larger batches cost more to pin at the start than they save). */
     int64_t device_batch;
+    /* On the device, the likelihood's time (result target_s) is measured
+     * on every k-th step and scaled by the steps run: a measurement costs
+     * the stream a few microseconds, 10 % of a 4,096-chain half-generation
+     * (0: 16; 1: every step, exact). */
+    int64_t device_time_every;
     /* Optional: called after each generation; nonzero cancels the run. */
     int (*progress)(void *ud, const sl_demcmc_progress *p);
     void *progress_ud;
@@ -143,6 +149,10 @@ typedef struct sl_demcmc_result {
     double wall_s, target_s; /* the run, and the part spent in the target (fused: in the
                               * fused kernels, the sampler's steps included) */
     int fused;               /* generations ran fused into the likelihood's kernel */
+    double setup_s, finish_s; /* of wall_s: before the first generation (the result's and
+                               * the device's memory, the start's evaluation, the upload),
+                               * and after the last was issued (the device's queued
+                               * generations, the last copies out, the counts) */
     double *archive;         /* DE-MCz: archive_rows x n_params, to resume with */
     int64_t archive_rows;
 } sl_demcmc_result;
