@@ -45,10 +45,17 @@ typedef struct sl_dm_half {
 } sl_dm_half;
 
 /* What a chain's group carries from its proposal to its decision (valid
- * on lane 0): the proposal's log prior and log Jacobian factor, and ln u
- * of the accept test, made on a spare lane while the proposal was made. */
+ * on lane 0): the proposal's log prior and log Jacobian factor, ln u of
+ * the accept test (made on a spare lane while the proposal was made), and
+ * the chain's log posterior and counts as the kernel found them: loaded
+ * before the proposal, so that their latency passes under the model's
+ * instead of following it (the kernel is latency-bound: a load from L2 on
+ * the decision's path was a measurable part of a half-generation). */
 typedef struct sl_dm_pending {
     double plp, jac, log_u;
+    double cur;                    /* lp + ll of the chain's state */
+    unsigned long long nan, evals; /* the chain's counts */
+    int64_t accepted;
 } sl_dm_pending;
 
 SL_EXTERN_C_END
@@ -67,6 +74,16 @@ static __device__ __forceinline__ int sl_dm_group_propose(const sl_dm_half *h, i
     double *y = h->rows + t * D;
     const double *x = h->x + ch * D;
     double j = 0.0;
+    unsigned long long outside = 0;
+    if (active && lane == 0) {
+        p->cur = h->lp[ch] + h->ll[ch];
+        outside = h->counts[3 * ch], p->nan = h->counts[3 * ch + 1];
+        p->evals = h->counts[3 * ch + 2], p->accepted = h->accepted[ch];
+    }
+    /* each lane's pair's log prior terms, when every lane makes one pair at
+     * most: lane 0 then sums them from registers, in the host's order */
+    const int one_pair = 2 * width >= D;
+    double t0 = 0.0, t1 = 0.0;
     if (active && m->snooker > 0.0) {
         /* rare and serial: the host's code on one lane */
         if (lane == 0)
@@ -81,21 +98,36 @@ static __device__ __forceinline__ int sl_dm_group_propose(const sl_dm_half *h, i
             int k = 2 * p;
             sl_dm_rng_at(m, &r, ch, h->g, 1 + (uint64_t)p);
             sl_dm_normals(&r, &z0, &z1);
-            y[k] = sl_dm_de_component(m, k, x[k], a[k], b[k], gamma, z0);
-            if (k + 1 < D)
-                y[k + 1] = sl_dm_de_component(m, k + 1, x[k + 1], a[k + 1], b[k + 1], gamma, z1);
+            double y0 = sl_dm_de_component(m, k, x[k], a[k], b[k], gamma, z0);
+            y[k] = y0;
+            t0 = sl_prior_logpdf(&m->pr[k], y0);
+            if (k + 1 < D) {
+                double y1 = sl_dm_de_component(m, k + 1, x[k + 1], a[k + 1], b[k + 1], gamma, z1);
+                y[k + 1] = y1;
+                t1 = sl_prior_logpdf(&m->pr[k + 1], y1);
+            }
         }
     }
     /* the last lane, which makes the fewest pairs, draws the accept test's u */
     double log_u = active && lane == width - 1 ? sl_dm_accept_log_u(m, ch, h->g) : 0.0;
     __syncwarp(); /* the group's stores to y are seen by lane 0 */
     log_u = __shfl_sync(0xffffffffu, log_u, width - 1, width);
+    double lp = 0.0;
+    if (one_pair && !(m->snooker > 0.0)) { /* the same on every lane of the warp */
+        /* sl_dm_log_prior's sum: the same terms in the same order */
+        for (int k = 0; k < D; k++) {
+            double tk = __shfl_sync(0xffffffffu, k % 2 ? t1 : t0, k / 2, width);
+            if (lp > -INFINITY)
+                lp += tk;
+        }
+    } else if (active && lane == 0) {
+        lp = isnan(j) ? -INFINITY : sl_dm_log_prior(m, y);
+    }
     int in = 0;
     if (active && lane == 0) {
-        double lp = isnan(j) ? -INFINITY : sl_dm_log_prior(m, y);
         in = lp > -INFINITY;
         if (!in && !isnan(j))
-            h->counts[3 * ch]++;
+            h->counts[3 * ch] = outside + 1;
         p->plp = lp, p->jac = j, p->log_u = log_u;
     }
     return __shfl_sync(0xffffffffu, in, 0, width);
@@ -112,15 +144,15 @@ static __device__ __forceinline__ void sl_dm_group_decide(const sl_dm_half *h, i
     const int64_t ch = h->lo + t;
     int take = 0;
     if (in && lane == 0) {
-        h->counts[3 * ch + 2]++;
+        h->counts[3 * ch + 2] = p->evals + 1;
         if (isnan(lnl))
-            h->counts[3 * ch + 1]++;
+            h->counts[3 * ch + 1] = p->nan + 1;
         else
-            take = sl_dm_accept_with(p->log_u, p->plp + lnl + p->jac, h->lp[ch] + h->ll[ch]);
+            take = sl_dm_accept_with(p->log_u, p->plp + lnl + p->jac, p->cur);
         if (take) {
             h->lp[ch] = p->plp;
             h->ll[ch] = lnl;
-            h->accepted[ch]++;
+            h->accepted[ch] = p->accepted + 1;
         }
     }
     take = __shfl_sync(0xffffffffu, take, 0, width);
