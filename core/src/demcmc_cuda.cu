@@ -504,11 +504,7 @@ extern "C" sl_status sl__dm_dev_keep(sl__dm_dev *d, int64_t slot)
 static void CUDART_CB dm_unpack(void *arg)
 {
     dm_batch *k = (dm_batch *)arg;
-    size_t rows = k->n * k->N;
-    memcpy(k->samples, k->hx, rows * k->D * sizeof(double));
-    memcpy(k->loglike, k->hll, rows * sizeof(double));
-    for (size_t j = 0; j < rows; j++)
-        k->logpost[j] = k->hlp[j] + k->hll[j];
+    sl__dm_unpack(k->samples, k->logpost, k->loglike, k->hx, k->hlp, k->hll, k->n * k->N, k->D);
 }
 
 /* Batch b's copy out, if one is under way, finished. */

@@ -59,6 +59,12 @@ sl_status sl__dm_dev_flush(sl__dm_dev *d, double *samples, double *logpost, doub
 sl_status sl__dm_dev_flush_async(sl__dm_dev *d, double *samples, double *logpost,
                                  double *loglike);
 
+/* A kept batch of `rows` chain states into the result (demcmc.c, on the
+ * host's cores): samples from x (rows x D), loglike from ll, logpost =
+ * lp + ll. Called by the copy stream's host function. */
+void sl__dm_unpack(double *samples, double *logpost, double *loglike, const double *x,
+                   const double *lp, const double *ll, size_t rows, size_t D);
+
 /* Proposals outside the priors, NaN evaluations and rows evaluated since
  * the opening, and the target's device time (the host does not wait for
  * each step: these are known once the queue has run); with a fused half,
