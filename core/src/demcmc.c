@@ -1,7 +1,9 @@
 /* Differential-evolution MCMC on the host (demcmc.h says what and why). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#ifdef _OPENMP
 #include <omp.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -374,7 +376,12 @@ void sl__dm_unpack(double *samples, double *logpost, double *loglike, const doub
                    const double *lp, const double *ll, size_t rows, size_t D)
 {
     const int64_t parts = 64;
+#ifdef _OPENMP /* the fuzzing build has none */
     int threads = omp_get_max_threads() < 8 ? omp_get_max_threads() : 8;
+#else
+    int threads = 1;
+#endif
+    (void)threads;
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (int64_t c = 0; c < parts; c++) {
         size_t a = rows * (size_t)c / (size_t)parts, b = rows * (size_t)(c + 1) / (size_t)parts;
