@@ -101,7 +101,11 @@ if backend == "cuda" and sampler == "auto" then
   -- The fused run's time outside the likelihood is its wall time less the
   -- likelihood kernels' time of the unfused run, which evaluated the same
   -- proposals (the chains are the same bit for bit: test_gpu_demcmc).
-  sample(20, false) -- warm-up: the device's first launches
+  -- warm-up: the device's first launches of either path load their kernels
+  -- (CUDA's lazy module loading: the fused kernel's first launch took 17 ms
+  -- on the H200, docs/BENCHMARKS.md), once a process, not once a run
+  sample(20, false)
+  sample(20, true)
   local u = report(sample(generations, false), ", the sampler's own kernels around the device entry")
   local f = report(sample(generations, true), ", half-generations fused into kepler_rv's kernel")
   assert(u.evaluations == f.evaluations and u.acceptance == f.acceptance,

@@ -52,6 +52,7 @@ struct sl__dm_dev {
     int *packed; /* [2]: the rows counters of even and odd steps */
     unsigned long long *count; /* [0] outside, [1] nan, [2] evaluated */
     unsigned long long *cc;    /* N x 3: the same per chain, from fused halves */
+    void *arena, *pinned;      /* every device buffer above; the kept batches' host copies */
     sl__dm_dev_half half;      /* or NULL */
     void *half_ud;
 };
@@ -161,39 +162,75 @@ __global__ void dm_decide(sl_dm_move m, int64_t g, int64_t lo, const int *count_
 
 /* ---- host side ------------------------------------------------------------------ */
 
-#define DM_ALLOC(p, bytes) SL_CUDA_TRY(cudaMalloc((void **)&(p), (bytes) ? (bytes) : 1), \
-                                       "demcmc: allocating device memory")
+/* The device buffers are carved from one allocation and the pinned ones
+ * from another: a run used to make 21 cudaMalloc, 6 cudaMallocHost and as
+ * many frees, and the frees synchronise the device; the fixed cost of a
+ * run is part of issue 11's time outside the likelihood. */
+#define DM_ALIGN 256
+
+/* Carves `bytes` (at least one) from an arena at *off into *p; with base
+ * NULL it only counts. */
+static void dm_carve(char *base, size_t *off, size_t bytes, void **p)
+{
+    *p = base ? base + *off : NULL;
+    *off += (bytes ? bytes : 1) + DM_ALIGN - 1;
+    *off -= *off % DM_ALIGN;
+}
+
+#define DM_CARVE(base, off, p, bytes) dm_carve(base, off, bytes, (void **)&(p))
+
+/* The device arena's buffers at base (NULL: only its size, in *off). */
+static void dm_layout_device(sl__dm_dev *d, char *base, size_t *off)
+{
+    size_t N = (size_t)d->N, D = (size_t)d->D, kc = (size_t)d->kcap;
+    DM_CARVE(base, off, d->x, N * D * sizeof(double));
+    DM_CARVE(base, off, d->lp, N * sizeof(double));
+    DM_CARVE(base, off, d->ll, N * sizeof(double));
+    DM_CARVE(base, off, d->prop, N * D * sizeof(double));
+    DM_CARVE(base, off, d->plp, N * sizeof(double));
+    DM_CARVE(base, off, d->jac, N * sizeof(double));
+    DM_CARVE(base, off, d->rows, N * D * sizeof(double));
+    DM_CARVE(base, off, d->out, N * sizeof(double));
+    DM_CARVE(base, off, d->z, (size_t)d->zcap * D * sizeof(double));
+    DM_CARVE(base, off, d->pr, D * sizeof(sl_prior));
+    DM_CARVE(base, off, d->accepted, N * sizeof(int64_t));
+    DM_CARVE(base, off, d->row_of, N * sizeof(int64_t));
+    DM_CARVE(base, off, d->packed, 2 * sizeof(int));
+    DM_CARVE(base, off, d->count, 3 * sizeof(unsigned long long));
+    DM_CARVE(base, off, d->cc, 3 * N * sizeof(unsigned long long));
+    for (int b = 0; b < 2; b++) {
+        dm_batch *k = &d->kept[b];
+        DM_CARVE(base, off, k->kx, kc * N * D * sizeof(double));
+        DM_CARVE(base, off, k->klp, kc * N * sizeof(double));
+        DM_CARVE(base, off, k->kll, kc * N * sizeof(double));
+    }
+}
+
+/* The pinned arena's: the two kept batches' host copies. */
+static void dm_layout_pinned(sl__dm_dev *d, char *base, size_t *off)
+{
+    size_t N = (size_t)d->N, D = (size_t)d->D, kc = (size_t)d->kcap;
+    for (int b = 0; b < 2; b++) {
+        dm_batch *k = &d->kept[b];
+        DM_CARVE(base, off, k->hx, kc * N * D * sizeof(double));
+        DM_CARVE(base, off, k->hlp, kc * N * sizeof(double));
+        DM_CARVE(base, off, k->hll, kc * N * sizeof(double));
+    }
+}
 
 static sl_status dm_alloc(sl__dm_dev *d)
 {
-    size_t N = (size_t)d->N, D = (size_t)d->D;
-    DM_ALLOC(d->x, N * D * sizeof(double));
-    DM_ALLOC(d->lp, N * sizeof(double));
-    DM_ALLOC(d->ll, N * sizeof(double));
-    DM_ALLOC(d->prop, N * D * sizeof(double));
-    DM_ALLOC(d->plp, N * sizeof(double));
-    DM_ALLOC(d->jac, N * sizeof(double));
-    DM_ALLOC(d->rows, N * D * sizeof(double));
-    DM_ALLOC(d->out, N * sizeof(double));
-    DM_ALLOC(d->z, (size_t)d->zcap * D * sizeof(double));
-    DM_ALLOC(d->pr, D * sizeof(sl_prior));
-    DM_ALLOC(d->accepted, N * sizeof(int64_t));
-    DM_ALLOC(d->row_of, N * sizeof(int64_t));
-    DM_ALLOC(d->packed, 2 * sizeof(int));
-    DM_ALLOC(d->count, 3 * sizeof(unsigned long long));
-    DM_ALLOC(d->cc, 3 * N * sizeof(unsigned long long));
+    size_t dev = 0, pin = 0;
+    dm_layout_device(d, NULL, &dev);
+    dm_layout_pinned(d, NULL, &pin);
+    SL_CUDA_TRY(cudaMalloc(&d->arena, dev), "demcmc: allocating the device's buffers");
+    SL_CUDA_TRY(cudaMallocHost(&d->pinned, pin),
+                "demcmc: allocating pinned memory for kept generations");
+    dev = pin = 0;
+    dm_layout_device(d, (char *)d->arena, &dev);
+    dm_layout_pinned(d, (char *)d->pinned, &pin);
     for (int b = 0; b < 2; b++) {
         dm_batch *k = &d->kept[b];
-        size_t kc = (size_t)d->kcap;
-        DM_ALLOC(k->kx, kc * N * D * sizeof(double));
-        DM_ALLOC(k->klp, kc * N * sizeof(double));
-        DM_ALLOC(k->kll, kc * N * sizeof(double));
-        SL_CUDA_TRY(cudaMallocHost((void **)&k->hx, kc * N * D * sizeof(double)),
-                    "demcmc: allocating pinned memory for kept generations");
-        SL_CUDA_TRY(cudaMallocHost((void **)&k->hlp, kc * N * sizeof(double)),
-                    "demcmc: allocating pinned memory for kept generations");
-        SL_CUDA_TRY(cudaMallocHost((void **)&k->hll, kc * N * sizeof(double)),
-                    "demcmc: allocating pinned memory for kept generations");
         SL_CUDA_TRY(cudaEventCreateWithFlags(&k->filled, cudaEventDisableTiming),
                     "demcmc: creating an event");
         SL_CUDA_TRY(cudaEventCreateWithFlags(&k->done, cudaEventDisableTiming),
@@ -256,8 +293,6 @@ extern "C" void sl__dm_dev_close(sl__dm_dev *d)
         cudaStreamDestroy(d->stream);
     for (int b = 0; b < 2; b++) {
         dm_batch *k = &d->kept[b];
-        cudaFree(k->kx), cudaFree(k->klp), cudaFree(k->kll);
-        cudaFreeHost(k->hx), cudaFreeHost(k->hlp), cudaFreeHost(k->hll);
         if (k->filled)
             cudaEventDestroy(k->filled);
         if (k->done)
@@ -269,10 +304,10 @@ extern "C" void sl__dm_dev_close(sl__dm_dev *d)
         if (d->t1[e])
             cudaEventDestroy(d->t1[e]);
     }
-    cudaFree(d->x), cudaFree(d->lp), cudaFree(d->ll), cudaFree(d->prop), cudaFree(d->plp);
-    cudaFree(d->jac), cudaFree(d->rows), cudaFree(d->out), cudaFree(d->z);
-    cudaFree(d->pr), cudaFree(d->accepted), cudaFree(d->row_of), cudaFree(d->packed);
-    cudaFree(d->count), cudaFree(d->cc);
+    if (d->pinned)
+        cudaFreeHost(d->pinned);
+    if (d->arena)
+        cudaFree(d->arena);
     free(d);
 }
 

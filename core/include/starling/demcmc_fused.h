@@ -44,77 +44,137 @@ typedef struct sl_dm_half {
                                  * NaN evaluations, evaluations */
 } sl_dm_half;
 
-/* What a chain's group carries from its proposal to its decision (valid
- * on lane 0): the proposal's log prior and log Jacobian factor, ln u of
- * the accept test (made on a spare lane while the proposal was made), and
- * the chain's log posterior and counts as the kernel found them: loaded
- * before the proposal, so that their latency passes under the model's
- * instead of following it (the kernel is latency-bound: a load from L2 on
- * the decision's path was a measurable part of a half-generation). */
+/* What a chain's group carries from its proposal to its decision. On
+ * lane 0: the proposal's log prior and log Jacobian factor, ln u of the
+ * accept test, and the chain's lp, ll and counts as the kernel found them:
+ * loaded before the proposal and only used at the decision, so that their
+ * latency passes under the model's (the kernel is latency-bound: a load
+ * on the decision's path was a measurable part of a half-generation). On
+ * each lane making a pair of parameters (the "wide" layout, below): the
+ * pair, which it stores into the state if the chain takes the proposal. */
 typedef struct sl_dm_pending {
     double plp, jac, log_u;
-    double cur;                    /* lp + ll of the chain's state */
+    double lp, ll;                 /* the chain's state's */
     unsigned long long nan, evals; /* the chain's counts */
     int64_t accepted;
+    double y0, y1;                 /* this lane's pair of the proposal */
 } sl_dm_pending;
 
 SL_EXTERN_C_END
 
 #if defined(__CUDACC__)
 
+/* Whether the group makes a DE proposal in the wide layout: a pair of
+ * parameters a lane, and a lane beyond the pairs for the accept test's u,
+ * so that every lane runs the same code (a warp runs diverging lanes one
+ * after the other: the accept test's draw on a lane of its own was as
+ * long as the pairs' on theirs). */
+static __device__ __forceinline__ int sl_dm_group_wide(const sl_dm_move *m, int width)
+{
+    return !(m->snooker > 0.0) && (m->D + 1) / 2 < width;
+}
+
+/* Lane 0's copy of the chain's state and counts (the decision's). */
+static __device__ __forceinline__ void sl_dm_load_own(const sl_dm_half *h, int64_t ch,
+                                                      sl_dm_pending *p,
+                                                      unsigned long long *outside)
+{
+    p->lp = h->lp[ch], p->ll = h->ll[ch];
+    *outside = h->counts[3 * ch], p->nan = h->counts[3 * ch + 1];
+    p->evals = h->counts[3 * ch + 2], p->accepted = h->accepted[ch];
+}
+
 /* Chain lo + t's proposal into row t of h->rows. Returns, on every lane of
  * the group, whether it is inside the priors (and so to be evaluated);
- * *p is valid on lane 0. */
+ * what *p holds is said above.
+ *
+ * In the wide layout lane k < (D + 1) / 2 makes parameters 2k and 2k + 1
+ * (p->y0, p->y1), lane (D + 1) / 2 draws ln u; each lane issues its loads
+ * before it makes its normals, so that their latency passes under them. */
 static __device__ __forceinline__ int sl_dm_group_propose(const sl_dm_half *h, int64_t t,
                                                           int lane, int width, sl_dm_pending *p)
 {
     const sl_dm_move *m = &h->m;
-    const int D = m->D, active = t < h->n;
+    const int D = m->D, active = t < h->n, wide = sl_dm_group_wide(m, width);
     const int64_t ch = h->lo + t;
     double *y = h->rows + t * D;
     const double *x = h->x + ch * D;
-    double j = 0.0;
+    double j = 0.0, t0 = 0.0, t1 = 0.0, log_u = 0.0;
     unsigned long long outside = 0;
-    if (active && lane == 0) {
-        p->cur = h->lp[ch] + h->ll[ch];
-        outside = h->counts[3 * ch], p->nan = h->counts[3 * ch + 1];
-        p->evals = h->counts[3 * ch + 2], p->accepted = h->accepted[ch];
-    }
-    /* each lane's pair's log prior terms, when every lane makes one pair at
-     * most: lane 0 then sums them from registers, in the host's order */
-    const int one_pair = 2 * width >= D;
-    double t0 = 0.0, t1 = 0.0;
-    if (active && m->snooker > 0.0) {
-        /* rare and serial: the host's code on one lane */
-        if (lane == 0)
-            j = sl_dm_propose(m, ch, h->g, x, h->src, h->on, y);
-    } else if (active) {
+    int u_lane = width - 1;
+    if (wide) {
+        const int np = (D + 1) / 2, k = 2 * lane;
+        const int mine = active && lane < np, two = mine && k + 1 < D;
+        double x0 = 0.0, x1 = 0.0, a0 = 0.0, a1 = 0.0, b0 = 0.0, b1 = 0.0;
+        sl_prior q0, q1;
+        if (mine) {
+            q0 = m->pr[k], x0 = x[k];
+            if (two)
+                q1 = m->pr[k + 1], x1 = x[k + 1];
+        }
+        if (active && lane == 0)
+            sl_dm_load_own(h, ch, p, &outside);
         int64_t r1, r2;
         double gamma = sl_dm_de_pair(m, ch, h->g, h->on, &r1, &r2);
-        const double *a = h->src + r1 * D, *b = h->src + r2 * D;
-        for (int p = lane; 2 * p < D; p += width) {
-            sl_rng r;
-            double z0, z1;
-            int k = 2 * p;
-            sl_dm_rng_at(m, &r, ch, h->g, 1 + (uint64_t)p);
-            sl_dm_normals(&r, &z0, &z1);
-            double y0 = sl_dm_de_component(m, k, x[k], a[k], b[k], gamma, z0);
-            y[k] = y0;
-            t0 = sl_prior_logpdf(&m->pr[k], y0);
-            if (k + 1 < D) {
-                double y1 = sl_dm_de_component(m, k + 1, x[k + 1], a[k + 1], b[k + 1], gamma, z1);
-                y[k + 1] = y1;
-                t1 = sl_prior_logpdf(&m->pr[k + 1], y1);
+        if (mine) {
+            const double *a = h->src + r1 * D, *b = h->src + r2 * D;
+            a0 = a[k], b0 = b[k];
+            if (two)
+                a1 = a[k + 1], b1 = b[k + 1];
+        }
+        sl_rng r;
+        sl_dm_rng_at(m, &r, ch, h->g, lane < np ? 1 + (uint64_t)lane : (uint64_t)D + 1);
+        double u1 = sl_rng_uniform(&r), u2 = sl_rng_uniform(&r), z0, z1;
+        /* the accept lane's log(1 - (1 - u)) is ln u bit for bit: u is a
+         * multiple of 2^-53 in [0, 1), so 1 - u and 1 - (1 - u) are exact */
+        double l = log(1.0 - (lane == np ? 1.0 - u1 : u1));
+        sl_dm_box_muller(l, u2, &z0, &z1);
+        log_u = l, u_lane = np;
+        if (mine) {
+            p->y0 = y[k] = sl_dm_de_component(m, &q0, x0, a0, b0, gamma, z0);
+            t0 = sl_prior_logpdf(&q0, p->y0);
+            if (two) {
+                p->y1 = y[k + 1] = sl_dm_de_component(m, &q1, x1, a1, b1, gamma, z1);
+                t1 = sl_prior_logpdf(&q1, p->y1);
             }
         }
+    } else {
+        if (active && lane == 0)
+            sl_dm_load_own(h, ch, p, &outside);
+        if (active && m->snooker > 0.0) {
+            /* rare and serial: the host's code on one lane */
+            if (lane == 0)
+                j = sl_dm_propose(m, ch, h->g, x, h->src, h->on, y);
+        } else if (active) {
+            int64_t r1, r2;
+            double gamma = sl_dm_de_pair(m, ch, h->g, h->on, &r1, &r2);
+            const double *a = h->src + r1 * D, *b = h->src + r2 * D;
+            for (int q = lane; 2 * q < D; q += width) {
+                sl_rng r;
+                double z0, z1;
+                int k = 2 * q;
+                sl_dm_rng_at(m, &r, ch, h->g, 1 + (uint64_t)q);
+                sl_dm_normals(&r, &z0, &z1);
+                double y0 = sl_dm_de_component(m, &m->pr[k], x[k], a[k], b[k], gamma, z0);
+                y[k] = y0;
+                t0 = sl_prior_logpdf(&m->pr[k], y0);
+                if (k + 1 < D) {
+                    double y1 = sl_dm_de_component(m, &m->pr[k + 1], x[k + 1], a[k + 1],
+                                                   b[k + 1], gamma, z1);
+                    y[k + 1] = y1;
+                    t1 = sl_prior_logpdf(&m->pr[k + 1], y1);
+                }
+            }
+        }
+        if (active && lane == width - 1) /* the lane with the fewest pairs */
+            log_u = sl_dm_accept_log_u(m, ch, h->g);
     }
-    /* the last lane, which makes the fewest pairs, draws the accept test's u */
-    double log_u = active && lane == width - 1 ? sl_dm_accept_log_u(m, ch, h->g) : 0.0;
     __syncwarp(); /* the group's stores to y are seen by lane 0 */
-    log_u = __shfl_sync(0xffffffffu, log_u, width - 1, width);
+    log_u = __shfl_sync(0xffffffffu, log_u, u_lane, width);
     double lp = 0.0;
-    if (one_pair && !(m->snooker > 0.0)) { /* the same on every lane of the warp */
-        /* sl_dm_log_prior's sum: the same terms in the same order */
+    /* each lane's pair's log prior terms, when every lane makes one pair at
+     * most: summed from registers, in the host's order */
+    if (2 * width >= D && !(m->snooker > 0.0)) { /* the same on every lane of the warp */
         for (int k = 0; k < D; k++) {
             double tk = __shfl_sync(0xffffffffu, k % 2 ? t1 : t0, k / 2, width);
             if (lp > -INFINITY)
@@ -148,7 +208,7 @@ static __device__ __forceinline__ void sl_dm_group_decide(const sl_dm_half *h, i
         if (isnan(lnl))
             h->counts[3 * ch + 1] = p->nan + 1;
         else
-            take = sl_dm_accept_with(p->log_u, p->plp + lnl + p->jac, p->cur);
+            take = sl_dm_accept_with(p->log_u, p->plp + lnl + p->jac, p->lp + p->ll);
         if (take) {
             h->lp[ch] = p->plp;
             h->ll[ch] = lnl;
@@ -156,9 +216,19 @@ static __device__ __forceinline__ void sl_dm_group_decide(const sl_dm_half *h, i
         }
     }
     take = __shfl_sync(0xffffffffu, take, 0, width);
-    if (take)
+    if (!take)
+        return;
+    double *x = h->x + ch * D;
+    if (sl_dm_group_wide(&h->m, width)) { /* the pairs are still in the lanes' registers */
+        int k = 2 * lane;
+        if (k < D)
+            x[k] = p->y0;
+        if (k + 1 < D)
+            x[k + 1] = p->y1;
+    } else {
         for (int k = lane; k < D; k += width)
-            h->x[ch * D + k] = h->rows[t * D + k];
+            x[k] = h->rows[t * D + k];
+    }
 }
 
 #endif /* __CUDACC__ */

@@ -49,14 +49,20 @@ SL_HD SL_INLINE void sl_dm_two_of(double u1, double u2, int64_t n, int64_t *r1, 
     *r2 = b + (b >= a);
 }
 
-/* Two standard normals from one block (Box-Muller). */
-SL_HD SL_INLINE void sl_dm_normals(sl_rng *r, double *z0, double *z1)
+/* Box-Muller's two standard normals from l = log(1 - u1) and u2. */
+SL_HD SL_INLINE void sl_dm_box_muller(double l, double u2, double *z0, double *z1)
 {
     const double two_pi = 6.283185307179586476925286766559;
-    double u1 = sl_rng_uniform(r), u2 = sl_rng_uniform(r);
-    double a = sqrt(-2.0 * log(1.0 - u1));
+    double a = sqrt(-2.0 * l);
     *z0 = a * cos(two_pi * u2);
     *z1 = a * sin(two_pi * u2);
+}
+
+/* Two standard normals from one block. */
+SL_HD SL_INLINE void sl_dm_normals(sl_rng *r, double *z0, double *z1)
+{
+    double u1 = sl_rng_uniform(r), u2 = sl_rng_uniform(r);
+    sl_dm_box_muller(log(1.0 - u1), u2, z0, z1);
 }
 
 SL_HD SL_INLINE double sl_dm_log_prior(const sl_dm_move *m, const double *x)
@@ -116,14 +122,15 @@ SL_HD SL_INLINE double sl_dm_de_pair(const sl_dm_move *m, int64_t i, int64_t g, 
     return m->gamma1_every > 0 && (g + 1) % m->gamma1_every == 0 ? 1.0 : m->gamma;
 }
 
-/* Parameter k of a DE proposal: x + gamma (a - b) plus the noise, z a
- * standard normal. Parameters 2j and 2j + 1 take the two normals of
- * block 1 + j, so that a group of threads may make them in any order. */
-SL_HD SL_INLINE double sl_dm_de_component(const sl_dm_move *m, int k, double x, double a,
-                                          double b, double gamma, double z)
+/* A parameter of a DE proposal, of prior pr: x + gamma (a - b) plus the
+ * noise, z a standard normal. Parameters 2j and 2j + 1 take the two
+ * normals of block 1 + j, so that a group of threads may make them in any
+ * order. */
+SL_HD SL_INLINE double sl_dm_de_component(const sl_dm_move *m, const sl_prior *pr, double x,
+                                          double a, double b, double gamma, double z)
 {
     double e = SL_DMUL(SL_DMUL(m->noise, a - b), z);
-    return sl_dm_place(&m->pr[k], x + SL_DMUL(gamma, a - b) + e);
+    return sl_dm_place(pr, x + SL_DMUL(gamma, a - b) + e);
 }
 
 /* Chain i's proposal y in generation g from its state x and the source's
@@ -153,7 +160,7 @@ SL_HD SL_INLINE double sl_dm_propose(const sl_dm_move *m, int64_t i, int64_t g, 
     for (int k = 0; k < m->D; k++) {
         if (k % 2 == 0)
             sl_dm_normals(&r, &z[0], &z[1]);
-        y[k] = sl_dm_de_component(m, k, x[k], a[k], b[k], gamma, z[k % 2]);
+        y[k] = sl_dm_de_component(m, &m->pr[k], x[k], a[k], b[k], gamma, z[k % 2]);
     }
     return 0.0;
 }
