@@ -14,7 +14,7 @@
     {                                                                                      \
         const int64_t t = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / TPM;          \
         const int lane = (int)(threadIdx.x % TPM);                                         \
-        sl_dm_pending p = {0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0.0, 0.0};                    \
+        sl_dm_pending p = {0.0, 0.0, 0.0, 0.0, 0.0};                                       \
         double chi2;                                                                       \
         int in = sl_dm_group_propose(&h, t, lane, TPM, &p);                                \
         a.params = h.rows, a.n = h.n;                                                      \

@@ -45,18 +45,15 @@ typedef struct sl_dm_half {
 } sl_dm_half;
 
 /* What a chain's group carries from its proposal to its decision. On
- * lane 0: the proposal's log prior and log Jacobian factor, ln u of the
- * accept test, and the chain's lp, ll and counts as the kernel found them:
- * loaded before the proposal and only used at the decision, so that their
- * latency passes under the model's (the kernel is latency-bound: a load
- * on the decision's path was a measurable part of a half-generation). On
- * each lane making a pair of parameters (the "wide" layout, below): the
- * pair, which it stores into the state if the chain takes the proposal. */
+ * lane 0: the proposal's log prior and log Jacobian factor, and ln u of
+ * the accept test. On each lane making a pair of parameters (the "wide"
+ * layout, below): the pair, which it stores into the state if the chain
+ * takes the proposal. The chain's own lp, ll and counts are not carried:
+ * lane 0 prefetches them at the proposal and loads them at the decision
+ * (loaded at the proposal, they were spilled to the stack at once, and
+ * the spill waited for the load: a stall at the kernel's start). */
 typedef struct sl_dm_pending {
     double plp, jac, log_u;
-    double lp, ll;                 /* the chain's state's */
-    unsigned long long nan, evals; /* the chain's counts */
-    int64_t accepted;
     double y0, y1;                 /* this lane's pair of the proposal */
 } sl_dm_pending;
 
@@ -74,14 +71,14 @@ static __device__ __forceinline__ int sl_dm_group_wide(const sl_dm_move *m, int 
     return !(m->snooker > 0.0) && (m->D + 1) / 2 < width;
 }
 
-/* Lane 0's copy of the chain's state and counts (the decision's). */
-static __device__ __forceinline__ void sl_dm_load_own(const sl_dm_half *h, int64_t ch,
-                                                      sl_dm_pending *p,
-                                                      unsigned long long *outside)
+/* Lane 0 asks for the chain's state and counts, which the decision
+ * reads, to be brought into L1 while the proposal and the model run. */
+static __device__ __forceinline__ void sl_dm_prefetch_own(const sl_dm_half *h, int64_t ch)
 {
-    p->lp = h->lp[ch], p->ll = h->ll[ch];
-    *outside = h->counts[3 * ch], p->nan = h->counts[3 * ch + 1];
-    p->evals = h->counts[3 * ch + 2], p->accepted = h->accepted[ch];
+    asm volatile("prefetch.global.L1 [%0];" ::"l"(h->lp + ch));
+    asm volatile("prefetch.global.L1 [%0];" ::"l"(h->ll + ch));
+    asm volatile("prefetch.global.L1 [%0];" ::"l"(h->counts + 3 * ch));
+    asm volatile("prefetch.global.L1 [%0];" ::"l"(h->accepted + ch));
 }
 
 /* Chain lo + t's proposal into row t of h->rows. Returns, on every lane of
@@ -100,8 +97,9 @@ static __device__ __forceinline__ int sl_dm_group_propose(const sl_dm_half *h, i
     double *y = h->rows + t * D;
     const double *x = h->x + ch * D;
     double j = 0.0, t0 = 0.0, t1 = 0.0, log_u = 0.0;
-    unsigned long long outside = 0;
     int u_lane = width - 1;
+    if (active && lane == 0)
+        sl_dm_prefetch_own(h, ch);
     if (wide) {
         const int np = (D + 1) / 2, k = 2 * lane;
         const int mine = active && lane < np, two = mine && k + 1 < D;
@@ -112,8 +110,6 @@ static __device__ __forceinline__ int sl_dm_group_propose(const sl_dm_half *h, i
             if (two)
                 q1 = m->pr[k + 1], x1 = x[k + 1];
         }
-        if (active && lane == 0)
-            sl_dm_load_own(h, ch, p, &outside);
         int64_t r1, r2;
         double gamma = sl_dm_de_pair(m, ch, h->g, h->on, &r1, &r2);
         if (mine) {
@@ -139,8 +135,6 @@ static __device__ __forceinline__ int sl_dm_group_propose(const sl_dm_half *h, i
             }
         }
     } else {
-        if (active && lane == 0)
-            sl_dm_load_own(h, ch, p, &outside);
         if (active && m->snooker > 0.0) {
             /* rare and serial: the host's code on one lane */
             if (lane == 0)
@@ -187,7 +181,7 @@ static __device__ __forceinline__ int sl_dm_group_propose(const sl_dm_half *h, i
     if (active && lane == 0) {
         in = lp > -INFINITY;
         if (!in && !isnan(j))
-            h->counts[3 * ch] = outside + 1;
+            h->counts[3 * ch]++;
         p->plp = lp, p->jac = j, p->log_u = log_u;
     }
     return __shfl_sync(0xffffffffu, in, 0, width);
@@ -204,15 +198,15 @@ static __device__ __forceinline__ void sl_dm_group_decide(const sl_dm_half *h, i
     const int64_t ch = h->lo + t;
     int take = 0;
     if (in && lane == 0) {
-        h->counts[3 * ch + 2] = p->evals + 1;
+        h->counts[3 * ch + 2]++;
         if (isnan(lnl))
-            h->counts[3 * ch + 1] = p->nan + 1;
+            h->counts[3 * ch + 1]++;
         else
-            take = sl_dm_accept_with(p->log_u, p->plp + lnl + p->jac, p->lp + p->ll);
+            take = sl_dm_accept_with(p->log_u, p->plp + lnl + p->jac, h->lp[ch] + h->ll[ch]);
         if (take) {
             h->lp[ch] = p->plp;
             h->ll[ch] = lnl;
-            h->accepted[ch] = p->accepted + 1;
+            h->accepted[ch]++;
         }
     }
     take = __shfl_sync(0xffffffffu, take, 0, width);
