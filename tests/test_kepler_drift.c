@@ -211,3 +211,59 @@ Test(kepler_drift, fast_path_is_the_general_drift_bit_for_bit, .timeout = 60)
                          fracs[fi], taken, n);
     }
 }
+
+/* The lanes form stops its iterations when every lane is done or refused;
+ * a lane done keeps its state, so each lane must get sl_kepler_drift_fast's
+ * bits and flag. The chunks mix lanes that converge in 1 to 4 iterations,
+ * refused ones and steps of zero (a lane that does not step): a break on
+ * the first lane done, or a converged lane iterated on, would show here. */
+Test(kepler_drift, fast_lanes_are_the_fast_drift_lane_by_lane, .timeout = 60)
+{
+    enum { W = 32 };
+    unsigned long long s = 777;
+    int early = 0, refused = 0, chunks = 4000;
+    for (int c = 0; c < chunks; c++) {
+        double gm[W], dt[W], xs[3 * W], vs[3 * W], x0[3 * W], v0[3 * W], ok[W];
+        double k[SL_KDRIFT_LANES_SCRATCH * W];
+        double frac = c % 4 == 0 ? 0.3 : (c % 4 == 1 ? 0.02 : 0.1);
+        for (int l = 0; l < W; l++) {
+            double r = 0.3 + 3.0 * slt_u01(&s), e = 0.9 * slt_u01(&s);
+            double vc = sqrt(1.0 / r) * (1.0 + e * (slt_u01(&s) - 0.5));
+            gm[l] = 0.5 + slt_u01(&s);
+            vc *= sqrt(gm[l]);
+            xs[l] = r, xs[W + l] = 0.1 * slt_u01(&s), xs[2 * W + l] = 0.05 * slt_u01(&s);
+            vs[l] = 0.1 * (slt_u01(&s) - 0.5) * vc, vs[W + l] = vc;
+            vs[2 * W + l] = 0.05 * vc * (slt_u01(&s) - 0.5);
+            /* small steps converge in fewer iterations: mixed in */
+            double scale = slt_u01(&s) < 0.3 ? 1e-3 : 1.0;
+            dt[l] = l == 5 ? 0.0 : frac * scale * 2.0 * M_PI * pow(r, 1.5) * slt_u01(&s) *
+                                       (slt_u01(&s) < 0.5 ? -1.0 : 1.0);
+            ok[l] = 1.0;
+        }
+        memcpy(x0, xs, sizeof xs), memcpy(v0, vs, sizeof vs);
+        sl_kepler_drift_fast_lanes(W, gm, dt, xs, vs, ok, k);
+        int its[W], max_its = 0;
+        for (int l = 0; l < W; l++) {
+            double x[3] = {x0[l], x0[W + l], x0[2 * W + l]};
+            double v[3] = {v0[l], v0[W + l], v0[2 * W + l]};
+            double xg[3], vg[3];
+            memcpy(xg, x, sizeof x), memcpy(vg, v, sizeof v);
+            its[l] = sl_kepler_drift(gm[l], dt[l], xg, vg);
+            double f = sl_kepler_drift_fast(gm[l], dt[l], 1, x, v);
+            cr_assert_eq(f, ok[l], "chunk %d lane %d: flag %g, the fast drift's %g", c, l, ok[l],
+                         f);
+            for (int d = 0; d < 3; d++)
+                cr_assert(!memcmp(&x[d], &xs[d * W + l], sizeof(double)) &&
+                              !memcmp(&v[d], &vs[d * W + l], sizeof(double)),
+                          "chunk %d lane %d (dt %g): component %d differs from the fast drift's",
+                          c, l, dt[l], d);
+            refused += f == 0.0;
+            if (f != 0.0 && its[l] > max_its)
+                max_its = its[l];
+        }
+        early += max_its < SL_KDRIFT_FAST_IT;
+    }
+    /* the point of the lanes form: some chunks stop before the fixed count */
+    cr_expect_gt(early, 0, "no chunk needed fewer than %d iterations", SL_KDRIFT_FAST_IT);
+    cr_expect_gt(refused, 0, "no lane refused: the fallback case is untested");
+}

@@ -390,6 +390,47 @@ SL_HD SL_INLINE double sl_prop_mvs_point_fast(int st, int n, int S, double h, co
     return sl_mvs_point(SL_MVS_FAST, n, S, h, m, ps, xe, ve, pp);
 }
 
+#if !defined(__CUDACC__)
+/* And for the chunk's lanes at once (launch.h, POINT_LANES): the same
+ * point as point_fast, the drifts by sl_kepler_drift_fast_lanes, whose
+ * iterations stop when the chunk's copies of a planet have converged. */
+#include "starling/ensemble.h"
+#define SL_PROP_mvs_POINT_LANES 1
+__attribute__((always_inline)) static inline void
+sl_prop_mvs_point_lanes(int st, int n, int W, const double *h, const double *x, const double *v,
+                        const double *m, double *ps, double *xe, double *ve, const double *pp,
+                        double *ok)
+{
+    (void)st, (void)x, (void)v;
+    enum { L = SL_CHUNK }; /* the lane loop's W */
+    double *Q = ps, *V = ps + W * 3 * n, *pend = ps + W * 6 * n;
+    const int jac = pp[3] != 0.0;
+    _Alignas(64) double hd[L], gm[L], eta[L], k[SL_KDRIFT_LANES_SCRATCH * L];
+#pragma omp simd
+    for (int l = 0; l < W; l++) {
+        hd[l] = h[l] > 0.0 ? pend[l] + 0.5 * h[l] : 0.0;
+        ok[l] = 1.0;
+        eta[l] = m[l];
+        SL_UNROLL
+        for (int d = 0; d < 3; d++)
+            Q[W * d + l] += hd[l] * V[W * d + l];
+    }
+    for (int i = 1; i < n; i++) {
+#pragma omp simd
+        for (int l = 0; l < W; l++) {
+            eta[l] += m[W * i + l];
+            gm[l] = jac ? eta[l] : m[l];
+        }
+        sl_kepler_drift_fast_lanes(W, gm, hd, Q + W * 3 * i, V + W * 3 * i, ok, k);
+    }
+#pragma omp simd
+    for (int l = 0; l < W; l++) {
+        sl_mvs_J(jac, n, W, 0.5 * h[l], m + l, Q + l, V + l);
+        sl_mvs_out(jac, n, W, m + l, Q + l, V + l, xe + l, ve + l, ps + l);
+    }
+}
+#endif
+
 SL_HD SL_INLINE void sl_prop_mvs_apply(int st, int n, int S, double h, double *x, double *v,
                                        const double *m, double *ps, const double *a,
                                        const double *j, const double *pp)

@@ -224,7 +224,14 @@ SL_HD SL_INLINE int sl_kepler_drift(double gm, double dt, double *x, double *v)
  * test_megno's linear_in_the_distance, docs/ARCHITECTURE.md.) */
 #define SL_KDRIFT_FAST_IT 4
 
-SL_HD SL_INLINE double sl_kepler_drift_fast(double gm, double dt, int S, double *xs, double *vs)
+/* sl_kepler_drift_fast in three pieces, so that the CPU's lane loop can
+ * run its iterations outside the loop over lanes and stop them when every
+ * lane is done (sl_kepler_drift_fast_lanes); sl_kepler_drift_fast is the
+ * three in a row. Scalars by pointer: inlined, they stay registers. */
+SL_HD SL_INLINE void sl_kdrift_fast_begin(double gm, double dt, int S, const double *xs,
+                                          const double *vs, double *r0p, double *ir0p,
+                                          double *etap, double *betap, double *Xp, double *lop,
+                                          double *hip, double *okfp, double *donep)
 {
     /* strided (component k at xs[S k]): local copies would stop the
      * vectoriser, which cannot scatter into per-lane arrays */
@@ -237,42 +244,60 @@ SL_HD SL_INLINE double sl_kepler_drift_fast(double gm, double dt, int S, double 
      * what the vectoriser (gcc 12, AVX-512 masks) refuses. A drift of half
      * an orbit or more, which the general drift reduces by periods, is
      * refused. */
-    double okf = beta > 0.0 ? 1.0 : 0.0, done = 0.0;
+    double okf = beta > 0.0 ? 1.0 : 0.0;
     okf = sl_kdrift_long(gm, dt, beta) ? 0.0 : okf;
     double Xs = dt * ir0 * (1.0 - 0.5 * eta * dt * (ir0 * ir0)), Xe = beta * dt / gm;
-    double X = sl_kdrift_short(gm, dt, r0) ? Xs : Xe, c[4];
-    okf = sl_kdrift_short(gm, dt, r0) ? 1.0 : okf;
-    double lo = dt >= 0.0 ? 0.0 : -INFINITY, hi = dt >= 0.0 ? INFINITY : 0.0;
-    SL_UNROLL
-    for (int i = 0; i < SL_KDRIFT_FAST_IT; i++) {
-        double z = beta * X * X;
-        okf = fabs(z) < 1.0 ? okf : okf * done;
-        sl_stumpff_series(z, c);
-        double G1 = X * c[1], G2 = X * X * c[2];
-        double G3 = X * X * X * c[3];
-        double t1 = r0 * G1, t2 = eta * G2, t3 = gm * G3, f = t1 + t2 + t3 - dt;
-        double r = r0 * c[0] + eta * G1 + gm * G2;
-        double nlo = f < 0.0 ? X : lo, nhi = f < 0.0 ? hi : X;
-        double f2 = eta * c[0] + (gm - beta * r0) * G1;
-        double disc = 16.0 * r * r - 20.0 * f * f2;
-        double d = -5.0 * f / (r + (r >= 0.0 ? 1.0 : -1.0) * sqrt(fabs(disc)));
-        okf = fabs(d) <= DBL_MAX ? okf : okf * done;
-        double Xn = X + d;
-        /* both ends finite <=> their midpoint is (one end starts at 0, and
-         * an |X| near DBL_MAX fails the series test) */
-        double mid = 0.5 * (nlo + nhi);
-        double out = Xn < nlo ? 1.0 : (Xn > nhi ? 1.0 : 0.0);
-        Xn = fabs(mid) <= DBL_MAX ? (out > 0.0 ? mid : Xn) : Xn;
-        double noise = 4.4e-16 * (fabs(t1) + fabs(t2) + fabs(t3) + fabs(dt));
-        double stuck = Xn == nlo ? 1.0 : (Xn == nhi ? 1.0 : 0.0);
-        d = Xn - X;
-        double conv = fabs(d) <= 4.4e-16 * fabs(Xn) ? 1.0 : (fabs(f) <= noise ? 1.0 : stuck);
-        lo = done > 0.0 ? lo : nlo;
-        hi = done > 0.0 ? hi : nhi;
-        X = done > 0.0 ? X : Xn;
-        done = done > 0.0 ? done : conv;
-    }
+    *Xp = sl_kdrift_short(gm, dt, r0) ? Xs : Xe;
+    *okfp = sl_kdrift_short(gm, dt, r0) ? 1.0 : okf;
+    *lop = dt >= 0.0 ? 0.0 : -INFINITY;
+    *hip = dt >= 0.0 ? INFINITY : 0.0;
+    *donep = 0.0;
+    *r0p = r0, *ir0p = ir0, *etap = eta, *betap = beta;
+}
+
+/* One Laguerre-Conway iteration; a lane done already keeps X, its bracket
+ * and its flags to the bit (and so does a refused one its okf of 0). */
+SL_HD SL_INLINE void sl_kdrift_fast_iter(double gm, double dt, double r0, double eta, double beta,
+                                         double *Xp, double *lop, double *hip, double *okfp,
+                                         double *donep)
+{
+    double X = *Xp, lo = *lop, hi = *hip, okf = *okfp, done = *donep, c[4];
     double z = beta * X * X;
+    okf = fabs(z) < 1.0 ? okf : okf * done;
+    sl_stumpff_series(z, c);
+    double G1 = X * c[1], G2 = X * X * c[2];
+    double G3 = X * X * X * c[3];
+    double t1 = r0 * G1, t2 = eta * G2, t3 = gm * G3, f = t1 + t2 + t3 - dt;
+    double r = r0 * c[0] + eta * G1 + gm * G2;
+    double nlo = f < 0.0 ? X : lo, nhi = f < 0.0 ? hi : X;
+    double f2 = eta * c[0] + (gm - beta * r0) * G1;
+    double disc = 16.0 * r * r - 20.0 * f * f2;
+    double d = -5.0 * f / (r + (r >= 0.0 ? 1.0 : -1.0) * sqrt(fabs(disc)));
+    okf = fabs(d) <= DBL_MAX ? okf : okf * done;
+    double Xn = X + d;
+    /* both ends finite <=> their midpoint is (one end starts at 0, and
+     * an |X| near DBL_MAX fails the series test) */
+    double mid = 0.5 * (nlo + nhi);
+    double out = Xn < nlo ? 1.0 : (Xn > nhi ? 1.0 : 0.0);
+    Xn = fabs(mid) <= DBL_MAX ? (out > 0.0 ? mid : Xn) : Xn;
+    double noise = 4.4e-16 * (fabs(t1) + fabs(t2) + fabs(t3) + fabs(dt));
+    double stuck = Xn == nlo ? 1.0 : (Xn == nhi ? 1.0 : 0.0);
+    d = Xn - X;
+    double conv = fabs(d) <= 4.4e-16 * fabs(Xn) ? 1.0 : (fabs(f) <= noise ? 1.0 : stuck);
+    *lop = done > 0.0 ? lo : nlo;
+    *hip = done > 0.0 ? hi : nhi;
+    *Xp = done > 0.0 ? X : Xn;
+    *donep = done > 0.0 ? done : conv;
+    *okfp = okf;
+}
+
+/* The drift from the converged X: returns the lane's flag, x and v
+ * drifted where it is 1.0, untouched where 0.0. */
+SL_HD SL_INLINE double sl_kdrift_fast_end(double gm, int S, double *xs, double *vs, double r0,
+                                          double ir0, double eta, double beta, double X,
+                                          double okf, double done)
+{
+    double z = beta * X * X, c[4];
     okf = fabs(z) < 1.0 ? okf * done : 0.0;
     sl_stumpff_series(z, c);
     double G1 = X * c[1], G2 = X * X * c[2];
@@ -291,6 +316,56 @@ SL_HD SL_INLINE double sl_kepler_drift_fast(double gm, double dt, int S, double 
     }
     return okf;
 }
+
+SL_HD SL_INLINE double sl_kepler_drift_fast(double gm, double dt, int S, double *xs, double *vs)
+{
+    double r0, ir0, eta, beta, X, lo, hi, okf, done;
+    sl_kdrift_fast_begin(gm, dt, S, xs, vs, &r0, &ir0, &eta, &beta, &X, &lo, &hi, &okf, &done);
+    SL_UNROLL
+    for (int i = 0; i < SL_KDRIFT_FAST_IT; i++)
+        sl_kdrift_fast_iter(gm, dt, r0, eta, beta, &X, &lo, &hi, &okf, &done);
+    return sl_kdrift_fast_end(gm, S, xs, vs, r0, ir0, eta, beta, X, okf, done);
+}
+
+#if !defined(__CUDACC__)
+/* sl_kepler_drift_fast for the W lanes of the CPU's lane loop at once (gm
+ * and dt per lane; component k of lane l at xs[W k + l]; k: scratch of
+ * SL_KDRIFT_LANES_SCRATCH * W doubles). The iterations run outside the
+ * loops over lanes and stop once every lane is done or refused, where
+ * sl_kepler_drift_fast runs all SL_KDRIFT_FAST_IT of them for every lane:
+ * the same bits, as a lane done keeps its state, and the drifts of a
+ * planet's copies, which converge together, cost their own iterations and
+ * not the slowest planet's (the Sun and eight planets at 8 days: 2 for the
+ * outer planets, up to 4 for Mercury). ok[l] is multiplied by the lane's
+ * flag (1.0 drifted, 0.0 refused and untouched). */
+#define SL_KDRIFT_LANES_SCRATCH 9
+__attribute__((always_inline)) static inline void
+sl_kepler_drift_fast_lanes(int W, const double *gm, const double *dt, double *xs, double *vs,
+                           double *ok, double *k)
+{
+    double *r0 = k, *ir0 = k + W, *eta = k + 2 * W, *beta = k + 3 * W, *X = k + 4 * W;
+    double *lo = k + 5 * W, *hi = k + 6 * W, *okf = k + 7 * W, *done = k + 8 * W;
+#pragma omp simd
+    for (int l = 0; l < W; l++)
+        sl_kdrift_fast_begin(gm[l], dt[l], W, xs + l, vs + l, r0 + l, ir0 + l, eta + l, beta + l,
+                             X + l, lo + l, hi + l, okf + l, done + l);
+    for (int i = 0; i < SL_KDRIFT_FAST_IT; i++) {
+        double open = 0.0;
+#pragma omp simd reduction(+ : open)
+        for (int l = 0; l < W; l++) {
+            sl_kdrift_fast_iter(gm[l], dt[l], r0[l], eta[l], beta[l], X + l, lo + l, hi + l,
+                                okf + l, done + l);
+            open += done[l] > 0.0 ? 0.0 : okf[l];
+        }
+        if (open == 0.0)
+            break;
+    }
+#pragma omp simd
+    for (int l = 0; l < W; l++)
+        ok[l] *= sl_kdrift_fast_end(gm[l], W, xs + l, vs + l, r0[l], ir0[l], eta[l], beta[l],
+                                    X[l], okf[l], done[l]);
+}
+#endif
 
 /* The same drift as a call rather than inlined code, for paths that run
  * rarely (mvs's opening and closing stages, its correctors): every

@@ -43,6 +43,14 @@
  *                        runs it vectorised and runs point, from the PERSIST
  *                        doubles of ps as they were, on the lanes it refused
  *                        (mvs: the Kepler drift's series case)
+ *   SL_PROP_<P>_POINT_LANES 1 (with POINT_FAST 1): P also defines, CPU only,
+ *                        void sl_prop_<P>_point_lanes(k, n, W, const double *h,
+ *                        x, v, m, ps, xe, ve, pp, double *ok), point_fast
+ *                        for the chunk's W lanes at once (h[l] each lane's
+ *                        step, ok[l] its 1.0 or 0.0), called outside any
+ *                        loop over lanes so that its iterations may stop
+ *                        when every lane is done; the same bits as
+ *                        point_fast lane by lane (docs/PLUGINS.md)
  * and three functions, which the loop calls as
  *   sl_prop_<P>_begin(n, S, x, v, m, ps, a, j, pp)
  *       once per run, before the first step, after a force call at (x, v);

@@ -340,13 +340,24 @@ static inline int sl_lanes_screen(const sl_monitor_config *mc, int n, const doub
 
 /* Stage ST's point for every lane. With POINT_FAST (launch.h) the fast
  * form runs vectorised and the lanes it refuses run point from the working
- * state they began with: a lane's result never depends on its neighbours. */
+ * state they began with: a lane's result never depends on its neighbours
+ * (with POINT_LANES the fast form may stop its iterations early for the
+ * chunk, but only once every lane's own would have changed nothing). */
 #define SL__LANES_POINT_0(P, N, ST)                                                        \
     _Pragma("omp simd")                                                                    \
     for (int l = 0; l < W; l++)                                                            \
         sl_prop_##P##_point(ST, N, W, L.h[l], x + l, v + l, m + l, ps + l, xe + l, ve + l, \
                             a->pp);
-#define SL__LANES_POINT_1(P, N, ST)                                                        \
+/* The lanes the fast form refused (flag[l]) run point from pf. */
+#define SL__LANES_POINT_REDO(P, N, ST, slow)                                               \
+    for (int l = 0; (slow) && l < W; l++)                                                  \
+        if (flag[l]) {                                                                     \
+            for (int k = 0; k < SL_PERSIST_LEN(P) * (N); k++)                              \
+                ps[W * k + l] = pf[W * k + l];                                             \
+            sl_prop_##P##_point(ST, N, W, L.h[l], x + l, v + l, m + l, ps + l, xe + l,     \
+                                ve + l, a->pp);                                            \
+        }
+#define SL__LANES_POINT_FAST_0(P, N, ST)                                                   \
     {                                                                                      \
         memcpy(pf, ps, sizeof pf);                                                         \
         int slow = 0;                                                                      \
@@ -356,14 +367,24 @@ static inline int sl_lanes_screen(const sl_monitor_config *mc, int n, const doub
                                                ps + l, xe + l, ve + l, a->pp) == 0.0;      \
             slow |= flag[l];                                                               \
         }                                                                                  \
-        for (int l = 0; slow && l < W; l++)                                                \
-            if (flag[l]) {                                                                 \
-                for (int k = 0; k < SL_PERSIST_LEN(P) * (N); k++)                          \
-                    ps[W * k + l] = pf[W * k + l];                                         \
-                sl_prop_##P##_point(ST, N, W, L.h[l], x + l, v + l, m + l, ps + l, xe + l, \
-                                    ve + l, a->pp);                                        \
-            }                                                                              \
+        SL__LANES_POINT_REDO(P, N, ST, slow)                                               \
     }
+/* POINT_LANES: the fast form called once for the chunk (its loops over
+ * lanes its own), giving a flag per lane. */
+#define SL__LANES_POINT_FAST_1(P, N, ST)                                                   \
+    {                                                                                      \
+        memcpy(pf, ps, sizeof pf);                                                         \
+        _Alignas(64) double okl[W];                                                        \
+        int slow = 0;                                                                      \
+        sl_prop_##P##_point_lanes(ST, N, W, L.h, x, v, m, ps, xe, ve, a->pp, okl);         \
+        for (int l = 0; l < W; l++) {                                                      \
+            flag[l] = okl[l] == 0.0;                                                       \
+            slow |= flag[l];                                                               \
+        }                                                                                  \
+        SL__LANES_POINT_REDO(P, N, ST, slow)                                               \
+    }
+#define SL__LANES_POINT_1(P, N, ST)                                                        \
+    SL_CAT(SL__LANES_POINT_FAST_, SL_OPT_FLAG(SL_PROP_##P##_POINT_LANES))(P, N, ST)
 
 /* One stage of every lane: the stage number is a literal, so the
  * integrator's per-stage branches fold away and the lane loop is straight
