@@ -5,6 +5,7 @@ sl_add_test(test_kepler SOURCES test_kepler.c TIMEOUT 120)
 add_dependencies(test_kepler ${SL_TEST_PLUGINS})
 
 sl_add_test(test_kepler_drift SOURCES test_kepler_drift.c TIMEOUT 120)
+sl_add_test(test_mvs_lanes SOURCES test_mvs_lanes.c TIMEOUT 120)
 
 sl_add_test(test_conservation SOURCES test_conservation.c TIMEOUT 120)
 add_dependencies(test_conservation ${SL_TEST_PLUGINS})

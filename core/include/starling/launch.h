@@ -51,6 +51,13 @@
  *                        loop over lanes so that its iterations may stop
  *                        when every lane is done; the same bits as
  *                        point_fast lane by lane (docs/PLUGINS.md)
+ *   SL_PROP_<P>_SYNC_LANES 1 (SYNC 1): P also defines, CPU only,
+ *                        close_start_lanes(n, W, x, v, m, ps, pp),
+ *                        sync_point_lanes(mode, k, n, W, x, v, m, ps, xe, ve, pp)
+ *                        and sync_apply_lanes(mode, k, n, W, x, v, m, ps, a, pp),
+ *                        the three for the chunk's W lanes at once, each
+ *                        lane with the bits of the one-lane function (no
+ *                        refusal: a fast form's fallback runs inside)
  * and three functions, which the loop calls as
  *   sl_prop_<P>_begin(n, S, x, v, m, ps, a, j, pp)
  *       once per run, before the first step, after a force call at (x, v);

@@ -403,8 +403,9 @@ SL_STATIC_ASSERT(SL_STAGES_MAX == 16, "SL_LANES_DEFINE stamps 16 stages: stamp S
     }
 
 /* A SYNC integrator's extra stages of one mode for every lane (the stage
- * number is not a literal here: these run once per close, not per step). */
-#define SL__LANES_SYNC_STAGES(P, F, N, MODE)                                               \
+ * number is not a literal here: these run once per close, not per step).
+ * With SYNC_LANES (launch.h) the stages that drift run for the chunk at once. */
+#define SL__LANES_SYNC_STAGES_0(P, F, N, MODE)                                             \
     SL_NOUNROLL                                                                            \
     for (int st = 0; st < sl_prop_##P##_sync_stages(MODE, a->pp); st++) {                  \
         _Pragma("omp simd")                                                                \
@@ -416,6 +417,22 @@ SL_STATIC_ASSERT(SL_STAGES_MAX == 16, "SL_LANES_DEFINE stamps 16 stages: stamp S
                                      a->pp);                                               \
         }                                                                                  \
     }
+#define SL__LANES_SYNC_STAGES_1(P, F, N, MODE)                                             \
+    SL_NOUNROLL                                                                            \
+    for (int st = 0; st < sl_prop_##P##_sync_stages(MODE, a->pp); st++) {                  \
+        sl_prop_##P##_sync_point_lanes(MODE, st, N, W, x, v, m, ps, xe, ve, a->pp);        \
+        _Pragma("omp simd")                                                                \
+        for (int l = 0; l < W; l++)                                                        \
+            SL_FORCE_EVAL(F, P, N, W, xe + l, ve + l, m + l, fp + l, ae + l, je + l);       \
+        sl_prop_##P##_sync_apply_lanes(MODE, st, N, W, x, v, m, ps, ae, a->pp);            \
+    }
+#define SL__LANES_SYNC_STAGES(P, F, N, MODE)                                               \
+    SL_CAT(SL__LANES_SYNC_STAGES_, SL_OPT_FLAG(SL_PROP_##P##_SYNC_LANES))(P, F, N, MODE)
+#define SL__LANES_CLOSE_START_0(P, N)                                                      \
+    _Pragma("omp simd")                                                                    \
+    for (int l = 0; l < W; l++)                                                            \
+        sl_prop_##P##_close_start(N, W, x + l, v + l, m + l, ps + l, a->pp);
+#define SL__LANES_CLOSE_START_1(P, N) sl_prop_##P##_close_start_lanes(N, W, x, v, m, ps, a->pp);
 #define SL__LANES_OPEN_1(P, F, N)                                                          \
     _Pragma("omp simd")                                                                    \
     for (int l = 0; l < W; l++)                                                            \
@@ -429,9 +446,7 @@ SL_STATIC_ASSERT(SL_STAGES_MAX == 16, "SL_LANES_DEFINE stamps 16 stages: stamp S
     if (need) {                                                                            \
         memcpy(xk, x, sizeof xk);                                                          \
         memcpy(vk, v, sizeof vk);                                                          \
-        _Pragma("omp simd")                                                                \
-        for (int l = 0; l < W; l++)                                                        \
-            sl_prop_##P##_close_start(N, W, x + l, v + l, m + l, ps + l, a->pp);           \
+        SL_CAT(SL__LANES_CLOSE_START_, SL_OPT_FLAG(SL_PROP_##P##_SYNC_LANES))(P, N)         \
         if ((need) == 2)                                                                   \
             SL__LANES_SYNC_STAGES(P, F, N, SL_SYNC_CLOSE)                                  \
         _Pragma("omp simd")                                                                \
