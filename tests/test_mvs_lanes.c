@@ -59,7 +59,6 @@ Test(mvs_lanes, chunk_stages_are_the_one_lane_stages_bit_for_bit, .timeout = 60)
         static double x2[3 * NB * W], v2[3 * NB * W], ps2[PSL * W];
         static double xe2[3 * NB * W], ve2[3 * NB * W];
         static double acc[3 * NB * W];
-        double ok[W];
         systems(&s, x, v, m);
         memset(ps, 0, sizeof ps);
         for (int l = 0; l < W; l++) {
@@ -73,9 +72,7 @@ Test(mvs_lanes, chunk_stages_are_the_one_lane_stages_bit_for_bit, .timeout = 60)
         memcpy(ps1, ps, sizeof ps), memcpy(ps2, ps, sizeof ps);
         for (int l = 0; l < W; l++)
             sl_prop_mvs_point(0, NB, W, h[l], x + l, v + l, m + l, ps1 + l, xe1 + l, ve1 + l, pp);
-        sl_prop_mvs_point_lanes(0, NB, W, h, x, v, m, ps2, xe2, ve2, pp, ok);
-        for (int l = 0; l < W; l++)
-            cr_assert_eq(ok[l], 1.0, "point_lanes refused lane %d", l);
+        sl_prop_mvs_point_lanes(0, NB, W, h, x, v, m, ps2, xe2, ve2, pp);
         same(ps1, ps2, 7 * NB * W, "point: ps");
         same(xe1, xe2, 3 * NB * W, "point: xe");
         same(ve1, ve2, 3 * NB * W, "point: ve");

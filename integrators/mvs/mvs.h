@@ -191,17 +191,14 @@ SL_HD SL_INLINE void sl_mvs_from_jacobi(int n, int S, const double *m, const dou
  * centre of mass along its line. A drift that fails (no convergence,
  * non-finite input) leaves NaN, which the loop's non-finite check reports.
  * how: SL_MVS_INLINE, the drift inlined; SL_MVS_CALL, as a call (the rare
- * paths: opening, closing, correctors); SL_MVS_FAST, only the drifts
- * sl_kepler_drift_fast takes, returning 0 when a body needed the general
- * one (the state is then part-drifted: the caller starts again). */
+ * paths: opening, closing, correctors). The CPU's lane loop has its own,
+ * sl_mvs_K_lanes. */
 #define SL_MVS_INLINE 0
 #define SL_MVS_CALL 1
-#define SL_MVS_FAST 2
 
-SL_HD SL_INLINE double sl_mvs_K(int jac, int how, int n, int S, double h, const double *m,
-                                double *Q, double *V)
+SL_HD SL_INLINE void sl_mvs_K(int jac, int how, int n, int S, double h, const double *m,
+                              double *Q, double *V)
 {
-    double ok = 1.0;
     SL_UNROLL
     for (int d = 0; d < 3; d++)
         Q[S * d] += h * V[S * d];
@@ -210,10 +207,6 @@ SL_HD SL_INLINE double sl_mvs_K(int jac, int how, int n, int S, double h, const 
     for (int i = 1; i < n; i++) {
         eta += m[S * i];
         const double gm = jac ? eta : m[0];
-        if (how == SL_MVS_FAST) {
-            ok *= sl_kepler_drift_fast(gm, h, S, Q + S * 3 * i, V + S * 3 * i);
-            continue;
-        }
         double q[3], u[3];
         SL_UNROLL
         for (int d = 0; d < 3; d++) {
@@ -230,7 +223,6 @@ SL_HD SL_INLINE double sl_mvs_K(int jac, int how, int n, int S, double h, const 
             V[S * (3 * i + d)] = u[d];
         }
     }
-    return ok;
 }
 
 /* The force's point in inertial coordinates, and in c (3n, strided) body
@@ -350,15 +342,14 @@ SL_HD SL_INLINE void sl_mvs_B(int jac, int n, int S, double h, const double *m, 
  * B(h) around the force, leaving the closing half pending. h = 0 (a lane
  * that does not step) drifts, jumps and kicks by zero: the state keeps its
  * bits. */
-SL_HD SL_INLINE double sl_mvs_point(int how, int n, int S, double h, const double *m, double *ps,
-                                 double *xe, double *ve, const double *pp)
+SL_HD SL_INLINE void sl_mvs_point(int how, int n, int S, double h, const double *m, double *ps,
+                                  double *xe, double *ve, const double *pp)
 {
     double *Q = ps, *V = ps + S * 3 * n, *pend = ps + S * 6 * n;
     const int jac = pp[3] != 0.0;
-    double ok = sl_mvs_K(jac, how, n, S, h > 0.0 ? *pend + 0.5 * h : 0.0, m, Q, V);
+    sl_mvs_K(jac, how, n, S, h > 0.0 ? *pend + 0.5 * h : 0.0, m, Q, V);
     sl_mvs_J(jac, n, S, 0.5 * h, m, Q, V);
     sl_mvs_out(jac, n, S, m, Q, V, xe, ve, ps);
-    return ok;
 }
 
 /* On CUDA from 8 bodies on, the step's drifts are calls too: one thread
@@ -378,16 +369,6 @@ SL_HD SL_INLINE void sl_prop_mvs_point(int st, int n, int S, double h, const dou
 {
     (void)st, (void)x, (void)v;
     sl_mvs_point(SL_MVS_STEP_HOW(n), n, S, h, m, ps, xe, ve, pp);
-}
-
-/* The same for the CPU's lane loop, vectorised (launch.h, POINT_FAST). */
-#define SL_PROP_mvs_POINT_FAST 1
-SL_HD SL_INLINE double sl_prop_mvs_point_fast(int st, int n, int S, double h, const double *x,
-                                           const double *v, const double *m, double *ps,
-                                           double *xe, double *ve, const double *pp)
-{
-    (void)st, (void)x, (void)v;
-    return sl_mvs_point(SL_MVS_FAST, n, S, h, m, ps, xe, ve, pp);
 }
 
 SL_HD SL_INLINE void sl_prop_mvs_apply(int st, int n, int S, double h, double *x, double *v,
@@ -622,13 +603,12 @@ __attribute__((always_inline)) static inline void sl_mvs_K_lanes(int jac, int n,
     }
 }
 
-/* point (launch.h, POINT_LANES): never refuses, the drifts' own fallback
- * having run. */
+/* point for the chunk (launch.h, POINT_LANES): the drifts' own fallback
+ * runs inside. */
 #define SL_PROP_mvs_POINT_LANES 1
 __attribute__((always_inline)) static inline void
 sl_prop_mvs_point_lanes(int st, int n, int W, const double *h, const double *x, const double *v,
-                        const double *m, double *ps, double *xe, double *ve, const double *pp,
-                        double *ok)
+                        const double *m, double *ps, double *xe, double *ve, const double *pp)
 {
     (void)st, (void)x, (void)v;
     enum { L = SL_CHUNK }; /* the lane loop's W */
@@ -638,7 +618,6 @@ sl_prop_mvs_point_lanes(int st, int n, int W, const double *h, const double *x, 
 #pragma omp simd
     for (int l = 0; l < W; l++) {
         hd[l] = h[l] > 0.0 ? pend[l] + 0.5 * h[l] : 0.0;
-        ok[l] = 1.0;
     }
     sl_mvs_K_lanes(jac, n, W, hd, m, Q, V);
 #pragma omp simd

@@ -42,15 +42,15 @@
  *                        or 0.0 (ps may be part-written); the CPU lane loop
  *                        runs it vectorised and runs point, from the PERSIST
  *                        doubles of ps as they were, on the lanes it refused
- *                        (mvs: the Kepler drift's series case)
- *   SL_PROP_<P>_POINT_LANES 1 (with POINT_FAST 1): P also defines, CPU only,
+ *                        (tests/integrators/fast_refuse.h)
+ *   SL_PROP_<P>_POINT_LANES 1: P also defines, CPU only,
  *                        void sl_prop_<P>_point_lanes(k, n, W, const double *h,
- *                        x, v, m, ps, xe, ve, pp, double *ok), point_fast
- *                        for the chunk's W lanes at once (h[l] each lane's
- *                        step, ok[l] its 1.0 or 0.0), called outside any
- *                        loop over lanes so that its iterations may stop
- *                        when every lane is done; the same bits as
- *                        point_fast lane by lane (docs/PLUGINS.md)
+ *                        x, v, m, ps, xe, ve, pp), point for the chunk's W
+ *                        lanes at once (h[l] each lane's step), called
+ *                        outside any loop over lanes so that its iterations
+ *                        may stop when every lane is done; each lane with
+ *                        point's bits (no refusal: its fallback runs
+ *                        inside); used instead of POINT_FAST (docs/PLUGINS.md)
  *   SL_PROP_<P>_SYNC_LANES 1 (SYNC 1): P also defines, CPU only,
  *                        close_start_lanes(n, W, x, v, m, ps, pp),
  *                        sync_point_lanes(mode, k, n, W, x, v, m, ps, xe, ve, pp)

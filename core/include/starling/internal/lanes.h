@@ -338,26 +338,17 @@ static inline int sl_lanes_screen(const sl_monitor_config *mc, int n, const doub
     return any;
 }
 
-/* Stage ST's point for every lane. With POINT_FAST (launch.h) the fast
+/* Stage ST's point for every lane. With POINT_LANES (launch.h) the
+ * integrator's point for the whole chunk; else with POINT_FAST the fast
  * form runs vectorised and the lanes it refuses run point from the working
- * state they began with: a lane's result never depends on its neighbours
- * (with POINT_LANES the fast form may stop its iterations early for the
- * chunk, but only once every lane's own would have changed nothing). */
+ * state they began with. Either way a lane's result never depends on its
+ * neighbours. */
 #define SL__LANES_POINT_0(P, N, ST)                                                        \
     _Pragma("omp simd")                                                                    \
     for (int l = 0; l < W; l++)                                                            \
         sl_prop_##P##_point(ST, N, W, L.h[l], x + l, v + l, m + l, ps + l, xe + l, ve + l, \
                             a->pp);
-/* The lanes the fast form refused (flag[l]) run point from pf. */
-#define SL__LANES_POINT_REDO(P, N, ST, slow)                                               \
-    for (int l = 0; (slow) && l < W; l++)                                                  \
-        if (flag[l]) {                                                                     \
-            for (int k = 0; k < SL_PERSIST_LEN(P) * (N); k++)                              \
-                ps[W * k + l] = pf[W * k + l];                                             \
-            sl_prop_##P##_point(ST, N, W, L.h[l], x + l, v + l, m + l, ps + l, xe + l,     \
-                                ve + l, a->pp);                                            \
-        }
-#define SL__LANES_POINT_FAST_0(P, N, ST)                                                   \
+#define SL__LANES_POINT_1(P, N, ST)                                                        \
     {                                                                                      \
         memcpy(pf, ps, sizeof pf);                                                         \
         int slow = 0;                                                                      \
@@ -367,24 +358,24 @@ static inline int sl_lanes_screen(const sl_monitor_config *mc, int n, const doub
                                                ps + l, xe + l, ve + l, a->pp) == 0.0;      \
             slow |= flag[l];                                                               \
         }                                                                                  \
-        SL__LANES_POINT_REDO(P, N, ST, slow)                                               \
+        /* the refused lanes (flag[l]) run point from pf */                                \
+        for (int l = 0; slow && l < W; l++)                                                \
+            if (flag[l]) {                                                                 \
+                for (int k = 0; k < SL_PERSIST_LEN(P) * (N); k++)                          \
+                    ps[W * k + l] = pf[W * k + l];                                         \
+                sl_prop_##P##_point(ST, N, W, L.h[l], x + l, v + l, m + l, ps + l, xe + l, \
+                                    ve + l, a->pp);                                        \
+            }                                                                              \
     }
-/* POINT_LANES: the fast form called once for the chunk (its loops over
- * lanes its own), giving a flag per lane. */
-#define SL__LANES_POINT_FAST_1(P, N, ST)                                                   \
-    {                                                                                      \
-        memcpy(pf, ps, sizeof pf);                                                         \
-        _Alignas(64) double okl[W];                                                        \
-        int slow = 0;                                                                      \
-        sl_prop_##P##_point_lanes(ST, N, W, L.h, x, v, m, ps, xe, ve, a->pp, okl);         \
-        for (int l = 0; l < W; l++) {                                                      \
-            flag[l] = okl[l] == 0.0;                                                       \
-            slow |= flag[l];                                                               \
-        }                                                                                  \
-        SL__LANES_POINT_REDO(P, N, ST, slow)                                               \
-    }
-#define SL__LANES_POINT_1(P, N, ST)                                                        \
-    SL_CAT(SL__LANES_POINT_FAST_, SL_OPT_FLAG(SL_PROP_##P##_POINT_LANES))(P, N, ST)
+#define SL__LANES_POINT_LANES_0(P, N, ST)                                                  \
+    SL_CAT(SL__LANES_POINT_, SL_OPT_FLAG(SL_PROP_##P##_POINT_FAST))(P, N, ST)
+#define SL__LANES_POINT_LANES_1(P, N, ST)                                                  \
+    sl_prop_##P##_point_lanes(ST, N, W, L.h, x, v, m, ps, xe, ve, a->pp);
+/* pf's length: POINT_FAST's snapshot, needed only when POINT_LANES is not 1 */
+#define SL__LANES_PF_LEN(P, N)                                                             \
+    (SL_OPT_FLAG(SL_PROP_##P##_POINT_FAST) && !SL_OPT_FLAG(SL_PROP_##P##_POINT_LANES)      \
+         ? SL_PERSIST_LEN(P) * (N) * SL_CHUNK                                              \
+         : 1)
 
 /* One stage of every lane: the stage number is a literal, so the
  * integrator's per-stage branches fold away and the lane loop is straight
@@ -393,7 +384,7 @@ static inline int sl_lanes_screen(const sl_monitor_config *mc, int n, const doub
 SL_STATIC_ASSERT(SL_STAGES_MAX == 16, "SL_LANES_DEFINE stamps 16 stages: stamp SL_STAGES_MAX");
 #define SL__LANES_STAGE(P, F, N, ST)                                                       \
     if ((ST) < SL_PROP_##P##_NSTAGES) {                                                    \
-        SL_CAT(SL__LANES_POINT_, SL_OPT_FLAG(SL_PROP_##P##_POINT_FAST))(P, N, ST)          \
+        SL_CAT(SL__LANES_POINT_LANES_, SL_OPT_FLAG(SL_PROP_##P##_POINT_LANES))(P, N, ST)   \
         _Pragma("omp simd")                                                                \
         for (int l = 0; l < W; l++) {                                                      \
             SL_FORCE_EVAL(F, P, N, W, xe + l, ve + l, m + l, fp + l, ae + l, je + l);       \
@@ -508,8 +499,7 @@ static inline int sl_lanes_sync_need(const sl_run_args *a, const sl_lanes *L, in
         _Alignas(64) double vk[SL_PROP_##P##_ADAPTIVE + SL_PROP_##P##_SYNC ? 3 * (N) * W : 1]; \
         _Alignas(64) double pk[SL_PROP_##P##_ADAPTIVE ? SL_PERSIST_LEN(P) * (N) * W : 1];  \
         /* POINT_FAST: the working state a refused lane starts its point again from */    \
-        _Alignas(64) double pf[SL_OPT_FLAG(SL_PROP_##P##_POINT_FAST) ? SL_PERSIST_LEN(P) * (N) * W \
-                                                                     : 1];                 \
+        _Alignas(64) double pf[SL__LANES_PF_LEN(P, N)];                                    \
         (void)pf;                                                                          \
         sl_lanes L;                                                                        \
         const int64_t s0 = chunk * W;                                                      \
