@@ -271,11 +271,11 @@ Test(contract, packed_counts_out_of_range_refused)
     sl_run_config c;
     slt_config(&p, &c, 0.01, 1.0);
     c.prop = &prop;
-    prop.n_packed = SL_PROP_PARAMS_MAX + 1;
-    const char *has_p[] = {"integrator 'hermite'", "n_packed = 9", "1..8", NULL};
+    prop.n_packed = SL_PROP_PACKED_MAX + 1; /* pp's last double is the core's */
+    const char *has_p[] = {"integrator 'hermite'", "n_packed = 8", "1..7", NULL};
     refused(e, &c, SL_ERR_PLUGIN, has_p);
     prop.n_packed = 0;
-    refused(e, &c, SL_ERR_PLUGIN, has_p + 2); /* "1..8" */
+    refused(e, &c, SL_ERR_PLUGIN, has_p + 2); /* "1..7" */
     prop = *p.hermite;
     c.force = &force;
     force.n_packed = SL_FORCE_PARAMS_MAX + 1;

@@ -15,13 +15,17 @@
 
 #include "kepler_drift_ref.h"
 
+/* The early stop every check here runs with: 0 (none), or mvs's default
+ * kepler_tol, which must keep every drift within the same bounds. */
+static double kd_tol = 0.0;
+
 /* Drifts (x0, v0) by dt and checks it against the reference within
  * drift_bound; returns the error over the bound. */
 static double check_drift(double gm, const double *x0, const double *v0, double dt,
                           const char *what)
 {
     double x[3] = {x0[0], x0[1], x0[2]}, v[3] = {v0[0], v0[1], v0[2]}, xr[3], vr[3];
-    int it = sl_kepler_drift(gm, dt, x, v);
+    int it = sl_kepler_drift_tol(gm, dt, kd_tol, x, v);
     cr_assert(it > 0 || (dt == 0 && it >= 0), "%s: the drift failed (%d)", what, it);
     ref_drift(gm, dt, x0, v0, xr, vr);
     double ex = drift_err(x0, x, xr), ev = drift_err(v0, v, vr);
@@ -33,7 +37,7 @@ static double check_drift(double gm, const double *x0, const double *v0, double 
 
 /* Ellipses from circular to e = 0.9999, drifts from 1e-12 of an orbit to
  * 10^4 orbits, both ways. */
-Test(kepler_drift, ellipses_match_the_elements, .timeout = 60)
+static void ellipses(void)
 {
     const double es[] = {0, 1e-8, 0.1, 0.5, 0.9, 0.99, 0.999, 0.9999};
     const double nus[] = {0, 0.4, M_PI / 2, 2.5, M_PI, -1.2};
@@ -50,12 +54,20 @@ Test(kepler_drift, ellipses_match_the_elements, .timeout = 60)
                 snprintf(what, sizeof what, "e = %g, nu = %g, dt = %g P", es[i], nus[j], frac[k]);
                 worst = fmax(worst, check_drift(gm, x0, v0, frac[k] * P, what));
             }
-    fprintf(stderr, "ellipses: worst error / bound = %.3g\n", worst);
+    fprintf(stderr, "ellipses (tol %g): worst error / bound = %.3g\n", kd_tol, worst);
+}
+
+Test(kepler_drift, ellipses_match_the_elements, .timeout = 60) { ellipses(); }
+
+Test(kepler_drift, ellipses_match_the_elements_with_the_early_stop, .timeout = 60)
+{
+    kd_tol = 1e-6;
+    ellipses();
 }
 
 /* Hyperbolas, near-parabolic ones included, by pericentre distance, with
  * spans in units of the time at pericentre sqrt(q^3/gm). */
-Test(kepler_drift, hyperbolas_match_the_elements)
+static void hyperbolas(void)
 {
     const double es[] = {1 + 1e-9, 1 + 1e-6, 1.001, 1.1, 2, 10};
     const double nus[] = {0, 0.5, -0.9, 2.0};
@@ -76,7 +88,15 @@ Test(kepler_drift, hyperbolas_match_the_elements)
                 worst = fmax(worst, check_drift(gm, x0, v0, span[k] * T, what));
             }
         }
-    fprintf(stderr, "hyperbolas: worst error / bound = %.3g\n", worst);
+    fprintf(stderr, "hyperbolas (tol %g): worst error / bound = %.3g\n", kd_tol, worst);
+}
+
+Test(kepler_drift, hyperbolas_match_the_elements) { hyperbolas(); }
+
+Test(kepler_drift, hyperbolas_match_the_elements_with_the_early_stop)
+{
+    kd_tol = 1e-6;
+    hyperbolas();
 }
 
 /* The exact parabola (beta = 0 in floating point), from and through
@@ -130,7 +150,7 @@ static double slt_u01(unsigned long long *s)
  * reference within the bound of check_drift, keeps the energy and the
  * angular momentum to rounding of the largest terms they are made of
  * (times the same bound), and so does the drift back. */
-Test(kepler_drift, random_draws_match_keep_invariants_and_reverse, .timeout = 120)
+static void random_draws(void)
 {
     unsigned long long s = 0x9e3779b97f4a7c15ULL;
 #define U01() slt_u01(&s)
@@ -152,7 +172,7 @@ Test(kepler_drift, random_draws_match_keep_invariants_and_reverse, .timeout = 12
         double bound = drift_bound(gm, dt, x0, v0);
         worst_ref = fmax(worst_ref, check_drift(gm, x0, v0, dt, what));
         double x[3] = {x0[0], x0[1], x0[2]}, v[3] = {v0[0], v0[1], v0[2]};
-        sl_kepler_drift(gm, dt, x, v);
+        sl_kepler_drift_tol(gm, dt, kd_tol, x, v);
         double r0 = norm3(x0), r = norm3(x), w0 = norm3(v0), w = norm3(v);
         double en0 = 0.5 * w0 * w0 - gm / r0, en = 0.5 * w * w - gm / r;
         double h0[3] = {x0[1] * v0[2] - x0[2] * v0[1], x0[2] * v0[0] - x0[0] * v0[2],
@@ -170,10 +190,21 @@ Test(kepler_drift, random_draws_match_keep_invariants_and_reverse, .timeout = 12
         worst_back = fmax(worst_back, check_drift(gm, x, v, -dt, what));
     }
 #undef U01
-    fprintf(stderr, "random draws, error over bound: reference %.3g, energy %.3g, angular "
-            "momentum %.3g, back %.3g\n", worst_ref, worst_e, worst_h, worst_back);
+    fprintf(stderr, "random draws (tol %g), error over bound: reference %.3g, energy %.3g, angular "
+            "momentum %.3g, back %.3g\n", kd_tol, worst_ref, worst_e, worst_h, worst_back);
     cr_assert(worst_e <= 1, "energy changed by %.3g of the bound", worst_e);
     cr_assert(worst_h <= 1, "angular momentum changed by %.3g of the bound", worst_h);
+}
+
+Test(kepler_drift, random_draws_match_keep_invariants_and_reverse, .timeout = 120)
+{
+    random_draws();
+}
+
+Test(kepler_drift, random_draws_with_the_early_stop, .timeout = 120)
+{
+    kd_tol = 1e-6;
+    random_draws();
 }
 
 /* The fast path (vectorised on the CPU) must give the general drift's bits
@@ -183,7 +214,9 @@ Test(kepler_drift, fast_path_is_the_general_drift_bit_for_bit, .timeout = 60)
 {
     unsigned long long s = 12345;
     const double fracs[3] = {0.02, 0.1, 0.3};
+    for (int ti = 0; ti < 2; ti++)
     for (int fi = 0; fi < 3; fi++) {
+        const double tol = ti ? 1e-6 : 0.0; /* the early stop, or none */
         int n = 50000, taken = 0, same = 0;
         for (int i = 0; i < n; i++) {
             double gm = 1.0, r = 0.3 + 3.0 * slt_u01(&s), e = 0.9 * slt_u01(&s);
@@ -195,8 +228,8 @@ Test(kepler_drift, fast_path_is_the_general_drift_bit_for_bit, .timeout = 60)
             double x1[3], v1[3], x2[3], v2[3];
             memcpy(x1, x, sizeof x), memcpy(v1, v, sizeof v);
             memcpy(x2, x, sizeof x), memcpy(v2, v, sizeof v);
-            sl_kepler_drift(gm, dt, x1, v1);
-            if (sl_kepler_drift_fast(gm, dt, 1, x2, v2)) {
+            sl_kepler_drift_tol(gm, dt, tol, x1, v1);
+            if (sl_kepler_drift_fast(gm, dt, tol, 1, x2, v2)) {
                 taken++;
                 same += !memcmp(x1, x2, sizeof x1) && !memcmp(v1, v2, sizeof v1);
             } else {
@@ -204,8 +237,8 @@ Test(kepler_drift, fast_path_is_the_general_drift_bit_for_bit, .timeout = 60)
                           "a refused drift changed the state");
             }
         }
-        cr_expect_eq(same, taken, "steps of up to %g orbits: %d of %d taken drifts differ",
-                     fracs[fi], taken - same, taken);
+        cr_expect_eq(same, taken, "tol %g, steps of up to %g orbits: %d of %d taken drifts differ",
+                     tol, fracs[fi], taken - same, taken);
         if (fracs[fi] <= 0.1)
             cr_expect_gt(taken, 0.98 * n, "steps of up to %g orbits: only %d of %d taken",
                          fracs[fi], taken, n);
@@ -223,6 +256,7 @@ Test(kepler_drift, fast_lanes_are_the_fast_drift_lane_by_lane, .timeout = 60)
     unsigned long long s = 777;
     int early = 0, refused = 0, chunks = 4000;
     for (int c = 0; c < chunks; c++) {
+        const double tol = c % 3 ? 1e-6 : 0.0; /* the early stop, or none */
         double gm[W], dt[W], xs[3 * W], vs[3 * W], x0[3 * W], v0[3 * W], ok[W];
         double k[SL_KDRIFT_LANES_SCRATCH * W];
         double frac = c % 4 == 0 ? 0.3 : (c % 4 == 1 ? 0.02 : 0.1);
@@ -241,15 +275,15 @@ Test(kepler_drift, fast_lanes_are_the_fast_drift_lane_by_lane, .timeout = 60)
             ok[l] = 1.0;
         }
         memcpy(x0, xs, sizeof xs), memcpy(v0, vs, sizeof vs);
-        sl_kepler_drift_fast_lanes(W, gm, dt, xs, vs, ok, k);
+        sl_kepler_drift_fast_lanes(W, gm, dt, tol, xs, vs, ok, k);
         int its[W], max_its = 0;
         for (int l = 0; l < W; l++) {
             double x[3] = {x0[l], x0[W + l], x0[2 * W + l]};
             double v[3] = {v0[l], v0[W + l], v0[2 * W + l]};
             double xg[3], vg[3];
             memcpy(xg, x, sizeof x), memcpy(vg, v, sizeof v);
-            its[l] = sl_kepler_drift(gm[l], dt[l], xg, vg);
-            double f = sl_kepler_drift_fast(gm[l], dt[l], 1, x, v);
+            its[l] = sl_kepler_drift_tol(gm[l], dt[l], tol, xg, vg);
+            double f = sl_kepler_drift_fast(gm[l], dt[l], tol, 1, x, v);
             cr_assert_eq(f, ok[l], "chunk %d lane %d: flag %g, the fast drift's %g", c, l, ok[l],
                          f);
             for (int d = 0; d < 3; d++)
@@ -266,4 +300,35 @@ Test(kepler_drift, fast_lanes_are_the_fast_drift_lane_by_lane, .timeout = 60)
     /* the point of the lanes form: some chunks stop before the fixed count */
     cr_expect_gt(early, 0, "no chunk needed fewer than %d iterations", SL_KDRIFT_FAST_IT);
     cr_expect_gt(refused, 0, "no lane refused: the fallback case is untested");
+}
+
+/* The early stop (kepler_tol, mvs's default 1e-6) saves iterations and
+ * leaves the drift where full convergence puts it, to rounding: over
+ * planetary steps (up to a tenth of an orbit) the two drifts' states
+ * differ by a few ulp of the position and velocity at most. */
+Test(kepler_drift, the_early_stop_saves_iterations_not_accuracy, .timeout = 60)
+{
+    unsigned long long s = 4242;
+    long its0 = 0, its1 = 0;
+    double worst = 0.0;
+    for (int i = 0; i < 50000; i++) {
+        double gm = 1.0, r = 0.3 + 3.0 * slt_u01(&s), e = 0.9 * slt_u01(&s);
+        double vc = sqrt(gm / r) * (1.0 + e * (slt_u01(&s) - 0.5));
+        double x0[3] = {r, 0.1 * slt_u01(&s), 0.05 * slt_u01(&s)};
+        double v0[3] = {0.1 * (slt_u01(&s) - 0.5) * vc, vc, 0.05 * vc * (slt_u01(&s) - 0.5)};
+        double dt = 0.1 * 2.0 * M_PI * pow(r, 1.5) * slt_u01(&s);
+        double x[3], v[3], xe[3], ve[3];
+        memcpy(x, x0, sizeof x), memcpy(v, v0, sizeof v);
+        memcpy(xe, x0, sizeof x), memcpy(ve, v0, sizeof v);
+        its0 += sl_kepler_drift_tol(gm, dt, 0.0, x, v);
+        its1 += sl_kepler_drift_tol(gm, dt, 1e-6, xe, ve);
+        for (int d = 0; d < 3; d++)
+            worst = fmax(worst, fmax(fabs(xe[d] - x[d]) / norm3(x), fabs(ve[d] - v[d]) / norm3(v)));
+    }
+    fprintf(stderr, "early stop: %.3f iterations a drift against %.3f; worst difference %.3g\n",
+            its1 / 50000.0, its0 / 50000.0, worst);
+    cr_expect_lt(its1, its0 - 50000 / 2, "the early stop saved only %ld iterations in 50000 drifts",
+                 its0 - its1);
+    cr_expect_leq(worst, 8.0 * DBL_EPSILON, "the early stop moved a drift by %.3g (relative)",
+                  worst);
 }

@@ -52,7 +52,8 @@ Test(mvs_lanes, chunk_stages_are_the_one_lane_stages_bit_for_bit, .timeout = 60)
     for (int rep = 0; rep < 40; rep++) {
         const int jac = rep % 2, order = rep % 4 < 2 ? 11 : 5;
         const double dt = rep % 5 == 0 ? 0.9 : 0.05; /* long steps: refusals */
-        double pp[SL_PROP_PARAMS_MAX] = {dt, 0.0, order, jac};
+        const double tol = rep % 8 < 4 ? 1e-6 : 0.0;   /* kepler_tol: early stop or none */
+        double pp[SL_PROP_PARAMS_MAX] = {dt, 0.0, order, jac, tol};
         static double x[3 * NB * W], v[3 * NB * W], m[NB * W], ps[PSL * W], h[W];
         static double x1[3 * NB * W], v1[3 * NB * W], ps1[PSL * W];
         static double xe1[3 * NB * W], ve1[3 * NB * W];
@@ -106,7 +107,7 @@ Test(mvs_lanes, chunk_stages_are_the_one_lane_stages_bit_for_bit, .timeout = 60)
                 double q[3], u[3];
                 for (int d = 0; d < 3; d++)
                     q[d] = ps[W * (3 * b + d) + l], u[d] = ps[W * (3 * NB + 3 * b + d) + l];
-                refused += sl_kepler_drift_fast(jac ? 1.0 : m[l], dt, 1, q, u) == 0.0;
+                refused += sl_kepler_drift_fast(jac ? 1.0 : m[l], dt, tol, 1, q, u) == 0.0;
             }
     }
     cr_expect_gt(refused, 0, "no drift fell back: the fallback is untested");

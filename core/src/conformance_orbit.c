@@ -632,9 +632,9 @@ static void check_pack(sl_check_report *r, const sl_propagator *p)
         sl_check_add(r, SL_CHECK_FAIL, "pack", "valid values refused: %s", sl_last_error());
         return;
     }
-    if (p->n_packed < 1 || p->n_packed > SL_PROP_PARAMS_MAX) {
-        sl_check_add(r, SL_CHECK_FAIL, "pack", "n_packed = %d: expected 1..%d", p->n_packed,
-                     SL_PROP_PARAMS_MAX);
+    if (p->n_packed < 1 || p->n_packed > SL_PROP_PACKED_MAX) {
+        sl_check_add(r, SL_CHECK_FAIL, "pack", "n_packed = %d: expected 1..%d (pp[%d] is the "
+                     "core's)", p->n_packed, SL_PROP_PACKED_MAX, SL_PP_SMOOTH);
         return;
     }
     for (int i = 0; i < SL_PROP_PARAMS_MAX; i++)

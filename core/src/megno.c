@@ -330,6 +330,7 @@ static sl_status run_pairs(const sl_backend *be, sl_ensemble *w, const sl_run_co
                            double t_from, double iv, megno_run *r, sl_run_result *ri)
 {
     sl_run_config ci = *c;
+    ci.pp[SL_PP_SMOOTH] = 1.0; /* early stops off: the shadows divide rounding by delta */
     if (c->log_sink)
         ci.log_sink = log_filter, ci.log_ud = r;
     sl__segments seg = {t_from, iv, sample_pairs, r};

@@ -191,10 +191,10 @@ static sl_status check_limits(const char *path, const sl_plugin_table *t)
 {
     if (t->kind == SL_KIND_PROPAGATOR) {
         const sl_propagator *p = t->table;
-        if (p->n_packed < 1 || p->n_packed > SL_PROP_PARAMS_MAX)
+        if (p->n_packed < 1 || p->n_packed > SL_PROP_PACKED_MAX)
             return sl_fail(SL_ERR_PLUGIN, "plugin %s: integrator '%s' declares n_packed = %d: "
-                           "expected 1..%d (pp[0] is the step)", path, t->name, p->n_packed,
-                           SL_PROP_PARAMS_MAX);
+                           "expected 1..%d (pp[0] is the step; pp[%d] is the core's)", path,
+                           t->name, p->n_packed, SL_PROP_PACKED_MAX, SL_PP_SMOOTH);
         if (p->persist_per_body < 0)
             return sl_fail(SL_ERR_PLUGIN, "plugin %s: integrator '%s' declares persist_per_body "
                            "= %d: expected >= 0", path, t->name, p->persist_per_body);

@@ -67,9 +67,10 @@ static sl_status check_tables(const sl_run_config *c)
 {
     const sl_propagator *p = c->prop;
     const sl_force *f = c->force;
-    if (p->n_packed < 1 || p->n_packed > SL_PROP_PARAMS_MAX)
+    if (p->n_packed < 1 || p->n_packed > SL_PROP_PACKED_MAX)
         return sl_fail(SL_ERR_PLUGIN, "integrate: integrator '%s' declares n_packed = %d: expected "
-                       "1..%d (pp[0] is the step)", p->name, p->n_packed, SL_PROP_PARAMS_MAX);
+                       "1..%d (pp[0] is the step; pp[%d] is the core's)", p->name, p->n_packed,
+                       SL_PROP_PACKED_MAX, SL_PP_SMOOTH);
     if (f->n_packed < 0 || f->n_packed > SL_FORCE_PARAMS_MAX)
         return sl_fail(SL_ERR_PLUGIN, "integrate: force '%s' declares n_packed = %d: expected "
                        "0..%d", f->name, f->n_packed, SL_FORCE_PARAMS_MAX);

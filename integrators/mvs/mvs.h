@@ -47,6 +47,7 @@
 
 #include "starling/hd.h"
 #include "starling/kepler_drift.h"
+#include "starling/propagator.h"
 
 #define SL_PROP_mvs_NSTAGES 1
 #define SL_PROP_mvs_SCRATCH 10 /* and, for the Jacobi kick, body 0's pull (3n) */
@@ -195,9 +196,13 @@ SL_HD SL_INLINE void sl_mvs_from_jacobi(int n, int S, const double *m, const dou
  * sl_mvs_K_lanes. */
 #define SL_MVS_INLINE 0
 #define SL_MVS_CALL 1
+/* The drifts' early stop (sl_kepler_drift_tol): the key kepler_tol (pp[4]),
+ * none where the run must be smooth to the last bits (SL_PP_SMOOTH:
+ * MEGNO's shadows, which the early stop made twice as noisy). */
+#define SL_MVS_TOL(pp) ((pp)[SL_PP_SMOOTH] != 0.0 ? 0.0 : (pp)[4])
 
-SL_HD SL_INLINE void sl_mvs_K(int jac, int how, int n, int S, double h, const double *m,
-                              double *Q, double *V)
+SL_HD SL_INLINE void sl_mvs_K(int jac, double tol, int how, int n, int S, double h,
+                              const double *m, double *Q, double *V)
 {
     SL_UNROLL
     for (int d = 0; d < 3; d++)
@@ -214,9 +219,9 @@ SL_HD SL_INLINE void sl_mvs_K(int jac, int how, int n, int S, double h, const do
             u[d] = V[S * (3 * i + d)];
         }
         if (how == SL_MVS_CALL)
-            sl_kepler_drift_call(gm, h, q, u);
+            sl_kepler_drift_call(gm, h, tol, q, u);
         else
-            sl_kepler_drift(gm, h, q, u);
+            sl_kepler_drift_tol(gm, h, tol, q, u);
         SL_UNROLL
         for (int d = 0; d < 3; d++) {
             Q[S * (3 * i + d)] = q[d];
@@ -347,7 +352,7 @@ SL_HD SL_INLINE void sl_mvs_point(int how, int n, int S, double h, const double 
 {
     double *Q = ps, *V = ps + S * 3 * n, *pend = ps + S * 6 * n;
     const int jac = pp[3] != 0.0;
-    sl_mvs_K(jac, how, n, S, h > 0.0 ? *pend + 0.5 * h : 0.0, m, Q, V);
+    sl_mvs_K(jac, SL_MVS_TOL(pp), how, n, S, h > 0.0 ? *pend + 0.5 * h : 0.0, m, Q, V);
     sl_mvs_J(jac, n, S, 0.5 * h, m, Q, V);
     sl_mvs_out(jac, n, S, m, Q, V, xe, ve, ps);
 }
@@ -408,7 +413,7 @@ SL_HD SL_INLINE void sl_prop_mvs_close_start(int n, int S, double *x, double *v,
         x[S * k] = ps[S * k];
         v[S * k] = ps[S * (3 * n + k)];
     }
-    sl_mvs_K(pp[3] != 0.0, SL_MVS_CALL, n, S, ps[S * 6 * n], m, x, v);
+    sl_mvs_K(pp[3] != 0.0, SL_MVS_TOL(pp), SL_MVS_CALL, n, S, ps[S * 6 * n], m, x, v);
 }
 
 /* (Q, V) in x, v -> inertial x, v: x_0 from the centre of mass, v_0 from
@@ -535,7 +540,7 @@ SL_HD SL_INLINE void sl_prop_mvs_sync_point(int mode, int st, int n, int S, doub
     sl_mvs_corrector_z((int)pp[2], st / 2, mode == SL_SYNC_OPEN ? 1.0 : -1.0, pp[0], &a, &b);
     const double sgn = st % 2 ? 1.0 : -1.0;
     const int jac = pp[3] != 0.0;
-    sl_mvs_K(jac, SL_MVS_CALL, n, S, st % 2 ? -2.0 * a : a, m, Q, V);
+    sl_mvs_K(jac, SL_MVS_TOL(pp), SL_MVS_CALL, n, S, st % 2 ? -2.0 * a : a, m, Q, V);
     sl_mvs_J(jac, n, S, 0.5 * sgn * b, m, Q, V);
     sl_mvs_out(jac, n, S, m, Q, V, xe, ve, ps);
 }
@@ -552,7 +557,7 @@ SL_HD SL_INLINE void sl_prop_mvs_sync_apply(int mode, int st, int n, int S, doub
     sl_mvs_B(jac, n, S, sgn * b, m, Q, V, acc, ps);
     sl_mvs_J(jac, n, S, 0.5 * sgn * b, m, Q, V);
     if (st % 2)
-        sl_mvs_K(jac, SL_MVS_CALL, n, S, a, m, Q, V);
+        sl_mvs_K(jac, SL_MVS_TOL(pp), SL_MVS_CALL, n, S, a, m, Q, V);
 }
 
 #if !defined(__CUDACC__)
@@ -568,8 +573,8 @@ SL_HD SL_INLINE void sl_prop_mvs_sync_apply(int mode, int st, int n, int S, doub
 /* sl_mvs_K for every lane (h[l] each lane's time): the fast drift for all
  * lanes, then the general one on the (lane, body) it refused and left
  * untouched, so each lane has the bits of sl_mvs_K. */
-__attribute__((always_inline)) static inline void sl_mvs_K_lanes(int jac, int n, int W,
-                                                                 const double *h,
+__attribute__((always_inline)) static inline void sl_mvs_K_lanes(int jac, double tol, int n,
+                                                                 int W, const double *h,
                                                                  const double *m, double *Q,
                                                                  double *V)
 {
@@ -590,13 +595,13 @@ __attribute__((always_inline)) static inline void sl_mvs_K_lanes(int jac, int n,
             gm[l] = jac ? eta[l] : m[l];
             ok[l] = 1.0;
         }
-        sl_kepler_drift_fast_lanes(W, gm, h, q, u, ok, k);
+        sl_kepler_drift_fast_lanes(W, gm, h, tol, q, u, ok, k);
         for (int l = 0; l < W; l++)
             if (ok[l] == 0.0) {
                 double qq[3], uu[3];
                 for (int d = 0; d < 3; d++)
                     qq[d] = q[W * d + l], uu[d] = u[W * d + l];
-                sl_kepler_drift_call(gm[l], h[l], qq, uu);
+                sl_kepler_drift_call(gm[l], h[l], tol, qq, uu);
                 for (int d = 0; d < 3; d++)
                     q[W * d + l] = qq[d], u[W * d + l] = uu[d];
             }
@@ -619,7 +624,7 @@ sl_prop_mvs_point_lanes(int st, int n, int W, const double *h, const double *x, 
     for (int l = 0; l < W; l++) {
         hd[l] = h[l] > 0.0 ? pend[l] + 0.5 * h[l] : 0.0;
     }
-    sl_mvs_K_lanes(jac, n, W, hd, m, Q, V);
+    sl_mvs_K_lanes(jac, SL_MVS_TOL(pp), n, W, hd, m, Q, V);
 #pragma omp simd
     for (int l = 0; l < W; l++) {
         sl_mvs_J(jac, n, W, 0.5 * h[l], m + l, Q + l, V + l);
@@ -644,7 +649,7 @@ sl_prop_mvs_close_start_lanes(int n, int W, double *x, double *v, const double *
             v[W * k + l] = ps[W * (3 * n + k) + l];
         }
     }
-    sl_mvs_K_lanes(pp[3] != 0.0, n, W, hd, m, x, v);
+    sl_mvs_K_lanes(pp[3] != 0.0, SL_MVS_TOL(pp), n, W, hd, m, x, v);
 }
 
 __attribute__((always_inline)) static inline void
@@ -661,7 +666,7 @@ sl_prop_mvs_sync_point_lanes(int mode, int st, int n, int W, double *x, double *
     const int jac = pp[3] != 0.0;
     for (int l = 0; l < W; l++)
         hd[l] = ka;
-    sl_mvs_K_lanes(jac, n, W, hd, m, Q, V);
+    sl_mvs_K_lanes(jac, SL_MVS_TOL(pp), n, W, hd, m, Q, V);
 #pragma omp simd
     for (int l = 0; l < W; l++) {
         sl_mvs_J(jac, n, W, 0.5 * sgn * b, m + l, Q + l, V + l);
@@ -688,7 +693,7 @@ sl_prop_mvs_sync_apply_lanes(int mode, int st, int n, int W, double *x, double *
     if (st % 2) {
         for (int l = 0; l < W; l++)
             hd[l] = a;
-        sl_mvs_K_lanes(jac, n, W, hd, m, Q, V);
+        sl_mvs_K_lanes(jac, SL_MVS_TOL(pp), n, W, hd, m, Q, V);
     }
 }
 #endif

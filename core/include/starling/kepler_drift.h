@@ -128,7 +128,28 @@ SL_HD SL_INLINE int sl_kdrift_long(double gm, double dt, double beta)
            0.9 * (SL_KEPLER_TWO_PI * SL_KEPLER_TWO_PI / 4.0) * (gm * gm);
 }
 
-SL_HD SL_INLINE int sl_kepler_drift(double gm, double dt, double *x, double *v)
+/* G1, G2 at X + d from G0 = c0, G1, G2 at X, by their Taylor series to
+ * d^3 (G_k' = G_{k-1}, G0' = -beta G1): an early stop's last evaluation
+ * carried to the accepted X, whose d the stop keeps below tol X, the
+ * terms left ~d^4 / 24 below every G's rounding. */
+SL_HD SL_INLINE void sl_kdrift_carry(double beta, double d, double G0, double *G1, double *G2)
+{
+    const double g1 = *G1, g2 = *G2;
+    *G1 = g1 + d * (G0 - d * beta * (0.5 * g1 + d * (1.0 / 6.0) * G0));
+    *G2 = g2 + d * (g1 + d * (0.5 * G0 - d * (1.0 / 6.0) * beta * g1));
+}
+
+/* The drift, with an early stop when tol > 0: an iteration whose step d is
+ * below tol |X| (not a bisection) ends it, X + d accepted, since
+ * Laguerre-Conway converges about cubically and the next step would be
+ * below an ulp; the last evaluation's G1, G2 are carried to X + d
+ * (sl_kdrift_carry), so the confirming iteration and the final series are
+ * saved. With tol = 1e-6 (mvs's kepler_tol) a drift moves by a few ulp at
+ * most (test_kepler_drift); but the decision to stop depends on the last
+ * bits of the state, and MEGNO's shadow particles, which divide rounding by
+ * their distance, came out twice as noisy (test_megno), so they run with
+ * tol = 0: the full convergence, bit for bit the drift before the stop. */
+SL_HD SL_INLINE int sl_kepler_drift_tol(double gm, double dt, double tol, double *x, double *v)
 {
     double r0 = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]), ir0 = 1.0 / r0;
     double eta = x[0] * v[0] + x[1] * v[1] + x[2] * v[2];
@@ -168,15 +189,23 @@ SL_HD SL_INLINE int sl_kepler_drift(double gm, double dt, double *x, double *v)
          * bracket, a point already tried: rounding in f then makes the
          * steps hop between two values for ever. */
         double noise = 4.4e-16 * (fabs(t1) + fabs(t2) + fabs(t3) + fabs(dt));
-        int stuck = Xn == lo || Xn == hi;
+        int stuck = Xn == lo || Xn == hi, bisected = Xn != X + d;
         d = Xn - X;
         X = Xn;
         if (fabs(d) <= 4.4e-16 * fabs(X) || fabs(f) <= noise || stuck) {
             it = i + 1;
             break;
         }
+        /* a step below tol X: the next, about its cube, below an ulp */
+        if (!bisected && fabs(d) <= tol * fabs(X)) {
+            sl_kdrift_carry(beta, d, c[0], &G1, &G2);
+            it = -(i + 1) - 1;
+            break;
+        }
     }
-    if (it > 0) {
+    if (it < -1) {
+        it = -it - 1; /* carried: G1, G2 are X's */
+    } else if (it > 0) {
         sl_stumpff(beta * X * X, c);
         G1 = X * c[1], G2 = X * X * c[2];
     }
@@ -200,6 +229,12 @@ SL_HD SL_INLINE int sl_kepler_drift(double gm, double dt, double *x, double *v)
     return it;
 }
 
+/* The full convergence: every iteration to the ulp. */
+SL_HD SL_INLINE int sl_kepler_drift(double gm, double dt, double *x, double *v)
+{
+    return sl_kepler_drift_tol(gm, dt, 0.0, x, v);
+}
+
 /* sl_kepler_drift for the common case only, as straight-line code that a
  * compiler vectorises across systems (the CPU's lane loop): an ellipse
  * (or any orbit over a short step) whose universal anomaly stays where
@@ -216,12 +251,7 @@ SL_HD SL_INLINE int sl_kepler_drift(double gm, double dt, double *x, double *v)
  * random orbits 4 take as many drifts as 6 at steps up to 0.3 orbit
  * (98.8 % at 0.1, 53.6 % at 0.3: the rest leave the series' range), 3 take
  * 70 % at 0.1; the Sun and eight planets at 8 days converge in 2 to 4.
- * Each one costs every lane a Laguerre-Conway step, converged or not.
- * (Stopping after a step below 1e-6 or 1e-8 of X, whose cubic convergence
- * leaves little, would save an iteration, but it left an ulp in up to
- * 1.9 % of the drifts and made MEGNO by shadow particles 1e-8 apart,
- * which divides rounding by that distance, 1.5-2x as noisy:
- * test_megno's linear_in_the_distance, docs/ARCHITECTURE.md.) */
+ * Each one costs every lane a Laguerre-Conway step, converged or not. */
 #define SL_KDRIFT_FAST_IT 4
 
 /* sl_kepler_drift_fast in three pieces, so that the CPU's lane loop can
@@ -257,9 +287,10 @@ SL_HD SL_INLINE void sl_kdrift_fast_begin(double gm, double dt, int S, const dou
 
 /* One Laguerre-Conway iteration; a lane done already keeps X, its bracket
  * and its flags to the bit (and so does a refused one its okf of 0). */
-SL_HD SL_INLINE void sl_kdrift_fast_iter(double gm, double dt, double r0, double eta, double beta,
-                                         double *Xp, double *lop, double *hip, double *okfp,
-                                         double *donep)
+SL_HD SL_INLINE void sl_kdrift_fast_iter(int early_on, double gm, double dt, double tol, double r0,
+                                         double eta, double beta, double *Xp, double *lop,
+                                         double *hip, double *okfp, double *donep, double *G1p,
+                                         double *G2p)
 {
     double X = *Xp, lo = *lop, hi = *hip, okf = *okfp, done = *donep, c[4];
     double z = beta * X * X;
@@ -282,8 +313,20 @@ SL_HD SL_INLINE void sl_kdrift_fast_iter(double gm, double dt, double r0, double
     Xn = fabs(mid) <= DBL_MAX ? (out > 0.0 ? mid : Xn) : Xn;
     double noise = 4.4e-16 * (fabs(t1) + fabs(t2) + fabs(t3) + fabs(dt));
     double stuck = Xn == nlo ? 1.0 : (Xn == nhi ? 1.0 : 0.0);
+    double bis = Xn == X + d ? 0.0 : 1.0;
     d = Xn - X;
     double conv = fabs(d) <= 4.4e-16 * fabs(Xn) ? 1.0 : (fabs(f) <= noise ? 1.0 : stuck);
+    /* sl_kepler_drift_tol's early stop: done = 2 marks G1, G2 carried
+     * (early_on, a literal where inlined: 0 when tol is 0, which then
+     * costs the loop nothing) */
+    if (early_on) {
+        double early = bis > 0.0 ? 0.0 : (fabs(d) <= tol * fabs(Xn) ? 2.0 : 0.0);
+        conv = conv > 0.0 ? conv : early;
+        double g1 = G1, g2 = G2;
+        sl_kdrift_carry(beta, d, c[0], &g1, &g2);
+        *G1p = done > 0.0 ? *G1p : g1;
+        *G2p = done > 0.0 ? *G2p : g2;
+    }
     *lop = done > 0.0 ? lo : nlo;
     *hip = done > 0.0 ? hi : nhi;
     *Xp = done > 0.0 ? X : Xn;
@@ -293,14 +336,18 @@ SL_HD SL_INLINE void sl_kdrift_fast_iter(double gm, double dt, double r0, double
 
 /* The drift from the converged X: returns the lane's flag, x and v
  * drifted where it is 1.0, untouched where 0.0. */
-SL_HD SL_INLINE double sl_kdrift_fast_end(double gm, int S, double *xs, double *vs, double r0,
-                                          double ir0, double eta, double beta, double X,
-                                          double okf, double done)
+SL_HD SL_INLINE double sl_kdrift_fast_end(int series, double gm, int S, double *xs, double *vs,
+                                          double r0, double ir0, double eta, double beta,
+                                          double X, double okf, double done, double G1c,
+                                          double G2c)
 {
-    double z = beta * X * X, c[4];
-    okf = fabs(z) < 1.0 ? okf * done : 0.0;
-    sl_stumpff_series(z, c);
-    double G1 = X * c[1], G2 = X * X * c[2];
+    /* series 0 (a literal where inlined): no lane needs the series at X,
+     * every one accepted being carried (done 2) */
+    double z = beta * X * X, c[4] = {0.0, 0.0, 0.0, 0.0};
+    okf = fabs(z) < 1.0 ? (done > 0.0 ? okf : 0.0) : 0.0;
+    if (series)
+        sl_stumpff_series(z, c);
+    double G1 = done > 1.0 ? G1c : X * c[1], G2 = done > 1.0 ? G2c : X * X * c[2];
     double fm1 = -gm * G2 * ir0, g = r0 * G1 + eta * G2, xn[3];
     SL_UNROLL
     for (int k = 0; k < 3; k++)
@@ -317,14 +364,15 @@ SL_HD SL_INLINE double sl_kdrift_fast_end(double gm, int S, double *xs, double *
     return okf;
 }
 
-SL_HD SL_INLINE double sl_kepler_drift_fast(double gm, double dt, int S, double *xs, double *vs)
+SL_HD SL_INLINE double sl_kepler_drift_fast(double gm, double dt, double tol, int S, double *xs,
+                                            double *vs)
 {
-    double r0, ir0, eta, beta, X, lo, hi, okf, done;
+    double r0, ir0, eta, beta, X, lo, hi, okf, done, G1 = 0.0, G2 = 0.0;
     sl_kdrift_fast_begin(gm, dt, S, xs, vs, &r0, &ir0, &eta, &beta, &X, &lo, &hi, &okf, &done);
     SL_UNROLL
     for (int i = 0; i < SL_KDRIFT_FAST_IT; i++)
-        sl_kdrift_fast_iter(gm, dt, r0, eta, beta, &X, &lo, &hi, &okf, &done);
-    return sl_kdrift_fast_end(gm, S, xs, vs, r0, ir0, eta, beta, X, okf, done);
+        sl_kdrift_fast_iter(1, gm, dt, tol, r0, eta, beta, &X, &lo, &hi, &okf, &done, &G1, &G2);
+    return sl_kdrift_fast_end(1, gm, S, xs, vs, r0, ir0, eta, beta, X, okf, done, G1, G2);
 }
 
 #if !defined(__CUDACC__)
@@ -338,32 +386,55 @@ SL_HD SL_INLINE double sl_kepler_drift_fast(double gm, double dt, int S, double 
  * not the slowest planet's (the Sun and eight planets at 8 days: 2 for the
  * outer planets, up to 4 for Mercury). ok[l] is multiplied by the lane's
  * flag (1.0 drifted, 0.0 refused and untouched). */
-#define SL_KDRIFT_LANES_SCRATCH 9
+#define SL_KDRIFT_LANES_SCRATCH 11
 __attribute__((always_inline)) static inline void
-sl_kepler_drift_fast_lanes(int W, const double *gm, const double *dt, double *xs, double *vs,
-                           double *ok, double *k)
+sl_kepler_drift_fast_lanes(int W, const double *gm, const double *dt, double tol, double *xs,
+                           double *vs, double *ok, double *k)
 {
     double *r0 = k, *ir0 = k + W, *eta = k + 2 * W, *beta = k + 3 * W, *X = k + 4 * W;
     double *lo = k + 5 * W, *hi = k + 6 * W, *okf = k + 7 * W, *done = k + 8 * W;
+    double *G1 = k + 9 * W, *G2 = k + 10 * W;
 #pragma omp simd
-    for (int l = 0; l < W; l++)
+    for (int l = 0; l < W; l++) {
         sl_kdrift_fast_begin(gm[l], dt[l], W, xs + l, vs + l, r0 + l, ir0 + l, eta + l, beta + l,
                              X + l, lo + l, hi + l, okf + l, done + l);
-    for (int i = 0; i < SL_KDRIFT_FAST_IT; i++) {
-        double open = 0.0;
-#pragma omp simd reduction(+ : open)
-        for (int l = 0; l < W; l++) {
-            sl_kdrift_fast_iter(gm[l], dt[l], r0[l], eta[l], beta[l], X + l, lo + l, hi + l,
-                                okf + l, done + l);
-            open += done[l] > 0.0 ? 0.0 : okf[l];
-        }
-        if (open == 0.0)
-            break;
+        G1[l] = G2[l] = 0.0;
     }
-#pragma omp simd
+    /* each loop twice, its flag a literal: without the early stop, or with
+     * no lane needing the final series, that code is not there */
+#define SL__KD_ITER(E)                                                                     \
+    for (int i = 0; i < SL_KDRIFT_FAST_IT; i++) {                                          \
+        double open = 0.0;                                                                 \
+        _Pragma("omp simd reduction(+ : open)")                                            \
+        for (int l = 0; l < W; l++) {                                                      \
+            sl_kdrift_fast_iter(E, gm[l], dt[l], tol, r0[l], eta[l], beta[l], X + l, lo + l, \
+                                hi + l, okf + l, done + l, G1 + l, G2 + l);                \
+            open += done[l] > 0.0 ? 0.0 : okf[l];                                          \
+        }                                                                                  \
+        if (open == 0.0)                                                                   \
+            break;                                                                         \
+    }
+#define SL__KD_END(SER)                                                                    \
+    _Pragma("omp simd")                                                                    \
+    for (int l = 0; l < W; l++)                                                            \
+        ok[l] *= sl_kdrift_fast_end(SER, gm[l], W, xs + l, vs + l, r0[l], ir0[l], eta[l],   \
+                                    beta[l], X[l], okf[l], done[l], G1[l], G2[l]);
+    if (tol > 0.0) {
+        SL__KD_ITER(1)
+    } else {
+        SL__KD_ITER(0)
+    }
+    double plain = 0.0; /* lanes accepted without the carry */
+#pragma omp simd reduction(+ : plain)
     for (int l = 0; l < W; l++)
-        ok[l] *= sl_kdrift_fast_end(gm[l], W, xs + l, vs + l, r0[l], ir0[l], eta[l], beta[l],
-                                    X[l], okf[l], done[l]);
+        plain += done[l] == 1.0 ? okf[l] : 0.0;
+    if (plain > 0.0) {
+        SL__KD_END(1)
+    } else {
+        SL__KD_END(0)
+    }
+#undef SL__KD_ITER
+#undef SL__KD_END
 }
 #endif
 
@@ -373,14 +444,14 @@ sl_kepler_drift_fast_lanes(int W, const double *gm, const double *dt, double *xs
  * copies per body the CUDA file of mvs took ptxas ten minutes and 10 GB
  * (two minutes and 1.6 GB with the calls). */
 #if defined(__CUDA_ARCH__)
-__device__ __noinline__ static inline int sl_kepler_drift_call(double gm, double dt, double *x,
-                                                               double *v)
+__device__ __noinline__ static inline int sl_kepler_drift_call(double gm, double dt, double tol,
+                                                               double *x, double *v)
 #else
-__attribute__((noinline, unused)) static int sl_kepler_drift_call(double gm, double dt, double *x,
-                                                                  double *v)
+__attribute__((noinline, unused)) static int sl_kepler_drift_call(double gm, double dt, double tol,
+                                                                  double *x, double *v)
 #endif
 {
-    return sl_kepler_drift(gm, dt, x, v);
+    return sl_kepler_drift_tol(gm, dt, tol, x, v);
 }
 
 #endif

@@ -183,7 +183,9 @@
  * Parameters. pp holds SL_PROP_PARAMS_MAX doubles from the integrator
  * table's pack; pp[0] is the step the loop uses, or an adaptive
  * integrator's first step (sl_integrate refuses a pp[0] that is not a
- * finite number > 0, naming the integrator). fp holds a system's
+ * finite number > 0, naming the integrator); pp[SL_PP_SMOOTH], its last,
+ * is the core's (propagator.h: 1.0 where the run must be smooth to the
+ * last bits, MEGNO's shadows). fp holds a system's
  * SL_FORCE_PARAMS_MAX doubles from the force table's pack, per system: a
  * force parameter named like an attribute of the ensemble takes that
  * attribute's value in each system (run.h), so each system may have its
@@ -194,7 +196,7 @@
  * 0 or 1, an unrolled body count N in 1..SL_NBODY_MAX. Every kernel entry
  * records the PERSIST, NSTAGES, JERK and ADAPTIVE it was compiled with
  * (sl_kernel_traits). Checked when a plugin is loaded and by sl_integrate,
- * naming the plugin: the tables' n_packed (1..SL_PROP_PARAMS_MAX for an
+ * naming the plugin: the tables' n_packed (1..SL_PROP_PACKED_MAX for an
  * integrator, 0..SL_FORCE_PARAMS_MAX for a force), and that an integrator
  * table's persist_per_body and adaptive are those its kernels were
  * compiled with (its own kernels when it loads, a kernel set's when a run

@@ -45,6 +45,13 @@ typedef struct sl_kernel_entry {
 } sl_kernel_entry;
 
 enum { SL_PROP_PARAMS_MAX = 8 };
+/* pp's last double is the core's, not pack's: 1.0 where the run must be
+ * smooth in its initial conditions to the last bits (MEGNO's shadow
+ * trajectories, megno.h, whose rounding it divides by their distance),
+ * else 0.0. An integrator whose iterations stop early (mvs: kepler_tol)
+ * converges them fully there. pack fills at most the first
+ * SL_PROP_PACKED_MAX. */
+enum { SL_PP_SMOOTH = SL_PROP_PARAMS_MAX - 1, SL_PROP_PACKED_MAX = SL_PROP_PARAMS_MAX - 1 };
 
 typedef struct sl_propagator {
     SL_TABLE_HEAD;           /* kind SL_KIND_PROPAGATOR; params: e.g. dt */
