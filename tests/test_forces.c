@@ -185,6 +185,54 @@ Test(forces, j2_pull_on_one_body)
     one_body("j2", f.acc, f.jerk, sl_force_j2_acc_at, sl_force_j2_acc_jerk_at, f.fp);
 }
 
+/* The pair terms summed the way the grouped kernel sums them at one body
+ * per thread (internal/group.h): body g evaluates pairs (g, g + k mod n),
+ * k = 1..n/2, keeps m_o t and gives -m_g t to the other body, except the
+ * pair n/2 apart of an even n, which both evaluate. They add up to
+ * acc_jerk, for odd n (each pair once) and even n. */
+static void pairs_like_the_group(int n)
+{
+    double x[3 * NB], v[3 * NB], m[NB], a[3 * NB], j[3 * NB], s[6 * NB] = {0};
+    const double fp[SL_FORCE_PARAMS_MAX] = {0};
+    bodies(x, v, m);
+    sl_force_newton_acc_jerk(n, 1, x, v, m, fp, a, j);
+    for (int g = 0; g < n; g++)
+        for (int k = 1; 2 * k <= n; k++) {
+            const int o = (g + k) % n;
+            double d[3], du[3], t[6], ta[3];
+            for (int c = 0; c < 3; c++) {
+                d[c] = x[3 * o + c] - x[3 * g + c];
+                du[c] = v[3 * o + c] - v[3 * g + c];
+            }
+            sl_force_newton_pair_jerk(d, du, fp, t);
+            sl_force_newton_pair(d, du, fp, ta);
+            for (int c = 0; c < 3; c++)
+                cr_assert_eq(ta[c], t[c], "pair and pair_jerk's pulls differ");
+            for (int c = 0; c < 6; c++) {
+                s[6 * g + c] += m[o] * t[c];
+                if (2 * k != n)
+                    s[6 * o + c] -= m[g] * t[c];
+            }
+        }
+    for (int i = 0; i < n; i++) {
+        double sa = max_abs(a + 3 * i, 3), sj = max_abs(j + 3 * i, 3);
+        for (int c = 0; c < 3; c++) {
+            cr_assert(fabs(s[6 * i + c] - a[3 * i + c]) <= 1e-13 * sa,
+                      "n = %d: pulls summed by pairs, body %d [%d]: %.17g, acc_jerk %.17g", n,
+                      i, c, s[6 * i + c], a[3 * i + c]);
+            cr_assert(fabs(s[6 * i + 3 + c] - j[3 * i + c]) <= 1e-13 * sj,
+                      "n = %d: jerks summed by pairs, body %d [%d]: %.17g, acc_jerk %.17g", n,
+                      i, c, s[6 * i + 3 + c], j[3 * i + c]);
+        }
+    }
+}
+
+Test(forces, newton_pair_terms_add_up_as_the_group_sums_them)
+{
+    pairs_like_the_group(NB);
+    pairs_like_the_group(NB - 1);
+}
+
 /* The perturbation part is the whole force less body 0's Newtonian pull on
  * the others, body 0's row zero; the whole conserves momentum. */
 static void perturbation(force_fns f)

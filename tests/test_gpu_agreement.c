@@ -1,5 +1,5 @@
 /* GPU suite: the CUDA backend against the CPU backend on the same
- * ensembles (hermite + newton, N = 3 and 6 with unrolled kernels, N = 9
+ * ensembles (hermite + newton, N = 3 and 6 with unrolled kernels, N = 8, 9
  * and 16 with grouped ones (several threads per system; rkck too at
  * N = 16), N = 20 with the runtime-N fallback), with monitors on and systems designed to
  * eject, meet, fall onto the central body or go non-finite. Statuses, reasons, details, step counts
@@ -198,9 +198,11 @@ Test(gpu_agreement, n6_unrolled) { agreement(6, 2000, 0.4, "hermite/newton/6"); 
 Test(gpu_agreement, n20_runtime_n) { agreement(20, 400, 0.15, "hermite/newton/any"); }
 
 /* Body counts whose kernels run a system on a group of threads
- * (internal/group.h: 4 threads at N = 9, 16 at N = 16), every stop kind and
- * the log included: the same stops at the same steps as the CPU's loop.
- * (verlet runs one thread per system at every N.) */
+ * (internal/group.h: 8 threads at N = 8 and 16 at N = 16, one body each,
+ * newton's pairs evaluated once and shared by shuffles; 4 at N = 9), every
+ * stop kind and the log included: the same stops at the same steps as the
+ * CPU's loop. (verlet runs one thread per system at every N.) */
+Test(gpu_agreement, n8_grouped_pairs) { agreement(8, 1200, 0.3, "hermite/newton/8"); }
 Test(gpu_agreement, n9_grouped) { agreement(9, 1200, 0.3, "hermite/newton/9"); }
 Test(gpu_agreement, n16_grouped) { agreement(16, 700, 0.15, "hermite/newton/16"); }
 Test(gpu_agreement, n16_grouped_rkck) { agreement_of("rkck", 16, 700, 0.15, "rkck/newton/16"); }

@@ -15,6 +15,7 @@
 #define SL_FORCE_newton_JERK 1    /* acc_jerk: for Hermite */
 #define SL_FORCE_newton_PERTURB 1 /* acc_perturb: for mvs */
 #define SL_FORCE_newton_AT 1      /* acc_at, acc_jerk_at: for grouped kernels */
+#define SL_FORCE_newton_PAIR 1    /* pair, pair_jerk: grouped kernels share pair terms */
 
 SL_HD SL_INLINE void sl_force_newton_acc(int n, int S, const double *x, const double *v,
                                          const double *m, const double *fp, double *a)
@@ -84,6 +85,36 @@ SL_HD SL_INLINE void sl_force_newton_acc_jerk(int n, int S, const double *x, con
             j[S * (3 * k + 1)] -= mi * jy;
             j[S * (3 * k + 2)] -= mi * jz;
         }
+    }
+}
+
+/* One pair's terms per unit mass, d = x_k - x_i and du = v_k - v_i: body i
+ * feels m_k t, body k feels -m_i t (t[0..2] the pull, t[3..5] its jerk).
+ * For the grouped CUDA kernels at one body per thread (internal/group.h),
+ * where each pair is evaluated once and its reaction passed by a shuffle. */
+SL_HD SL_INLINE void sl_force_newton_pair(const double *d, const double *du, const double *fp,
+                                          double *t)
+{
+    (void)du, (void)fp;
+    double rinv = SL_RSQRT(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    double rinv3 = rinv * rinv * rinv;
+    t[0] = d[0] * rinv3;
+    t[1] = d[1] * rinv3;
+    t[2] = d[2] * rinv3;
+}
+
+SL_HD SL_INLINE void sl_force_newton_pair_jerk(const double *d, const double *du,
+                                               const double *fp, double *t)
+{
+    (void)fp;
+    double rinv = SL_RSQRT(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    double rinv2 = rinv * rinv;
+    double rinv3 = rinv * rinv2;
+    double rv = 3.0 * (d[0] * du[0] + d[1] * du[1] + d[2] * du[2]) * rinv2;
+    SL_UNROLL
+    for (int c = 0; c < 3; c++) {
+        t[c] = d[c] * rinv3;
+        t[3 + c] = (du[c] - rv * d[c]) * rinv3;
     }
 }
 

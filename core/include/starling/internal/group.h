@@ -10,7 +10,9 @@
  * warp; thread g owns bodies g, g + G, g + 2G, ... and keeps only their
  * state. Each force evaluation publishes the owned stage points to shared
  * memory, and every thread sums the pull on its own bodies from all N
- * (the force's *_at functions). Monitors, logs and the energy check read
+ * (the force's *_at functions), or, at one body per thread and a force with
+ * pair terms, evaluates half the pairs and shuffles the reactions
+ * (SL__GROUP_FORCE_PAIRS). Monitors, logs and the energy check read
  * the published state, every thread of the group alike, so the group
  * agrees on every stop without a vote.
  *
@@ -197,14 +199,76 @@ SL_HD SL_INLINE unsigned sl_group_mask(int G)
         }                                                                                  \
     }
 
-/* The force at the published points, on the own bodies. */
-#define SL__GROUP_FORCE(P, F)                                                              \
+/* The force at the published points, on the own bodies: the pull on each
+ * from all N (the force's *_at). */
+#define SL__GROUP_FORCE_AT(P, F)                                                           \
     SL_UNROLL                                                                              \
     for (int l = 0; l < GL; l++) {                                                         \
         const int b = g + GT * l;                                                          \
         if (b < n)                                                                         \
             SL_FORCE_AT(F, P, n, sx, sv, sm, fp, b, ae + 3 * l, je + 3 * l);               \
     }
+
+/* The same with each pair evaluated once, for a force with pair terms
+ * (SL_FORCE_<F>_PAIR) when every thread owns one body (GT == n): thread g
+ * evaluates the pairs (g, g + k), k = 1..GT/2, keeps m_{g+k} t and passes t
+ * to thread g + k by a shuffle, which takes -m_g t; the pair (g, g + GT/2)
+ * is evaluated by both its threads, each for itself. GT/2 pair terms a
+ * thread instead of GT - 1: 4 at N = 8, 8 at N = 16 (N(N-1)/2 is 28 and
+ * 120), for (GT/2 - 1) shuffles of the pull and jerk. */
+#define SL__GROUP_PAIR_1(F, d, du, fp, t) sl_force_##F##_pair_jerk(d, du, fp, t)
+#define SL__GROUP_PAIR_0(F, d, du, fp, t) sl_force_##F##_pair(d, du, fp, t)
+#define SL__GROUP_PAIR(F, P, ...) SL__GROUP_FCAT(SL__GROUP_PAIR_, SL_PROP_##P##_JERK)(F, __VA_ARGS__)
+#if defined(__CUDA_ARCH__)
+#define SL__GROUP_SHFL(val, src) __shfl_sync(gmask, val, src, GT)
+#else
+#define SL__GROUP_SHFL(val, src) (val)
+#endif
+#define SL__GROUP_FORCE_PAIRS(P, F)                                                        \
+    {                                                                                      \
+        enum { NT = SL_PROP_##P##_JERK ? 6 : 3 };                                          \
+        double acc[NT];                                                                    \
+        SL_UNROLL                                                                          \
+        for (int c = 0; c < NT; c++)                                                       \
+            acc[c] = 0.0;                                                                  \
+        SL_UNROLL                                                                          \
+        for (int k = 1; k <= GT / 2; k++) {                                                \
+            const int o = (g + k) & (GT - 1), src = (g - k) & (GT - 1);                    \
+            double d[3], du[3], t[NT];                                                     \
+            SL_UNROLL                                                                      \
+            for (int c = 0; c < 3; c++) {                                                  \
+                d[c] = sx[3 * o + c] - sx[3 * g + c];                                      \
+                du[c] = sv[3 * o + c] - sv[3 * g + c];                                     \
+            }                                                                              \
+            SL__GROUP_PAIR(F, P, d, du, fp, t);                                            \
+            const double mo = sm[o], ms = sm[src];                                         \
+            SL_UNROLL                                                                      \
+            for (int c = 0; c < NT; c++)                                                   \
+                acc[c] += mo * t[c];                                                       \
+            if (2 * k != GT) {                                                             \
+                SL_UNROLL                                                                  \
+                for (int c = 0; c < NT; c++)                                               \
+                    acc[c] -= ms * SL__GROUP_SHFL(t[c], src);                              \
+            }                                                                              \
+        }                                                                                  \
+        SL_UNROLL                                                                          \
+        for (int c = 0; c < 3; c++) {                                                      \
+            ae[c] = acc[c];                                                                \
+            if (SL_PROP_##P##_JERK)                                                        \
+                je[c] = acc[NT - 3 + c];                                                   \
+        }                                                                                  \
+    }
+#define SL__GROUP_FCAT_(a, b) a##b
+#define SL__GROUP_FCAT(a, b) SL__GROUP_FCAT_(a, b)
+#define SL__GROUP_FORCE_0(P, F) SL__GROUP_FORCE_AT(P, F)
+#define SL__GROUP_FORCE_1(P, F)                                                            \
+    if (GT == n) {                                                                         \
+        SL__GROUP_FORCE_PAIRS(P, F)                                                        \
+    } else {                                                                               \
+        SL__GROUP_FORCE_AT(P, F)                                                           \
+    }
+#define SL__GROUP_FORCE(P, F)                                                              \
+    SL__GROUP_FCAT(SL__GROUP_FORCE_, SL_OPT_FLAG(SL_FORCE_##F##_PAIR))(P, F)
 
 /* Own entries of the working array: the integrator keeps it in blocks of 3n
  * (3 per body, the BODYWISE contract), here blocks of 3 GL. */
