@@ -48,10 +48,12 @@
 
 /* Blocks of 128 threads an SM should hold at once, for G threads per
  * system: caps a grouped kernel's registers (65536 / (128 * 4) = 128 for
- * 16 threads per system, 256 for the others). Its monitors, unrolled for N,
- * would otherwise take registers the step needs for occupancy; measured as
- * SL_GROUP_THREADS_<N> was (docs/BENCHMARKS.md). */
-#define SL_GROUP_MIN_BLOCKS(G) ((G) >= 16 ? 4 : 2)
+ * 8 and 16 threads per system, 256 for the others). Its monitors, unrolled
+ * for N, would otherwise take registers the step needs for occupancy;
+ * measured as SL_GROUP_THREADS_<N> was (docs/BENCHMARKS.md). G = 8 (only
+ * N = 8, one body a thread, pair terms) gained 12 % with the monitors and
+ * 2 % without from 2 blocks to 4 on the H200. */
+#define SL_GROUP_MIN_BLOCKS(G) ((G) >= 8 ? 4 : 2)
 
 /* Doubles of shared memory per system: x, v (3N each) and m (N), padded to
  * an odd count so that the groups of a warp reading body k of their own
