@@ -9,7 +9,8 @@
 #define SLT_N3(X, ...) X(__VA_ARGS__, 3)
 SL_INTEGRATOR_INSTANTIATE(drift9, SL_FORCES, SLT_N3)
 
-static sl_status drift9_pack(const sl_param_values *pv, double pp[SL_PROP_PARAMS_MAX])
+/* Both test integrators take a step of 0.25 and nothing else. */
+static sl_status quarter_pack(const sl_param_values *pv, double pp[SL_PROP_PARAMS_MAX])
 {
     (void)pv;
     for (int i = 0; i < SL_PROP_PARAMS_MAX; i++)
@@ -21,18 +22,18 @@ static sl_status drift9_pack(const sl_param_values *pv, double pp[SL_PROP_PARAMS
 static const sl_propagator drift9 = {
     .abi = SL_ABI_VERSION, .kind = SL_KIND_PROPAGATOR, .name = "drift9",
     .description = "9 drifts of h/9",
-    .order = 1, .pack = drift9_pack, .kernels = sl_kernels_drift9,
+    .order = 1, .pack = quarter_pack, .kernels = sl_kernels_drift9,
     .n_kernels = sizeof sl_kernels_drift9 / sizeof sl_kernels_drift9[0], .n_packed = 1,
 };
 
-/* n bodies of small mass at rest but for body b moving along x at speed
- * 1 + b; after t_end every body has moved (1 + b) t_end. */
-static void run_drift(int n, double t_end)
+/* 40 systems (a full chunk of lanes and a part-filled one) of n bodies of
+ * small mass at rest but for body b moving along x at speed 1 + b, run by
+ * prop on the CPU to t_end; after it every body has moved (1 + b) t_end. */
+static sl_ensemble *run_moving(const slt_plugins *p, const sl_propagator *prop, int n,
+                               double t_end, sl_run_result *r)
 {
-    slt_plugins p;
-    slt_load(&p);
     sl_ensemble *e;
-    SLT_OK(sl_ensemble_create(40, n, &e)); /* more than one chunk of lanes */
+    SLT_OK(sl_ensemble_create(40, n, &e));
     for (int64_t s = 0; s < 40; s++)
         for (int b = 0; b < n; b++) {
             double x[3] = {10.0 * b, 1.0 * (double)s, 0.0}, v[3] = {1.0 + b, 0.0, 0.0};
@@ -40,14 +41,22 @@ static void run_drift(int n, double t_end)
         }
     sl_run_config c;
     sl_run_config_init(&c);
-    c.prop = &drift9;
-    c.force = p.newton;
-    SLT_OK(drift9.pack(NULL, c.pp));
+    c.prop = prop;
+    c.force = p->newton;
+    SLT_OK(prop->pack(NULL, c.pp));
     c.t_end = t_end;
     sl_backend be;
     SLT_OK(sl_backend_open("cpu", &be));
+    SLT_OK(sl_integrate(&be, e, &c, r));
+    return e;
+}
+
+static void run_drift(int n, double t_end)
+{
+    slt_plugins p;
+    slt_load(&p);
     sl_run_result r;
-    SLT_OK(sl_integrate(&be, e, &c, &r));
+    sl_ensemble *e = run_moving(&p, &drift9, n, t_end, &r);
     for (int64_t s = 0; s < 40; s++)
         for (int b = 0; b < n; b++) {
             double m, x[3], v[3];
@@ -72,45 +81,21 @@ Test(stages, nine_stages_on_the_scalar_loop) { run_drift(4, 1.0); }
 
 SL_INTEGRATOR_INSTANTIATE(slt_fref, SL_FORCES, SLT_N3)
 
-static sl_status fref_pack(const sl_param_values *pv, double pp[SL_PROP_PARAMS_MAX])
-{
-    (void)pv;
-    for (int i = 0; i < SL_PROP_PARAMS_MAX; i++)
-        pp[i] = 0.0;
-    pp[0] = 0.25;
-    return SL_OK;
-}
-
 static const sl_propagator fref = {
     .abi = SL_ABI_VERSION, .kind = SL_KIND_PROPAGATOR, .name = "slt_fref",
     .description = "a step counter whose fast form refuses a third of the lanes",
-    .order = 1, .persist_per_body = 1, .pack = fref_pack, .kernels = sl_kernels_slt_fref,
+    .order = 1, .persist_per_body = 1, .pack = quarter_pack, .kernels = sl_kernels_slt_fref,
     .n_kernels = sizeof sl_kernels_slt_fref / sizeof sl_kernels_slt_fref[0], .n_packed = 1,
 };
 
-/* 40 systems (a full chunk of lanes and a part-filled one) for 10 steps of
- * 0.25; n = 4 runs the scalar loop, which has no fast path. */
+/* 10 steps of 0.25, z counting them; n = 4 runs the scalar loop, which
+ * has no fast path. */
 static void run_fref(int n)
 {
     slt_plugins p;
     slt_load(&p);
-    sl_ensemble *e;
-    SLT_OK(sl_ensemble_create(40, n, &e));
-    for (int64_t s = 0; s < 40; s++)
-        for (int b = 0; b < n; b++) {
-            double x[3] = {10.0 * b, 1.0 * (double)s, 0.0}, v[3] = {1.0 + b, 0.0, 0.0};
-            SLT_OK(sl_ensemble_set_body(e, s, b, 1e-12, x, v));
-        }
-    sl_run_config c;
-    sl_run_config_init(&c);
-    c.prop = &fref;
-    c.force = p.newton;
-    SLT_OK(fref.pack(NULL, c.pp));
-    c.t_end = 2.5;
-    sl_backend be;
-    SLT_OK(sl_backend_open("cpu", &be));
     sl_run_result r;
-    SLT_OK(sl_integrate(&be, e, &c, &r));
+    sl_ensemble *e = run_moving(&p, &fref, n, 2.5, &r);
     for (int64_t s = 0; s < 40; s++)
         for (int b = 0; b < n; b++) {
             double m, x[3], v[3];
