@@ -88,8 +88,44 @@ SL_HD SL_INLINE int sl_kdrift_short(double gm, double dt, double r0)
     return dt * dt * gm < 0.01 * (r0 * r0 * r0);
 }
 
-/* A start for X. Short steps (|dt| below a tenth of the dynamical time
- * at r0): the Taylor series of the motion to second order. Longer ones:
+/* Whether a step is short against the motion's own scale at r0: dt^2
+ * (gm / r0^3 + v^2 / r0^2) below SL_KDRIFT_NEAR^2, the square of the
+ * expansion parameter of X(t) about t = 0 (the dynamical rate and the
+ * angular rate |v| / r0, whichever is larger, sets how fast the
+ * derivatives of X grow). No root or division. */
+#define SL_KDRIFT_NEAR 0.9
+SL_HD SL_INLINE int sl_kdrift_near(double gm, double dt, double ir0, double beta)
+{
+    double v2 = 2.0 * gm * ir0 - beta;
+    return dt * dt * (ir0 * ir0) * (gm * ir0 + v2) < SL_KDRIFT_NEAR * SL_KDRIFT_NEAR;
+}
+
+/* X(dt) by its Taylor series to dt^4 (dX/dt = 1 / r): with s = eta / r^2
+ * and A = d(eta)/dt = v^2 - gm / r = gm / r - beta,
+ *     X'' = -s / r,  X''' = (3 eta s - A) / r^3,
+ *     X'''' = s (gm + 9 A r - 15 eta s r) / r^4
+ * (using dA/dt = -gm eta / r^3). On a circular orbit every term past
+ * dt / r vanishes and X is exact; otherwise the start is off by about
+ * e (dt / T)^5, so that the Sun's planets at steps of 8 days converge in
+ * one iteration from Venus outwards (the second-order series or the mean
+ * anomaly took two: tests/test_kepler_drift.c counts them). */
+SL_HD SL_INLINE double sl_kdrift_series_start(double gm, double dt, double r0, double ir0,
+                                              double eta, double beta)
+{
+    double ir2 = ir0 * ir0, A = gm * ir0 - beta, s = eta * ir2;
+    double X2 = -s * ir0, X3 = ir0 * ir2 * (3.0 * eta * s - A);
+    double X4 = s * ir2 * ir2 * (gm + 9.0 * A * r0 - 15.0 * eta * s * r0);
+    return dt * (ir0 + dt * (0.5 * X2 + dt * ((1.0 / 6.0) * X3 + dt * (1.0 / 24.0) * X4)));
+}
+
+/* A start for X. With the early stop (series 1): steps short against the
+ * motion at r0 (sl_kdrift_near) start from the series above. Full
+ * convergence (series 0, MEGNO's shadows) keeps the start it had before
+ * the series: measured on test_megno's 32 regular systems, its <Y> moved
+ * between shadows 1e-6 and 1e-8 apart by 0.0079 rms with the series
+ * against 0.0056 without (cause not found), and the full convergence is
+ * the smooth drift, bit for bit the one MEGNO was validated with. Steps
+ * short against the dynamical time: the series to second order. Longer ones:
  * on an ellipse X = dM / sqrt(beta) (the mean anomaly's change, off by at
  * most e in E, which Laguerre-Conway absorbs); on a hyperbola the change
  * of the hyperbolic anomaly itself, from Kepler's equation in elements
@@ -97,9 +133,11 @@ SL_HD SL_INLINE int sl_kdrift_short(double gm, double dt, double r0)
  * steps), X = dF / sqrt(-beta). What is left, near-parabolic orbits, behaves
  * like the cubic it tends to, for which Laguerre's iteration converges
  * from any start. */
-SL_HD SL_INLINE double sl_kdrift_start(double gm, double dt, double r0, double ir0, double eta,
-                                       double beta)
+SL_HD SL_INLINE double sl_kdrift_start(int series, double gm, double dt, double r0, double ir0,
+                                       double eta, double beta)
 {
+    if (series && sl_kdrift_near(gm, dt, ir0, beta))
+        return sl_kdrift_series_start(gm, dt, r0, ir0, eta, beta);
     if (sl_kdrift_short(gm, dt, r0))
         return dt * ir0 * (1.0 - 0.5 * eta * dt * (ir0 * ir0));
     if (beta > 0.0)
@@ -158,7 +196,8 @@ SL_HD SL_INLINE int sl_kepler_drift_tol(double gm, double dt, double tol, double
         double period = SL_KEPLER_TWO_PI * gm / (beta * sqrt(beta));
         dt -= period * floor(dt / period + 0.5);
     }
-    double X = sl_kdrift_start(gm, dt, r0, ir0, eta, beta), c[4], G1 = 0, G2 = 0, r = r0;
+    double X = sl_kdrift_start(tol > 0.0, gm, dt, r0, ir0, eta, beta), c[4], G1 = 0, G2 = 0;
+    double r = r0;
     /* f(X) = t(X) - dt increases with X (df/dX = r > 0), so its root lies
      * above 0 for dt > 0 and below for dt < 0; every evaluation narrows
      * the bracket, and a step that leaves it is replaced by bisection. */
@@ -250,7 +289,9 @@ SL_HD SL_INLINE int sl_kepler_drift(double gm, double dt, double *x, double *v)
  * SL_KDRIFT_FAST_IT, 4, the counting iteration included: on the test's
  * random orbits 4 take as many drifts as 6 at steps up to 0.3 orbit
  * (98.8 % at 0.1, 53.6 % at 0.3: the rest leave the series' range), 3 take
- * 70 % at 0.1; the Sun and eight planets at 8 days converge in 2 to 4.
+ * 70 % at 0.1 (measured with the second-order start; the series start
+ * only lowers the counts); the Sun and eight planets at 8 days, with
+ * the early stop, converge in 1 (Venus outwards) to 3 (Mercury).
  * Each one costs every lane a Laguerre-Conway step, converged or not. */
 #define SL_KDRIFT_FAST_IT 4
 
@@ -258,10 +299,10 @@ SL_HD SL_INLINE int sl_kepler_drift(double gm, double dt, double *x, double *v)
  * run its iterations outside the loop over lanes and stop them when every
  * lane is done (sl_kepler_drift_fast_lanes); sl_kepler_drift_fast is the
  * three in a row. Scalars by pointer: inlined, they stay registers. */
-SL_HD SL_INLINE void sl_kdrift_fast_begin(double gm, double dt, int S, const double *xs,
-                                          const double *vs, double *r0p, double *ir0p,
-                                          double *etap, double *betap, double *Xp, double *lop,
-                                          double *hip, double *okfp, double *donep)
+SL_HD SL_INLINE void sl_kdrift_fast_begin(double gm, double dt, double tol, int S,
+                                          const double *xs, const double *vs, double *r0p,
+                                          double *ir0p, double *etap, double *betap, double *Xp,
+                                          double *lop, double *hip, double *okfp, double *donep)
 {
     /* strided (component k at xs[S k]): local copies would stop the
      * vectoriser, which cannot scatter into per-lane arrays */
@@ -277,7 +318,10 @@ SL_HD SL_INLINE void sl_kdrift_fast_begin(double gm, double dt, int S, const dou
     double okf = beta > 0.0 ? 1.0 : 0.0;
     okf = sl_kdrift_long(gm, dt, beta) ? 0.0 : okf;
     double Xs = dt * ir0 * (1.0 - 0.5 * eta * dt * (ir0 * ir0)), Xe = beta * dt / gm;
-    *Xp = sl_kdrift_short(gm, dt, r0) ? Xs : Xe;
+    double Xn = sl_kdrift_series_start(gm, dt, r0, ir0, eta, beta);
+    Xs = sl_kdrift_short(gm, dt, r0) ? Xs : Xe;
+    Xn = sl_kdrift_near(gm, dt, ir0, beta) ? Xn : Xs;
+    *Xp = tol > 0.0 ? Xn : Xs;
     *okfp = sl_kdrift_short(gm, dt, r0) ? 1.0 : okf;
     *lop = dt >= 0.0 ? 0.0 : -INFINITY;
     *hip = dt >= 0.0 ? INFINITY : 0.0;
@@ -368,7 +412,8 @@ SL_HD SL_INLINE double sl_kepler_drift_fast(double gm, double dt, double tol, in
                                             double *vs)
 {
     double r0, ir0, eta, beta, X, lo, hi, okf, done, G1 = 0.0, G2 = 0.0;
-    sl_kdrift_fast_begin(gm, dt, S, xs, vs, &r0, &ir0, &eta, &beta, &X, &lo, &hi, &okf, &done);
+    sl_kdrift_fast_begin(gm, dt, tol, S, xs, vs, &r0, &ir0, &eta, &beta, &X, &lo, &hi, &okf,
+                         &done);
     SL_UNROLL
     for (int i = 0; i < SL_KDRIFT_FAST_IT; i++)
         sl_kdrift_fast_iter(1, gm, dt, tol, r0, eta, beta, &X, &lo, &hi, &okf, &done, &G1, &G2);
@@ -396,8 +441,8 @@ sl_kepler_drift_fast_lanes(int W, const double *gm, const double *dt, double tol
     double *G1 = k + 9 * W, *G2 = k + 10 * W;
 #pragma omp simd
     for (int l = 0; l < W; l++) {
-        sl_kdrift_fast_begin(gm[l], dt[l], W, xs + l, vs + l, r0 + l, ir0 + l, eta + l, beta + l,
-                             X + l, lo + l, hi + l, okf + l, done + l);
+        sl_kdrift_fast_begin(gm[l], dt[l], tol, W, xs + l, vs + l, r0 + l, ir0 + l, eta + l,
+                             beta + l, X + l, lo + l, hi + l, okf + l, done + l);
         G1[l] = G2[l] = 0.0;
     }
     /* each loop twice, its flag a literal: without the early stop, or with
