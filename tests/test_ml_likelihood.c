@@ -342,8 +342,10 @@ static sl_status fsbl_open(slt_lk *k, double ld, const char *extra, double extra
  * out, both profiles. The issue asks 0.5 % across a caustic crossing;
  * outside the maps (the box test below repeats ml_fsbl.h's rule) 1e-4.
  * Pixels of rho_min / 5 = rho / 10. Measured: uniform 2.4e-3 near, 4.5e-6
- * outside; a1 = 0.5 with 50 rays a pixel 2.0e-3 near, 4.5e-6 outside. */
-Test(ml_likelihood, fsbl_against_vbmicrolensing, .timeout = 300)
+ * outside; a1 = 0.5 with 50 rays a pixel 2.0e-3 near, 4.5e-6 outside.
+ * The timeout is ctest's (600 s): under ASan + UBSan on CI's two cores,
+ * beside test_lua, the maps took past 300 s once (58b8cf4's CI run). */
+Test(ml_likelihood, fsbl_against_vbmicrolensing, .timeout = 600)
 {
     double *ref;
     int64_t n = slt_ml_csv("fsbl_lc.csv", FS_COLS, &ref);
