@@ -53,6 +53,20 @@ static SLT_UNUSED ld ref_kepler_h(ld M, ld e)
     return F;
 }
 
+/* An ellipse (beta > 0) from r0, eta = x.v and beta = 2 gm / r0 - v^2:
+ * its a, n, e and the eccentric anomaly at the start (E0) and after dt
+ * (E, whole turns included). */
+static SLT_UNUSED void ref_ellipse(ld gm, ld dt, ld r0, ld eta, ld beta, ld *a_, ld *n_, ld *e_,
+                                   ld *E0_, ld *E_)
+{
+    ld a = gm / beta, n = sqrtl(gm / (a * a * a));
+    ld ec = 1 - r0 / a, es = eta / sqrtl(gm * a), e = sqrtl(ec * ec + es * es);
+    ld E0 = e > 0 ? atan2l(es, ec) : 0, M = E0 - es + n * dt;
+    ld k = floorl(M / (2 * M_PI) + 0.5L);
+    *E_ = ref_kepler_e(M - 2 * M_PI * k, e) + 2 * M_PI * k;
+    *a_ = a, *n_ = n, *e_ = e, *E0_ = E0;
+}
+
 /* The reference drift from elements; beta == 0 exactly: the parabola. */
 static SLT_UNUSED void ref_drift(double gm_d, double dt_d, const double *x0, const double *v0, double *x,
                       double *v)
@@ -67,12 +81,9 @@ static SLT_UNUSED void ref_drift(double gm_d, double dt_d, const double *x0, con
     if (fabsl(beta) < 1e-15L * gm / r0)
         beta = 0;
     if (beta > 0) {
-        ld a = gm / beta, n = sqrtl(gm / (a * a * a));
-        ld ec = 1 - r0 / a, es = eta / sqrtl(gm * a), e = sqrtl(ec * ec + es * es);
-        ld E0 = e > 0 ? atan2l(es, ec) : 0, M = E0 - es + n * dt;
-        ld k = floorl(M / (2 * M_PI) + 0.5L);
-        ld E = ref_kepler_e(M - 2 * M_PI * k, e) + 2 * M_PI * k, dE = E - E0;
-        ld r = a * (1 - e * cosl(E));
+        ld a, n, e, E0, E;
+        ref_ellipse(gm, dt, r0, eta, beta, &a, &n, &e, &E0, &E);
+        ld dE = E - E0, r = a * (1 - e * cosl(E));
         f = 1 - a / r0 * (1 - cosl(dE));
         g = dt - (dE - sinl(dE)) / n;
         fd = -sqrtl(gm * a) * sinl(dE) / (r * r0);

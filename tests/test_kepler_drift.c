@@ -341,11 +341,8 @@ static double ref_anomaly(double gm_d, double dt_d, const double *x0, const doub
     for (int k = 0; k < 3; k++)
         xs[k] = x0[k], vs[k] = v0[k];
     ld r0 = sqrtl(dot3(xs, xs)), eta = dot3(xs, vs), beta = 2 * gm / r0 - dot3(vs, vs);
-    ld a = gm / beta, n = sqrtl(gm / (a * a * a));
-    ld ec = 1 - r0 / a, es = eta / sqrtl(gm * a), e = sqrtl(ec * ec + es * es);
-    ld E0 = e > 0 ? atan2l(es, ec) : 0, M = E0 - es + n * dt;
-    ld k = floorl(M / (2 * M_PI) + 0.5L);
-    ld E = ref_kepler_e(M - 2 * M_PI * k, e) + 2 * M_PI * k;
+    ld a, n, e, E0, E;
+    ref_ellipse(gm, dt, r0, eta, beta, &a, &n, &e, &E0, &E);
     return (double)((E - E0) / sqrtl(beta));
 }
 
