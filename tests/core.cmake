@@ -10,7 +10,7 @@ sl_add_test(test_mvs_lanes SOURCES test_mvs_lanes.c TIMEOUT 120)
 sl_add_test(test_conservation SOURCES test_conservation.c TIMEOUT 120)
 add_dependencies(test_conservation ${SL_TEST_PLUGINS})
 
-sl_add_test(test_demcmc SOURCES test_demcmc.c TIMEOUT 300)
+sl_add_test(test_demcmc SOURCES test_demcmc.c TIMEOUT 300 COST 30)
 sl_add_test(test_mcmc_diag SOURCES test_mcmc_diag.c TIMEOUT 120)
 
 sl_add_test(test_monitors SOURCES test_monitors.c TIMEOUT 180)
@@ -104,7 +104,7 @@ starling_add_force(slt_nojerk HEADER ${CMAKE_CURRENT_SOURCE_DIR}/forces/nojerk.h
                    OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/forces/nojerk)
 # mvs against REBOUND's WHFast and IAS15 (tests/data/outer_ss*.csv, made by
 # tests/reference/make_mvs_reference.py), its order, energy and refusals
-sl_add_test(test_mvs SOURCES test_mvs.c TIMEOUT 300)
+sl_add_test(test_mvs SOURCES test_mvs.c TIMEOUT 300 COST 100)
 add_dependencies(test_mvs ${SL_TEST_PLUGINS} mvs)
 sl_add_test(test_composition SOURCES test_composition.c TIMEOUT 120)
 add_dependencies(test_composition ${SL_TEST_PLUGINS} plummer mvs slt_nojerk)
@@ -150,7 +150,7 @@ endif()
 
 # Adaptive stepping in the kernel contract: per-system steps, rejections,
 # guard rails, the same bits on every loop and for any steps per launch.
-sl_add_test(test_adaptive SOURCES test_adaptive.c TIMEOUT 300)
+sl_add_test(test_adaptive SOURCES test_adaptive.c TIMEOUT 300 COST 20)
 add_dependencies(test_adaptive ${SL_TEST_PLUGINS})
 
 # The kernel contract (issue 9): masses and velocities reach the physics,
@@ -189,14 +189,14 @@ set_tests_properties(check_plugin_user_monitor check_plugin_refuses_undeclared_c
   TIMEOUT 120)
 set_tests_properties(check_plugin_refuses_undeclared_code PROPERTIES WILL_FAIL TRUE)
 
-sl_add_test(test_family SOURCES test_family.c TIMEOUT 600)
+sl_add_test(test_family SOURCES test_family.c TIMEOUT 600 COST 200)
 add_dependencies(test_family ${SL_TEST_PLUGINS} verlet rkck rkck_adaptive hermite_adaptive)
 
-sl_add_test(test_forces SOURCES test_forces.c TIMEOUT 600)
+sl_add_test(test_forces SOURCES test_forces.c TIMEOUT 600 COST 300)
 add_dependencies(test_forces ${SL_TEST_PLUGINS} gr j2 mvs verlet rkck rkck_adaptive hermite_adaptive)
 # MEGNO by shadow trajectories against REBOUND's (tests/data/megno_*.csv,
 # made by tests/reference/make_megno_reference.py)
-sl_add_test(test_megno SOURCES test_megno.c TIMEOUT 300)
+sl_add_test(test_megno SOURCES test_megno.c TIMEOUT 300 COST 25)
 add_dependencies(test_megno ${SL_TEST_PLUGINS} mvs)
 
 # The collision monitor's merge (tests/merge_cases.h)

@@ -1,7 +1,7 @@
 # Lomb-Scargle suites (issue 4). CPU: against astropy's reference files in
 # tests/data (made by tests/reference/make_ls_reference.py). GPU (label
 # gpu): CUDA against the CPU backend on the same inputs.
-sl_add_test(test_lombscargle SOURCES test_lombscargle.c TIMEOUT 120)
+sl_add_test(test_lombscargle SOURCES test_lombscargle.c TIMEOUT 120 COST 45)
 add_dependencies(test_lombscargle lombscargle)
 
 if(SL_HAVE_CUDA)

@@ -2,7 +2,7 @@
 # executable on small scripts (CPU backend; no label).
 # 600 s, the suites' default: under ASan on CI's 2 cores the 99 tests take
 # 185 s alone and passed 300 s beside test_forces and test_family (CI 49).
-sl_add_test(test_lua SOURCES test_lua.c TIMEOUT 600)
+sl_add_test(test_lua SOURCES test_lua.c TIMEOUT 600 COST 400)
 add_dependencies(test_lua starling hermite mvs newton monitors plummer kepler_rv slt_um_watch)
 target_compile_definitions(test_lua PRIVATE SLT_UM_DIR="${SLT_UM_DIR}")
 target_link_libraries(test_lua PRIVATE PkgConfig::HDF5) # reads back :save("x.h5")

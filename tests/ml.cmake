@@ -1,7 +1,7 @@
 # The microlensing plugin (issue 12): magnifications against reference
 # values (tests/reference/microlensing_ref.py), bad input, and (label gpu)
 # the CUDA backend against the CPU's.
-sl_add_test(test_microlensing SOURCES test_microlensing.c TIMEOUT 120)
+sl_add_test(test_microlensing SOURCES test_microlensing.c TIMEOUT 120 COST 60)
 add_dependencies(test_microlensing microlensing)
 target_include_directories(test_microlensing PRIVATE ${PROJECT_SOURCE_DIR}/plugins/microlensing)
 # the map's FITS file is read back through cfitsio
@@ -9,7 +9,7 @@ pkg_check_modules(ML_TEST_CFITSIO REQUIRED IMPORTED_TARGET cfitsio)
 target_link_libraries(test_microlensing PRIVATE PkgConfig::ML_TEST_CFITSIO)
 
 # The photometric likelihood against MulensModel's chi^2 and bad input.
-sl_add_test(test_ml_likelihood SOURCES test_ml_likelihood.c TIMEOUT 900)
+sl_add_test(test_ml_likelihood SOURCES test_ml_likelihood.c TIMEOUT 900 COST 250)
 add_dependencies(test_ml_likelihood microlensing)
 # fsbl's hexadecapole (ml_fsbl.h) is checked directly too
 target_include_directories(test_ml_likelihood PRIVATE ${PROJECT_SOURCE_DIR}/plugins/microlensing)
@@ -32,5 +32,5 @@ if(SL_HAVE_CUDA)
 endif()
 
 # The Lua face (models, batches, messages) through the built executable.
-sl_add_test(test_lua_ml SOURCES test_lua_ml.c TIMEOUT 600)
+sl_add_test(test_lua_ml SOURCES test_lua_ml.c TIMEOUT 600 COST 90)
 add_dependencies(test_lua_ml starling microlensing)

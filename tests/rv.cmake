@@ -2,7 +2,7 @@
 sl_add_test(test_kepler_solver SOURCES test_kepler_solver.c TIMEOUT 300)
 
 sl_add_test(test_kepler_rv SOURCES test_kepler_rv.c
-            ${PROJECT_SOURCE_DIR}/plugins/kepler_rv/rv_data.c TIMEOUT 300)
+            ${PROJECT_SOURCE_DIR}/plugins/kepler_rv/rv_data.c TIMEOUT 300 COST 20)
 target_include_directories(test_kepler_rv PRIVATE ${PROJECT_SOURCE_DIR}/plugins/kepler_rv)
 add_dependencies(test_kepler_rv kepler_rv)
 
