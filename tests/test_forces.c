@@ -185,6 +185,43 @@ Test(forces, j2_pull_on_one_body)
     one_body("j2", f.acc, f.jerk, sl_force_j2_acc_at, sl_force_j2_acc_jerk_at, f.fp);
 }
 
+/* acc_perturb_at (what mvs's grouped CUDA kernel calls, a thread per
+ * planet) is acc_perturb's row for every planet i >= 1, to rounding. */
+static void one_planet(const char *name, acc_fn perturb, acc_at_fn perturb_at, const double *fp)
+{
+    double x[3 * NB], v[3 * NB], m[NB], a[3 * NB];
+    bodies(x, v, m);
+    perturb(NB, 1, x, v, m, fp, a);
+    for (int i = 1; i < NB; i++) {
+        double ai[3] = {0};
+        perturb_at(NB, x, v, m, fp, i, ai);
+        double sa = max_abs(a + 3 * i, 3);
+        cr_assert(sa > 0.0, "%s: planet %d feels no perturbation", name, i);
+        for (int c = 0; c < 3; c++)
+            cr_assert(fabs(ai[c] - a[3 * i + c]) <= 1e-13 * sa,
+                      "%s: acc_perturb_at(%d)[%d] = %.17g, acc_perturb's row %.17g", name, i,
+                      c, ai[c], a[3 * i + c]);
+    }
+}
+
+Test(forces, newton_perturbation_on_one_planet)
+{
+    const double fp[SL_FORCE_PARAMS_MAX] = {0};
+    one_planet("newton", sl_force_newton_acc_perturb, sl_force_newton_acc_perturb_at, fp);
+}
+
+Test(forces, gr_perturbation_on_one_planet)
+{
+    force_fns f = gr_fns();
+    one_planet("gr", f.perturb, sl_force_gr_acc_perturb_at, f.fp);
+}
+
+Test(forces, j2_perturbation_on_one_planet)
+{
+    force_fns f = j2_fns();
+    one_planet("j2", f.perturb, sl_force_j2_acc_perturb_at, f.fp);
+}
+
 /* The pair terms summed the way the grouped kernel sums them at one body
  * per thread (internal/group.h): body g evaluates pairs (g, g + k mod n),
  * k = 1..n/2, keeps m_o t and gives -m_g t to the other body, except the

@@ -99,6 +99,15 @@ extern "C" sl_status sl_dev_sync(const char *what)
     return SL_OK;
 }
 
+extern "C" sl_status sl_cuda_sm_count(const char *name, int *sms)
+{
+    int dev = 0;
+    *sms = 1;
+    SL_CUDA_TRY(cudaGetDevice(&dev), name);
+    SL_CUDA_TRY(cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev), name);
+    return SL_OK;
+}
+
 /* One thread per system. Blocks of 128 threads keep the register-heavy
  * kernels resident; small ensembles use smaller blocks so that they still
  * spread over every multiprocessor. */

@@ -22,6 +22,7 @@
 #define SL_FORCE_gr_JERK 1
 #define SL_FORCE_gr_PERTURB 1
 #define SL_FORCE_gr_AT 1
+#define SL_FORCE_gr_PERTURB_AT 1
 
 /* Planet i's term (i >= 1), its acceleration ac and jerk jc, arrays
  * strided by S. */
@@ -119,6 +120,15 @@ SL_HD SL_INLINE void sl_force_gr_acc_perturb(int n, int S, const double *x, cons
 {
     sl_force_newton_acc_perturb(n, S, x, v, m, fp, a);
     sl_force_gr_add(n, S, x, v, m, fp, a, (double *)0, 0);
+}
+
+/* acc_perturb's row i >= 1 alone (S = 1), for mvs's grouped kernels. */
+SL_HD SL_INLINE void sl_force_gr_acc_perturb_at(int n, const double *x, const double *v,
+                                               const double *m, const double *fp, int i,
+                                               double *a)
+{
+    sl_force_newton_acc_perturb_at(n, x, v, m, fp, i, a);
+    sl_force_gr_add_at(n, x, v, m, fp, i, a, (double *)0);
 }
 
 SL_HD SL_INLINE void sl_force_gr_acc_at(int n, const double *x, const double *v,

@@ -16,6 +16,7 @@
 #define SL_FORCE_newton_PERTURB 1 /* acc_perturb: for mvs */
 #define SL_FORCE_newton_AT 1      /* acc_at, acc_jerk_at: for grouped kernels */
 #define SL_FORCE_newton_PAIR 1    /* pair, pair_jerk: grouped kernels share pair terms */
+#define SL_FORCE_newton_PERTURB_AT 1 /* acc_perturb_at: for mvs's grouped kernels */
 
 SL_HD SL_INLINE void sl_force_newton_acc(int n, int S, const double *x, const double *v,
                                          const double *m, const double *fp, double *a)
@@ -203,6 +204,29 @@ SL_HD SL_INLINE void sl_force_newton_acc_perturb(int n, int S, const double *x, 
             a[S * (3 * k + 2)] -= fk * dz;
         }
     }
+}
+
+/* acc_perturb's row i >= 1 alone (S = 1): the pulls on body i from bodies
+ * 1..n-1, for a grouped kernel whose threads own planets (mvs). */
+SL_HD SL_INLINE void sl_force_newton_acc_perturb_at(int n, const double *x, const double *v,
+                                                    const double *m, const double *fp, int i,
+                                                    double *a)
+{
+    (void)v, (void)fp;
+    const double xi = x[3 * i], yi = x[3 * i + 1], zi = x[3 * i + 2];
+    double ax = 0.0, ay = 0.0, az = 0.0;
+    SL_UNROLL
+    for (int k = 1; k < n; k++) {
+        double dx = x[3 * k] - xi, dy = x[3 * k + 1] - yi, dz = x[3 * k + 2] - zi;
+        double rinv = k == i ? 0.0 : SL_RSQRT(dx * dx + dy * dy + dz * dz);
+        double f = m[k] * rinv * rinv * rinv;
+        ax += f * dx;
+        ay += f * dy;
+        az += f * dz;
+    }
+    a[0] = ax;
+    a[1] = ay;
+    a[2] = az;
 }
 
 SL_HD SL_INLINE double sl_force_newton_potential(int n, int S, const double *x,

@@ -699,4 +699,7 @@ sl_prop_mvs_sync_apply_lanes(int mode, int st, int n, int W, double *x, double *
 #endif
 
 
+/* CUDA from 8 bodies: a group of threads per system. */
+#include "mvs_group.h"
+
 #endif

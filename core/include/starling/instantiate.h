@@ -54,6 +54,8 @@ sl_status sl_cuda_launch_systems(const void *kernel, const char *name, const sl_
  * system, shared_per_system bytes of shared memory each. */
 sl_status sl_cuda_launch_groups(const void *kernel, const char *name, const sl_run_args *a,
                                 int group, size_t shared_per_system);
+/* The current device's multiprocessors (for a launcher choosing a kernel). */
+sl_status sl_cuda_sm_count(const char *name, int *sms);
 SL_EXTERN_C_END
 
 #define SL__INST_KERNEL(P, F, SUFFIX, NDECL, NVAL)                                         \
@@ -69,30 +71,59 @@ SL_EXTERN_C_END
         return sl_cuda_launch_systems((const void *)sl_kernel_##P##_##F##_##SUFFIX,        \
                                       #P "/" #F "/" #SUFFIX, a);                           \
     }
+/* The kernel of a grouped loop sl_gloop_<P>_<F>_<N>, G threads a system. */
+#define SL__GROUP_GLOBAL(P, F, N, G)                                                       \
+    __global__ void __launch_bounds__(128, SL_GROUP_MIN_BLOCKS(G))                         \
+        sl_kernel_##P##_##F##_##N(const sl_run_args a)                                     \
+    {                                                                                      \
+        extern __shared__ double sl__group_shared[];                                       \
+        int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;                        \
+        int64_t s = t / (G);                                                               \
+        if (s < a.n_sys)                                                                   \
+            sl_gloop_##P##_##F##_##N(&a, s, (int)(t % (G)),                                \
+                                     sl__group_shared + (threadIdx.x / (G)) * SL_GROUP_STRIDE(N)); \
+    }
 /* N's kernel when G = SL_GROUP_THREADS(N) threads run one system
  * (internal/group.h); same names as the thread-per-system kernel's. */
 #define SL__INST_GROUP_KERNEL(P, F, N)                                                     \
     SL_GROUP_LOOP_DEFINE(P, F, N, SL_GROUP_THREADS(N))                                     \
-    __global__ void __launch_bounds__(128, SL_GROUP_MIN_BLOCKS(SL_GROUP_THREADS(N)))       \
-        sl_kernel_##P##_##F##_##N(const sl_run_args a)                                     \
-    {                                                                                      \
-        extern __shared__ double sl__group_shared[];                                       \
-        const int G = SL_GROUP_THREADS(N);                                                 \
-        int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;                        \
-        int64_t s = t / G;                                                                 \
-        if (s < a.n_sys)                                                                   \
-            sl_gloop_##P##_##F##_##N(&a, s, (int)(t % G),                                  \
-                                     sl__group_shared + (threadIdx.x / G) * SL_GROUP_STRIDE(N)); \
-    }                                                                                      \
+    SL__GROUP_GLOBAL(P, F, N, SL_GROUP_THREADS(N))                                         \
     extern "C" sl_status sl_run_##P##_##F##_##N##_cuda(const sl_run_args *a)               \
     {                                                                                      \
         return sl_cuda_launch_groups((const void *)sl_kernel_##P##_##F##_##N,              \
                                      #P "/" #F "/" #N, a, SL_GROUP_THREADS(N),             \
                                      SL_GROUP_STRIDE(N) * sizeof(double));                 \
     }
+/* An integrator's own grouped loop (group.h, SL_PROP_<P>_GROUP_LOOP) and
+ * the thread-per-system kernel beside it: the launcher picks per run. */
+#define SL__INST_OWN_GROUP_KERNEL(P, F, N)                                                 \
+    SL_LOOP_DEFINE(P, F, N, N, N)                                                          \
+    __global__ void sl_kernel_##P##_##F##_##N##_thread(const sl_run_args a)                \
+    {                                                                                      \
+        int64_t s = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;                        \
+        if (s < a.n_sys)                                                                   \
+            sl_loop_##P##_##F##_##N(&a, s);                                                \
+    }                                                                                      \
+    SL_PROP_##P##_GROUP_DEFINE(P, F, N, SL_PROP_##P##_GROUP_THREADS_##N)                   \
+    SL__GROUP_GLOBAL(P, F, N, SL_PROP_##P##_GROUP_THREADS_##N)                             \
+    extern "C" sl_status sl_run_##P##_##F##_##N##_cuda(const sl_run_args *a)               \
+    {                                                                                      \
+        int sms;                                                                           \
+        sl_status st = sl_cuda_sm_count(#P "/" #F "/" #N, &sms);                           \
+        if (st != SL_OK)                                                                   \
+            return st;                                                                     \
+        if (!sl_prop_##P##_group_runs(a->pp, a->n_sys, sms))                               \
+            return sl_cuda_launch_systems((const void *)sl_kernel_##P##_##F##_##N##_thread, \
+                                          #P "/" #F "/" #N, a);                            \
+        return sl_cuda_launch_groups((const void *)sl_kernel_##P##_##F##_##N,              \
+                                     #P "/" #F "/" #N, a, SL_PROP_##P##_GROUP_THREADS_##N, \
+                                     SL_GROUP_STRIDE(N) * sizeof(double));                 \
+    }
 #define SL__INST_THREAD_KERNEL(P, F, N) SL__INST_KERNEL(P, F, N, N, N)
+#define SL__INST_N_STD(P, F, N)                                                            \
+    SL_GROUP_PICK2(SL_GROUP_USE(P, F, N), SL__INST_GROUP_KERNEL, SL__INST_THREAD_KERNEL, P, F, N)
 #define SL__INST_N_ON(P, F, N)                                                             \
-    SL_GROUP_PICK(SL_GROUP_USE(P, F, N), SL__INST_GROUP_KERNEL, SL__INST_THREAD_KERNEL, P, F, N)
+    SL_GROUP_PICK(SL_GROUP_OWN(P, F, N), SL__INST_OWN_GROUP_KERNEL, SL__INST_N_STD, P, F, N)
 #define SL__INST_N(P, F, N)                                                                \
     SL_CHECK_NBODY(P, F, N) SL__NWHEN(SL_CUDA_HAS_N(N), SL__INST_N_ON, P, F, N)
 #define SL__INST_FORCE_ON(P, NBODIES, F)                                                   \

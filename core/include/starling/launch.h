@@ -179,6 +179,12 @@
  *                                 double *a, double *j);
  * the pull (and jerk) on body i alone, arrays not strided: with a
  * BODYWISE integrator, CUDA then runs 8..16 bodies on a group of threads.
+ * Likewise SL_FORCE_<F>_PERTURB_AT 1 and
+ *   void sl_force_<F>_acc_perturb_at(int n, const double *x, const double *v,
+ *                                    const double *m, const double *fp, int i,
+ *                                    double *a);
+ * acc_perturb's row i >= 1 alone, for an integrator with its own grouped
+ * loop (SL_PROP_<P>_GROUP_LOOP, internal/group.h; mvs).
  *
  * Parameters. pp holds SL_PROP_PARAMS_MAX doubles from the integrator
  * table's pack; pp[0] is the step the loop uses, or an adaptive

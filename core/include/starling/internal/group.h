@@ -53,7 +53,9 @@
  * measured as SL_GROUP_THREADS_<N> was (docs/BENCHMARKS.md). G = 8 (only
  * N = 8, one body a thread, pair terms) gained 12 % with the monitors and
  * 2 % without from 2 blocks to 4 on the H200. */
+#if !defined(SL_GROUP_MIN_BLOCKS) /* a compile definition may set it, for benchmarks */
 #define SL_GROUP_MIN_BLOCKS(G) ((G) >= 8 ? 4 : 2)
+#endif
 
 /* Doubles of shared memory per system: x, v (3N each) and m (N), padded to
  * an odd count so that the groups of a warp reading body k of their own
@@ -83,10 +85,37 @@
 #define SL_GROUP_USE(P, F, N) SL__GROUP_USE(SL_GROUP_OK(P, F), SL_GROUP_THREADS(N))
 
 /* SL_GROUP_PICK(C, T, E, args...): T(args...) when C is 1, else E(args...)
- * (own pasting: it expands inside instantiate.h's SL_WHEN). */
+ * (own pasting: it expands inside instantiate.h's SL_WHEN). SL_GROUP_PICK2
+ * is the same, for a pick inside a pick's expansion. */
 #define SL__GROUP_PICK_1(T, E, ...) T(__VA_ARGS__)
 #define SL__GROUP_PICK_0(T, E, ...) E(__VA_ARGS__)
 #define SL_GROUP_PICK(C, T, E, ...) SL__GROUP_CAT(SL__GROUP_PICK_, C)(T, E, __VA_ARGS__)
+#define SL__GROUP_PICK2_1(T, E, ...) T(__VA_ARGS__)
+#define SL__GROUP_PICK2_0(T, E, ...) E(__VA_ARGS__)
+#define SL_GROUP_PICK2(C, T, E, ...) SL__GROUP_CAT(SL__GROUP_PICK2_, C)(T, E, __VA_ARGS__)
+
+/* An integrator whose stages are not per body (mvs: the jump sums the
+ * planets' momenta, the kick needs the planets' mutual pulls) can bring
+ * its own grouped loop, written with the helpers below (publish, monitors,
+ * group sums). It declares
+ *   SL_PROP_<P>_GROUP_LOOP 1;
+ *   SL_PROP_<P>_GROUP_THREADS_<N>: threads per system (a power of 2 from 2
+ *       to 32) for each N it groups, none for the others;
+ *   SL_PROP_<P>_GROUP_FORCE(F): 1 when force F has what its loop calls;
+ *   SL_PROP_<P>_GROUP_DEFINE(P, F, N, G): defines
+ *       sl_gloop_<P>_<F>_<N>(const sl_run_args *a, int64_t s, int g, double *sh)
+ *       as SL_GROUP_LOOP_DEFINE does, sh SL_GROUP_STRIDE(N) doubles;
+ *   int sl_prop_<P>_group_runs(const double *pp, int64_t n_sys, int sms):
+ *       whether a launch of n_sys systems with these parameters on a device
+ *       of sms multiprocessors goes grouped (mvs: not in Jacobi
+ *       coordinates, and not past 128 systems a multiprocessor).
+ * instantiate.h then stamps both kernels for (P, F, N), and the launcher
+ * picks one per run from pp. */
+#define SL__GROUP_OWN_0(P, F, N) 0
+#define SL__GROUP_OWN_1(P, F, N)                                                           \
+    SL__GROUP_USE(SL_PROP_##P##_GROUP_FORCE(F), SL_PROP_##P##_GROUP_THREADS_##N)
+#define SL_GROUP_OWN(P, F, N)                                                              \
+    SL__GROUP_CAT(SL__GROUP_OWN_, SL_OPT_FLAG(SL_PROP_##P##_GROUP_LOOP))(P, F, N)
 
 #if defined(__CUDACC__)
 
@@ -115,6 +144,32 @@ SL_HD SL_INLINE unsigned sl_group_mask(int G)
 #else
 #define SL__GROUP_SYNC()
 #endif
+
+/* The sum of x over the group's GT lanes, the same bits in every lane: a
+ * butterfly, where each lane adds the same two partial sums (a + b and
+ * b + a round alike). */
+SL_HD SL_INLINE double sl_group_sum(double x, int GT, unsigned gmask)
+{
+#if defined(__CUDA_ARCH__)
+    SL_UNROLL
+    for (int off = GT / 2; off > 0; off /= 2)
+        x += __shfl_xor_sync(gmask, x, off);
+#else
+    (void)GT, (void)gmask;
+#endif
+    return x;
+}
+
+/* Whether any lane of the group has flag set. */
+SL_HD SL_INLINE int sl_group_any(int flag, unsigned gmask)
+{
+#if defined(__CUDA_ARCH__)
+    return __any_sync(gmask, flag);
+#else
+    (void)gmask;
+    return flag;
+#endif
+}
 
 /* The smallest of the group's keys: a butterfly over lanes g ^ 1, g ^ 2,
  * ..., which stay inside an aligned group of G lanes. */
