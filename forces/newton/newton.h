@@ -119,18 +119,15 @@ SL_HD SL_INLINE void sl_force_newton_pair_jerk(const double *d, const double *du
     }
 }
 
-/* The pull (and its jerk) on body i alone from every other body, arrays not
- * strided (S = 1): for the grouped CUDA kernels (internal/group.h), where a
- * thread sums the pulls on the bodies it owns. i is known only at run time,
- * so body i's own term is masked rather than skipped. */
-SL_HD SL_INLINE void sl_force_newton_acc_at(int n, const double *x, const double *v,
-                                            const double *m, const double *fp, int i, double *a)
+/* The pull on body i from bodies first..n-1, arrays not strided (S = 1):
+ * acc_at's and acc_perturb_at's sum. */
+SL_HD SL_INLINE void sl_force_newton_pull_from(int n, int first, const double *x,
+                                               const double *m, int i, double *a)
 {
-    (void)v, (void)fp;
     const double xi = x[3 * i], yi = x[3 * i + 1], zi = x[3 * i + 2];
     double ax = 0.0, ay = 0.0, az = 0.0;
     SL_UNROLL
-    for (int k = 0; k < n; k++) {
+    for (int k = first; k < n; k++) {
         double dx = x[3 * k] - xi, dy = x[3 * k + 1] - yi, dz = x[3 * k + 2] - zi;
         double rinv = k == i ? 0.0 : SL_RSQRT(dx * dx + dy * dy + dz * dz);
         double f = m[k] * rinv * rinv * rinv;
@@ -141,6 +138,17 @@ SL_HD SL_INLINE void sl_force_newton_acc_at(int n, const double *x, const double
     a[0] = ax;
     a[1] = ay;
     a[2] = az;
+}
+
+/* The pull (and its jerk) on body i alone from every other body, arrays not
+ * strided (S = 1): for the grouped CUDA kernels (internal/group.h), where a
+ * thread sums the pulls on the bodies it owns. i is known only at run time,
+ * so body i's own term is masked rather than skipped. */
+SL_HD SL_INLINE void sl_force_newton_acc_at(int n, const double *x, const double *v,
+                                            const double *m, const double *fp, int i, double *a)
+{
+    (void)v, (void)fp;
+    sl_force_newton_pull_from(n, 0, x, m, i, a);
 }
 
 SL_HD SL_INLINE void sl_force_newton_acc_jerk_at(int n, const double *x, const double *v,
@@ -213,20 +221,7 @@ SL_HD SL_INLINE void sl_force_newton_acc_perturb_at(int n, const double *x, cons
                                                     double *a)
 {
     (void)v, (void)fp;
-    const double xi = x[3 * i], yi = x[3 * i + 1], zi = x[3 * i + 2];
-    double ax = 0.0, ay = 0.0, az = 0.0;
-    SL_UNROLL
-    for (int k = 1; k < n; k++) {
-        double dx = x[3 * k] - xi, dy = x[3 * k + 1] - yi, dz = x[3 * k + 2] - zi;
-        double rinv = k == i ? 0.0 : SL_RSQRT(dx * dx + dy * dy + dz * dz);
-        double f = m[k] * rinv * rinv * rinv;
-        ax += f * dx;
-        ay += f * dy;
-        az += f * dz;
-    }
-    a[0] = ax;
-    a[1] = ay;
-    a[2] = az;
+    sl_force_newton_pull_from(n, 1, x, m, i, a);
 }
 
 SL_HD SL_INLINE double sl_force_newton_potential(int n, int S, const double *x,

@@ -405,23 +405,7 @@ SL_HD SL_INLINE void sl_mvs_gpublish_inertial(const sl_mvs_group *c, const sl_mv
             if (!need)                                                                     \
                 continue;                                                                  \
             SL__MVS_GCLOSE(F, need)                                                        \
-            SL__GROUP_MONITORS()                                                           \
-            if (!why && a->mon.energy_max > 0.0 && step % a->mon.check_every == 0) {       \
-                double e = sl_kinetic(n, 1, sv, sm) + sl_force_##F##_potential(n, 1, sx, sm, fp); \
-                if (!(fabs(e / a->e0[s] - 1.0) <= a->mon.energy_max))                      \
-                    why = SL_REASON_ENERGY;                                                \
-            }                                                                              \
-            if (!why && a->max_steps > 0 && step - k0 >= a->max_steps && t < a->t_end)     \
-                why = SL_REASON_STEP_CAP;                                                  \
-            if (why)                                                                       \
-                break;                                                                     \
-            if (sl_log_due(&a->mon, t, step, next_log)) {                                  \
-                if (a->mon.log_every_dt > 0.0)                                             \
-                    while (next_log <= t)                                                  \
-                        next_log += a->mon.log_every_dt;                                   \
-                if (g == 0)                                                                \
-                    sl_log_record(a, s, n, 1, t, step, SL_LOG_PERIODIC, sx, sv);           \
-            }                                                                              \
+            SL__GROUP_CHECKS(F)                                                            \
             SL__GROUP_SYNC();                                                              \
         }                                                                                  \
         SL__GROUP_SYNC();                                                                  \

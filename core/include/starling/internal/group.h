@@ -242,6 +242,29 @@ SL_HD SL_INLINE int sl_group_any(int flag, unsigned gmask)
         }                                                                                  \
     }
 
+/* After a step that reached (t, step), with the state published in sx,
+ * sv: the stop monitors, the energy check and the step cap set why, and
+ * the loop breaks; else thread 0 logs if a record is due. Inside a
+ * grouped loop's step loop (SL_GROUP_LOOP_DEFINE, and integrators' own). */
+#define SL__GROUP_CHECKS(F)                                                                \
+    SL__GROUP_MONITORS()                                                                   \
+    if (!why && a->mon.energy_max > 0.0 && step % a->mon.check_every == 0) {               \
+        double e = sl_kinetic(n, 1, sv, sm) + sl_force_##F##_potential(n, 1, sx, sm, fp);  \
+        if (!(fabs(e / a->e0[s] - 1.0) <= a->mon.energy_max))                              \
+            why = SL_REASON_ENERGY;                                                        \
+    }                                                                                      \
+    if (!why && a->max_steps > 0 && step - k0 >= a->max_steps && t < a->t_end)             \
+        why = SL_REASON_STEP_CAP;                                                          \
+    if (why)                                                                               \
+        break;                                                                             \
+    if (sl_log_due(&a->mon, t, step, next_log)) {                                          \
+        if (a->mon.log_every_dt > 0.0)                                                     \
+            while (next_log <= t)                                                          \
+                next_log += a->mon.log_every_dt;                                           \
+        if (g == 0)                                                                        \
+            sl_log_record(a, s, n, 1, t, step, SL_LOG_PERIODIC, sx, sv);                   \
+    }
+
 /* Own bodies' xs, vs into the shared copy. */
 #define SL__GROUP_PUBLISH(xs, vs)                                                          \
     SL_UNROLL                                                                              \
@@ -428,23 +451,7 @@ SL_HD SL_INLINE int sl_group_any(int flag, unsigned gmask)
                 SL__GROUP_PUBLISH(x, v)                                                    \
                 SL__GROUP_SYNC();                                                          \
             }                                                                              \
-            SL__GROUP_MONITORS()                                                           \
-            if (!why && a->mon.energy_max > 0.0 && step % a->mon.check_every == 0) {       \
-                double e = sl_kinetic(n, 1, sv, sm) + sl_force_##F##_potential(n, 1, sx, sm, fp); \
-                if (!(fabs(e / a->e0[s] - 1.0) <= a->mon.energy_max))                      \
-                    why = SL_REASON_ENERGY;                                                \
-            }                                                                              \
-            if (!why && a->max_steps > 0 && step - k0 >= a->max_steps && t < a->t_end)     \
-                why = SL_REASON_STEP_CAP;                                                  \
-            if (why)                                                                       \
-                break;                                                                     \
-            if (sl_log_due(&a->mon, t, step, next_log)) {                                  \
-                if (a->mon.log_every_dt > 0.0)                                             \
-                    while (next_log <= t)                                                  \
-                        next_log += a->mon.log_every_dt;                                   \
-                if (g == 0)                                                                \
-                    sl_log_record(a, s, n, 1, t, step, SL_LOG_PERIODIC, sx, sv);           \
-            }                                                                              \
+            SL__GROUP_CHECKS(F)                                                            \
             if (shared_state)                                                              \
                 SL__GROUP_SYNC();                                                          \
         }                                                                                  \
