@@ -1,22 +1,26 @@
 /* GPU suite for mvs's working state (SYNC): on CUDA as on the CPU, with
  * and without symplectic correctors, in democratic heliocentric and
  * Jacobi coordinates, unrolled (5 bodies), grouped (9 and 16 bodies, a
- * thread per planet) and runtime-N (20 bodies), with logs every few steps, short launches, and either the stop monitors'
+ * thread per planet; 9 bodies in a mid-size ensemble, 2 threads a system)
+ * and runtime-N (20 bodies), with logs every few steps, short launches, and either the stop monitors'
  * per-step look or energy checks every few steps (most steps then need
  * nothing, and the CUDA loop skips their monitors). Each case runs the
  * same ensemble on both backends: same kernel, same log record count,
  * final states within 1e-10 (FMA contraction on the GPU, and the grouped
  * kernel's order of sums over planets, are the only differences). Skips without a device unless SL_REQUIRE_GPU=1. */
 #include "sl_test.h"
+#include "starling/integrators/mvs.h"
 
-static sl_ensemble *systems(int n_body)
+static sl_ensemble *systems_n(int n_body, int64_t n_sys)
 {
     sl_test_system_spec sp = {.n_planets = n_body - 1, .planet_mass = 3e-5, .a1 = 1.0,
                               .spacing = 0.35, .perturb = 0.02, .random_phase = 1, .seed = 5};
     sl_ensemble *e;
-    SLT_OK(sl_ensemble_test_systems(&sp, n_body > 10 ? 256 : 2000, &e));
+    SLT_OK(sl_ensemble_test_systems(&sp, n_sys, &e));
     return e;
 }
+
+static sl_ensemble *systems(int n_body) { return systems_n(n_body, n_body > 10 ? 256 : 2000); }
 
 static void mvs_case(const slt_plugins *p, sl_run_config *c, int order, int jacobi, int look)
 {
@@ -69,7 +73,8 @@ static void use_force(const slt_plugins *p, sl_run_config *c, const char *name)
     SLT_OK(c->force->pack(&pv, c->fp));
 }
 
-static void agrees_force(int n_body, int order, int jacobi, int look, const char *force)
+static void agrees_sized(int n_body, int64_t n_sys, int order, int jacobi, int look,
+                         const char *force, double t_end)
 {
     SLT_REQUIRE_GPU();
     slt_plugins p;
@@ -77,7 +82,10 @@ static void agrees_force(int n_body, int order, int jacobi, int look, const char
     sl_run_config c;
     mvs_case(&p, &c, order, jacobi, look);
     use_force(&p, &c, force);
-    sl_ensemble *a = systems(n_body), *b = systems(n_body);
+    if (t_end > 0.0)
+        c.t_end = t_end;
+    sl_ensemble *a = n_sys > 0 ? systems_n(n_body, n_sys) : systems(n_body);
+    sl_ensemble *b = n_sys > 0 ? systems_n(n_body, n_sys) : systems(n_body);
     char ka[96], kb[96];
     int64_t ra, rb;
     run_on("cpu", &c, a, ka, &ra);
@@ -102,6 +110,11 @@ static void agrees_force(int n_body, int order, int jacobi, int look, const char
     cr_assert(worst < 1e-10, "%s: CPU and CUDA differ by %.3g", kb, worst);
     sl_ensemble_destroy(a), sl_ensemble_destroy(b);
     slt_unload(&p);
+}
+
+static void agrees_force(int n_body, int order, int jacobi, int look, const char *force)
+{
+    agrees_sized(n_body, 0, order, jacobi, look, force, 0.0);
 }
 
 static void agrees_with(int n_body, int order, int jacobi, int look)
@@ -130,6 +143,23 @@ Test(gpu_mvs, dh_corrector_grouped_no_stop_monitor) { agrees_with(9, 11, 0, 0); 
 Test(gpu_mvs, dh_corrector_grouped_16) { agrees(16, 17, 0); }
 Test(gpu_mvs, dh_corrector_grouped_16_no_stop_monitor) { agrees_with(16, 3, 0, 0); }
 Test(gpu_mvs, jacobi_corrector_beside_grouped) { agrees(9, 11, 1); }
+/* Between 64 and 128 systems a multiprocessor, 9 bodies run the narrow
+ * group (2 threads a system, 4 planets each: sl_prop_mvs_group_threads);
+ * 96 a multiprocessor here, over a shorter span (the CPU side runs them
+ * all). */
+Test(gpu_mvs, dh_corrector_grouped_narrow)
+{
+    SLT_REQUIRE_GPU();
+    sl_backend be;
+    SLT_OK(sl_backend_open("cuda", &be));
+    const int64_t n_sys = 96 * (int64_t)be.sm_count;
+    const double pp[4] = {0.02, 0.0, 11.0, 0.0};
+    cr_assert_eq(sl_prop_mvs_group_threads(pp, n_sys, be.sm_count, SL_PROP_mvs_GROUP_THREADS_9,
+                                           SL_PROP_mvs_GROUP_NARROW_9),
+                 2, "%lld systems on %d multiprocessors should run the narrow group",
+                 (long long)n_sys, be.sm_count);
+    agrees_sized(9, n_sys, 11, 0, 1, "newton", 8.0);
+}
 /* gr and j2 have acc_perturb_at too (test_forces checks its rows), but
  * their plugins stamp kernels for 2, 3 and 5 bodies only (forces/
  * CMakeLists.txt): 9 bodies run their runtime-N kernel, one thread a

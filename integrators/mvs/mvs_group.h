@@ -5,7 +5,8 @@
  * One thread holding a whole Sun + 8 planets system ran out of registers
  * (255 and a 1.5 KB stack): its eight Kepler drifts, the planets' mutual
  * pulls and the working state all spilled. Here thread g of G owns
- * planets 1 + g, 1 + g + G, ... (with G = 8 at N = 9, one each) and keeps
+ * planets 1 + g, 1 + g + G, ... (with G = 8 at N = 9, one each; the
+ * narrow loop, G = 2, four each) and keeps
  * only their (Q, V); body 0's (Q_0, V_0), the centre of mass, is kept by
  * every thread alike. The stages of mvs.h are the same operators split by
  * planet: the Kepler drift is per planet; the jump's speed (the planets'
@@ -14,7 +15,7 @@
  * publishes to shared memory. Democratic heliocentric coordinates only:
  * Jacobi coordinates chain every planet to the ones inside it, and run on
  * the thread-per-system kernel, which the launcher picks for them
- * (sl_prop_mvs_group_runs).
+ * (sl_prop_mvs_group_threads, which also picks by the ensemble's size).
  *
  * The same steps, closes, correctors, stops and records as the
  * thread-per-system loop (loop.h with SYNC), in the same order. Sums over
@@ -23,15 +24,8 @@
 #ifndef STARLING_MVS_GROUP_H
 #define STARLING_MVS_GROUP_H
 
-#if defined(__CUDACC__)
-#include "starling/internal/group.h"
-
-/* SL_MVS_NO_GROUP (a compile definition): every N on one thread a
- * system, as before the grouped loop; for benchmarks comparing the two. */
-#if !defined(SL_MVS_NO_GROUP)
-#define SL_PROP_mvs_GROUP_LOOP 1
-#endif
-/* Threads per system (measured on the H200, docs/BENCHMARKS.md). */
+/* Threads per system (measured on the H200, docs/BENCHMARKS.md), for the
+ * CUDA loops; C sees them too (tests/test_gpu_mvs.c). */
 #define SL_PROP_mvs_GROUP_THREADS_8 8
 #define SL_PROP_mvs_GROUP_THREADS_9 8
 #define SL_PROP_mvs_GROUP_THREADS_10 16
@@ -41,26 +35,55 @@
 #define SL_PROP_mvs_GROUP_THREADS_14 16
 #define SL_PROP_mvs_GROUP_THREADS_15 16
 #define SL_PROP_mvs_GROUP_THREADS_16 16
-#define SL_PROP_mvs_GROUP_FORCE(F) SL_OPT_FLAG(SL_FORCE_##F##_PERTURB_AT)
-#define SL_PROP_mvs_GROUP_DEFINE(P, F, N, G) SL_MVS_GROUP_LOOP_DEFINE(F, N, G)
+/* The narrow loop: at 9 bodies, 2 threads a system (4 planets each). */
+#define SL_PROP_mvs_GROUP_NARROW_8 0
+#define SL_PROP_mvs_GROUP_NARROW_9 2
+#define SL_PROP_mvs_GROUP_NARROW_10 0
+#define SL_PROP_mvs_GROUP_NARROW_11 0
+#define SL_PROP_mvs_GROUP_NARROW_12 0
+#define SL_PROP_mvs_GROUP_NARROW_13 0
+#define SL_PROP_mvs_GROUP_NARROW_14 0
+#define SL_PROP_mvs_GROUP_NARROW_15 0
+#define SL_PROP_mvs_GROUP_NARROW_16 0
+#if defined(__CUDACC__)
+#include "starling/internal/group.h"
 
-/* Grouped or one thread a system, per launch. A group takes 8 (or 16)
- * threads where one did, so it runs a system with far more latency hidden
- * but fills the device with 8 times fewer systems: with the Sun + 8
- * planets on the H200 (132 SMs; docs/runs/2026-11-29-mvs-grouped), 2.7x
- * faster with 1024 systems, 2.1x with 8192, 1.12x with 16384, and 0.68x
- * from 32768 on, where the one-thread kernel has enough systems to hide
- * its latency and spends fewer instructions on each. The crossover, about
- * 136 systems a multiprocessor, is the rule. Both kernels make the same
- * steps; they agree to rounding, not to the bit. */
+/* SL_MVS_NO_GROUP (a compile definition): every N on one thread a
+ * system, as before the grouped loop; for benchmarks comparing the two. */
+#if !defined(SL_MVS_NO_GROUP)
+#define SL_PROP_mvs_GROUP_LOOP 1
+#endif
+#define SL_PROP_mvs_GROUP_FORCE(F) SL_OPT_FLAG(SL_FORCE_##F##_PERTURB_AT)
+#define SL_PROP_mvs_GROUP_DEFINE(P, F, N, G, NAME) SL_MVS_GROUP_LOOP_DEFINE(F, N, G, NAME)
+#endif /* __CUDACC__ */
+
+/* Which kernel a launch runs, by the systems a multiprocessor (H200, 132
+ * SMs, the Sun + 8 planets; docs/runs/2026-11-29-mvs-grouped and
+ * docs/runs/2026-11-29-mvs-narrow). The wide group (8 threads a system,
+ * 128 registers, no spills) cuts a system's latency 2.7x against one
+ * thread a system but fills the device at about 64 systems a
+ * multiprocessor; past that it runs in two waves. The narrow one (2
+ * threads, 246 registers, no spills) has more latency but holds twice the
+ * systems in one wave: 1.06 s against 1.29 s (wide) and 1.45 s (one
+ * thread) for 16384 copies. Past 128 a multiprocessor the one-thread
+ * kernel has enough systems to hide its latency and spends the fewest
+ * instructions on each. Jacobi coordinates run one thread a system. All
+ * make the same steps; they agree to rounding, not to the bit. */
+#define SL_MVS_GROUP_WIDE_PER_SM 64
 #define SL_MVS_GROUP_SYSTEMS_PER_SM 128
-SL_HD SL_INLINE int sl_prop_mvs_group_runs(const double *pp, int64_t n_sys, int sms)
+SL_HD SL_INLINE int sl_prop_mvs_group_threads(const double *pp, int64_t n_sys, int sms, int wide,
+                                              int narrow)
 {
-    return pp[3] == 0.0 && n_sys <= (int64_t)SL_MVS_GROUP_SYSTEMS_PER_SM * sms;
+    if (pp[3] != 0.0 || n_sys > (int64_t)SL_MVS_GROUP_SYSTEMS_PER_SM * sms)
+        return 0;
+    if (narrow == 0 || n_sys <= (int64_t)SL_MVS_GROUP_WIDE_PER_SM * sms)
+        return wide;
+    return narrow;
 }
 
+#if defined(__CUDACC__)
 /* Planets a thread owns, at most. */
-enum { SL_MVS_GROUP_PL = 2 };
+enum { SL_MVS_GROUP_PL = 4 };
 
 /* A thread's share of a working state: body 0's (Q_0, V_0) and its
  * planets' (Q_i, V_i); the planets' masses (0 past the last planet). */
@@ -265,7 +288,15 @@ SL_HD SL_INLINE void sl_mvs_gpublish_inertial(const sl_mvs_group *c, const sl_mv
  * monitors check (GL of them, b = g + GT l) into x, v. */
 #define SL__MVS_GCLOSE(F, need)                                                            \
     {                                                                                      \
-        sl_mvs_gstate C = P;                                                               \
+        /* a copy of the entries in use only: the struct holds room for the \
+         * narrow loop's planets, and a whole copy put it on the stack */   \
+        sl_mvs_gstate C;                                                                   \
+        SL_UNROLL                                                                          \
+        for (int d = 0; d < 3; d++)                                                        \
+            C.Q0[d] = P.Q0[d], C.V0[d] = P.V0[d];                                          \
+        SL_UNROLL                                                                          \
+        for (int k3 = 0; k3 < 3 * PL; k3++)                                                \
+            C.q[k3] = P.q[k3], C.u[k3] = P.u[k3];                                          \
         sl_mvs_gK(&c, tol, SL_MVS_CALL, pend, &C);                                         \
         if ((need) == 2)                                                                   \
             SL__MVS_GSYNC_STAGES(F, SL_SYNC_CLOSE, C)                                      \
@@ -295,12 +326,11 @@ SL_HD SL_INLINE void sl_mvs_gpublish_inertial(const sl_mvs_group *c, const sl_mv
             }                                                                              \
     }
 
-#define SL_MVS_GROUP_LOOP_DEFINE(F, N, G)                                                  \
+#define SL_MVS_GROUP_LOOP_DEFINE(F, N, G, NAME)                                            \
     SL_STATIC_ASSERT((N) - 1 <= (G) * SL_MVS_GROUP_PL,                                     \
                      "mvs: " #N " bodies on " #G " threads a system leave a thread more "  \
                      "planets than SL_MVS_GROUP_PL");                                       \
-    __device__ __forceinline__ void sl_gloop_mvs_##F##_##N(const sl_run_args *a, int64_t s, \
-                                                           int g, double *sh)              \
+    __device__ __forceinline__ void NAME(const sl_run_args *a, int64_t s, int g, double *sh) \
     {                                                                                      \
         enum { GT = (G), PL = ((N) - 1 + (G) - 1) / (G), GL = ((N) + (G) - 1) / (G) };     \
         const int n = (N);                                                                 \

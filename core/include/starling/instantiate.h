@@ -71,18 +71,20 @@ SL_EXTERN_C_END
         return sl_cuda_launch_systems((const void *)sl_kernel_##P##_##F##_##SUFFIX,        \
                                       #P "/" #F "/" #SUFFIX, a);                           \
     }
-/* The kernel of a grouped loop sl_gloop_<P>_<F>_<N>, G threads a system. */
-#define SL__GROUP_GLOBAL(P, F, N, G)                                                       \
-    __global__ void __launch_bounds__(128, SL_GROUP_MIN_BLOCKS(G))                         \
-        sl_kernel_##P##_##F##_##N(const sl_run_args a)                                     \
+/* Kernel KERNEL running the grouped loop LOOP, G threads a system. */
+#define SL__GROUP_GLOBAL_AS(KERNEL, LOOP, N, G)                                            \
+    __global__ void __launch_bounds__(128, SL_GROUP_MIN_BLOCKS(G)) KERNEL(const sl_run_args a) \
     {                                                                                      \
         extern __shared__ double sl__group_shared[];                                       \
         int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;                        \
         int64_t s = t / (G);                                                               \
         if (s < a.n_sys)                                                                   \
-            sl_gloop_##P##_##F##_##N(&a, s, (int)(t % (G)),                                \
-                                     sl__group_shared + (threadIdx.x / (G)) * SL_GROUP_STRIDE(N)); \
+            LOOP(&a, s, (int)(t % (G)),                                                    \
+                 sl__group_shared + (threadIdx.x / (G)) * SL_GROUP_STRIDE(N));             \
     }
+/* The kernel of a grouped loop sl_gloop_<P>_<F>_<N>, G threads a system. */
+#define SL__GROUP_GLOBAL(P, F, N, G)                                                       \
+    SL__GROUP_GLOBAL_AS(sl_kernel_##P##_##F##_##N, sl_gloop_##P##_##F##_##N, N, G)
 /* N's kernel when G = SL_GROUP_THREADS(N) threads run one system
  * (internal/group.h); same names as the thread-per-system kernel's. */
 #define SL__INST_GROUP_KERNEL(P, F, N)                                                     \
@@ -94,8 +96,28 @@ SL_EXTERN_C_END
                                      #P "/" #F "/" #N, a, SL_GROUP_THREADS(N),             \
                                      SL_GROUP_STRIDE(N) * sizeof(double));                 \
     }
+/* An integrator's own narrow grouped loop (SL_PROP_<P>_GROUP_NARROW_<N>:
+ * 0 none, else its width), its kernel and its launch. */
+#define SL__INST_NARROW_0(P, F, N)
+#define SL__INST_NARROW_2(P, F, N) SL__INST_NARROW(P, F, N, 2)
+#define SL__INST_NARROW_4(P, F, N) SL__INST_NARROW(P, F, N, 4)
+#define SL__INST_NARROW_8(P, F, N) SL__INST_NARROW(P, F, N, 8)
+#define SL__INST_NARROW(P, F, N, G)                                                        \
+    SL_PROP_##P##_GROUP_DEFINE(P, F, N, G, sl_gloop_##P##_##F##_##N##_narrow)              \
+    SL__GROUP_GLOBAL_AS(sl_kernel_##P##_##F##_##N##_narrow, sl_gloop_##P##_##F##_##N##_narrow, \
+                        N, G)
+#define SL__LAUNCH_NARROW_0(P, F, N)
+#define SL__LAUNCH_NARROW_2(P, F, N) SL__LAUNCH_NARROW(P, F, N, 2)
+#define SL__LAUNCH_NARROW_4(P, F, N) SL__LAUNCH_NARROW(P, F, N, 4)
+#define SL__LAUNCH_NARROW_8(P, F, N) SL__LAUNCH_NARROW(P, F, N, 8)
+#define SL__LAUNCH_NARROW(P, F, N, G)                                                      \
+    if (g == (G))                                                                          \
+        return sl_cuda_launch_groups((const void *)sl_kernel_##P##_##F##_##N##_narrow,     \
+                                     #P "/" #F "/" #N, a, (G),                             \
+                                     SL_GROUP_STRIDE(N) * sizeof(double));
 /* An integrator's own grouped loop (group.h, SL_PROP_<P>_GROUP_LOOP) and
- * the thread-per-system kernel beside it: the launcher picks per run. */
+ * the thread-per-system kernel beside it (and its narrow loop's, where it
+ * has one): the launcher picks per run. */
 #define SL__INST_OWN_GROUP_KERNEL(P, F, N)                                                 \
     SL_LOOP_DEFINE(P, F, N, N, N)                                                          \
     __global__ void sl_kernel_##P##_##F##_##N##_thread(const sl_run_args a)                \
@@ -104,17 +126,23 @@ SL_EXTERN_C_END
         if (s < a.n_sys)                                                                   \
             sl_loop_##P##_##F##_##N(&a, s);                                                \
     }                                                                                      \
-    SL_PROP_##P##_GROUP_DEFINE(P, F, N, SL_PROP_##P##_GROUP_THREADS_##N)                   \
+    SL_PROP_##P##_GROUP_DEFINE(P, F, N, SL_PROP_##P##_GROUP_THREADS_##N,                   \
+                               sl_gloop_##P##_##F##_##N)                                   \
     SL__GROUP_GLOBAL(P, F, N, SL_PROP_##P##_GROUP_THREADS_##N)                             \
+    SL__NCAT(SL__INST_NARROW_, SL_PROP_##P##_GROUP_NARROW_##N)(P, F, N)                    \
     extern "C" sl_status sl_run_##P##_##F##_##N##_cuda(const sl_run_args *a)               \
     {                                                                                      \
         int sms;                                                                           \
         sl_status st = sl_cuda_sm_count(#P "/" #F "/" #N, &sms);                           \
         if (st != SL_OK)                                                                   \
             return st;                                                                     \
-        if (!sl_prop_##P##_group_runs(a->pp, a->n_sys, sms))                               \
+        const int g = sl_prop_##P##_group_threads(a->pp, a->n_sys, sms,                    \
+                                                  SL_PROP_##P##_GROUP_THREADS_##N,         \
+                                                  SL_PROP_##P##_GROUP_NARROW_##N);         \
+        if (g == 0)                                                                        \
             return sl_cuda_launch_systems((const void *)sl_kernel_##P##_##F##_##N##_thread, \
                                           #P "/" #F "/" #N, a);                            \
+        SL__NCAT(SL__LAUNCH_NARROW_, SL_PROP_##P##_GROUP_NARROW_##N)(P, F, N)              \
         return sl_cuda_launch_groups((const void *)sl_kernel_##P##_##F##_##N,              \
                                      #P "/" #F "/" #N, a, SL_PROP_##P##_GROUP_THREADS_##N, \
                                      SL_GROUP_STRIDE(N) * sizeof(double));                 \

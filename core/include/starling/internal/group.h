@@ -102,15 +102,24 @@
  *   SL_PROP_<P>_GROUP_THREADS_<N>: threads per system (a power of 2 from 2
  *       to 32) for each N it groups, none for the others;
  *   SL_PROP_<P>_GROUP_FORCE(F): 1 when force F has what its loop calls;
- *   SL_PROP_<P>_GROUP_DEFINE(P, F, N, G): defines
- *       sl_gloop_<P>_<F>_<N>(const sl_run_args *a, int64_t s, int g, double *sh)
+ *   SL_PROP_<P>_GROUP_NARROW_<N>: a second, narrower width for the same N
+ *       (fewer threads a system, more planets a thread: a system's latency
+ *       is higher, but twice the systems fit on the device), 0 for none;
+ *       2, 4 or 8 stamps a second grouped kernel;
+ *   SL_PROP_<P>_GROUP_FORCE(F): 1 when force F has what its loop calls;
+ *   SL_PROP_<P>_GROUP_DEFINE(P, F, N, G, NAME): defines the loop for G
+ *       threads a system as
+ *       NAME(const sl_run_args *a, int64_t s, int g, double *sh),
  *       as SL_GROUP_LOOP_DEFINE does, sh SL_GROUP_STRIDE(N) doubles;
- *   int sl_prop_<P>_group_runs(const double *pp, int64_t n_sys, int sms):
- *       whether a launch of n_sys systems with these parameters on a device
- *       of sms multiprocessors goes grouped (mvs: not in Jacobi
- *       coordinates, and not past 128 systems a multiprocessor).
- * instantiate.h then stamps both kernels for (P, F, N), and the launcher
- * picks one per run from pp. */
+ *   int sl_prop_<P>_group_threads(const double *pp, int64_t n_sys, int sms,
+ *                                 int wide, int narrow):
+ *       the threads a system for a launch of n_sys systems with these
+ *       parameters on a device of sms multiprocessors: wide
+ *       (_GROUP_THREADS_<N>), narrow (_GROUP_NARROW_<N>, when not 0) or
+ *       0 for one thread a system (mvs: 0 in Jacobi coordinates; wide up
+ *       to 64 systems a multiprocessor, narrow to 128, then 0).
+ * instantiate.h then stamps the kernels for (P, F, N), and the launcher
+ * picks one per run from pp and the ensemble's size. */
 #define SL__GROUP_OWN_0(P, F, N) 0
 #define SL__GROUP_OWN_1(P, F, N)                                                           \
     SL__GROUP_USE(SL_PROP_##P##_GROUP_FORCE(F), SL_PROP_##P##_GROUP_THREADS_##N)
