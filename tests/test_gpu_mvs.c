@@ -1,7 +1,8 @@
 /* GPU suite for mvs's working state (SYNC): on CUDA as on the CPU, with
  * and without symplectic correctors, in democratic heliocentric and
  * Jacobi coordinates, unrolled (5 bodies), grouped (9 and 16 bodies, a
- * thread per planet; 9 bodies in a mid-size ensemble, 2 threads a system)
+ * thread per planet; 8 and 9 bodies in a mid-size ensemble, 2 threads a
+ * system)
  * and runtime-N (20 bodies), with logs every few steps, short launches, and either the stop monitors'
  * per-step look or energy checks every few steps (most steps then need
  * nothing, and the CUDA loop skips their monitors). Each case runs the
@@ -143,22 +144,29 @@ Test(gpu_mvs, dh_corrector_grouped_no_stop_monitor) { agrees_with(9, 11, 0, 0); 
 Test(gpu_mvs, dh_corrector_grouped_16) { agrees(16, 17, 0); }
 Test(gpu_mvs, dh_corrector_grouped_16_no_stop_monitor) { agrees_with(16, 3, 0, 0); }
 Test(gpu_mvs, jacobi_corrector_beside_grouped) { agrees(9, 11, 1); }
-/* Between 64 and 128 systems a multiprocessor, 9 bodies run the narrow
- * group (2 threads a system, 4 planets each: sl_prop_mvs_group_threads);
- * 96 a multiprocessor here, over a shorter span (the CPU side runs them
- * all). */
-Test(gpu_mvs, dh_corrector_grouped_narrow)
+/* Between 64 and 128 systems a multiprocessor, 8 and 9 bodies run the
+ * narrow group (2 threads a system: 4 planets each at 9, 4 and 3 at 8;
+ * sl_prop_mvs_group_threads); 96 a multiprocessor here, over a shorter
+ * span (the CPU side runs them all). */
+static void agrees_narrow(int n_body, int wide, int narrow)
 {
     SLT_REQUIRE_GPU();
     sl_backend be;
     SLT_OK(sl_backend_open("cuda", &be));
     const int64_t n_sys = 96 * (int64_t)be.sm_count;
     const double pp[4] = {0.02, 0.0, 11.0, 0.0};
-    cr_assert_eq(sl_prop_mvs_group_threads(pp, n_sys, be.sm_count, SL_PROP_mvs_GROUP_THREADS_9,
-                                           SL_PROP_mvs_GROUP_NARROW_9),
-                 2, "%lld systems on %d multiprocessors should run the narrow group",
-                 (long long)n_sys, be.sm_count);
-    agrees_sized(9, n_sys, 11, 0, 1, "newton", 8.0);
+    cr_assert_eq(sl_prop_mvs_group_threads(pp, n_sys, be.sm_count, wide, narrow), 2,
+                 "%lld systems of %d bodies on %d multiprocessors should run the narrow group",
+                 (long long)n_sys, n_body, be.sm_count);
+    agrees_sized(n_body, n_sys, 11, 0, 1, "newton", 8.0);
+}
+Test(gpu_mvs, dh_corrector_grouped_narrow)
+{
+    agrees_narrow(9, SL_PROP_mvs_GROUP_THREADS_9, SL_PROP_mvs_GROUP_NARROW_9);
+}
+Test(gpu_mvs, dh_corrector_grouped_narrow_8)
+{
+    agrees_narrow(8, SL_PROP_mvs_GROUP_THREADS_8, SL_PROP_mvs_GROUP_NARROW_8);
 }
 /* gr and j2 have acc_perturb_at too (test_forces checks its rows), but
  * their plugins stamp kernels for 2, 3 and 5 bodies only (forces/

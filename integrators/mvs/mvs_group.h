@@ -35,8 +35,10 @@
 #define SL_PROP_mvs_GROUP_THREADS_14 16
 #define SL_PROP_mvs_GROUP_THREADS_15 16
 #define SL_PROP_mvs_GROUP_THREADS_16 16
-/* The narrow loop: at 9 bodies, 2 threads a system (4 planets each). */
-#define SL_PROP_mvs_GROUP_NARROW_8 0
+/* The narrow loop: at 8 and 9 bodies, 2 threads a system (4 planets
+ * each; at 8, three on the second thread). At 16, 8 threads a system
+ * spilled and lost (docs/runs/2026-11-29-mvs-narrow/narrow-8-16.log). */
+#define SL_PROP_mvs_GROUP_NARROW_8 2
 #define SL_PROP_mvs_GROUP_NARROW_9 2
 #define SL_PROP_mvs_GROUP_NARROW_10 0
 #define SL_PROP_mvs_GROUP_NARROW_11 0
