@@ -2,8 +2,8 @@
  * and without symplectic correctors, in democratic heliocentric and
  * Jacobi coordinates, unrolled (5 bodies), grouped (9 and 16 bodies, a
  * thread per planet; 8 and 9 bodies in a mid-size ensemble, 2 threads a
- * system)
- * and runtime-N (20 bodies), with logs every few steps, short launches, and either the stop monitors'
+ * system) and runtime-N (20 bodies), with logs every few steps, short
+ * launches, and either the stop monitors'
  * per-step look or energy checks every few steps (most steps then need
  * nothing, and the CUDA loop skips their monitors). Each case runs the
  * same ensemble on both backends: same kernel, same log record count,

@@ -101,7 +101,6 @@
  *   SL_PROP_<P>_GROUP_LOOP 1;
  *   SL_PROP_<P>_GROUP_THREADS_<N>: threads per system (a power of 2 from 2
  *       to 32) for each N it groups, none for the others;
- *   SL_PROP_<P>_GROUP_FORCE(F): 1 when force F has what its loop calls;
  *   SL_PROP_<P>_GROUP_NARROW_<N>: a second, narrower width for the same N
  *       (fewer threads a system, more planets a thread: a system's latency
  *       is higher, but twice the systems fit on the device), 0 for none;
