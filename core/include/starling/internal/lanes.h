@@ -481,18 +481,11 @@ static inline int sl_lanes_sync_need(const sl_run_args *a, const sl_lanes *L, in
 }
 
 /* The lane loop for (P, F, N), for each x86-64 level, picked when the
- * plugin loads; one baseline copy with SL_NO_LANE_CLONES (the sanitizer
- * build: CMake's SL_LANE_CLONES=OFF). */
-#if defined(SL_NO_LANE_CLONES) && SL_NO_LANE_CLONES
-#define SL__LANE_CLONES
-#else
-#define SL__LANE_CLONES                                                                    \
-    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#endif
+ * plugin loads (SL_CPU_CLONES, loop.h). */
 #define SL_LANES_DEFINE(P, F, N)                                                           \
     SL_CHECK_PROP(P)                                                                       \
     SL_CHECK_NBODY(P, F, N)                                                                \
-    SL__LANE_CLONES                                                                        \
+    SL_CPU_CLONES                                                                          \
     static void sl_lanes_##P##_##F##_##N(const sl_run_args *a, int64_t chunk)              \
     {                                                                                      \
         enum { W = SL_CHUNK };                                                             \

@@ -638,15 +638,44 @@ SL_HD SL_INLINE int sl_sync_nonfinite(int len, int S, const double *ps)
         sl_finish_system(a, s, n, t, step, why, detail, x, v);                             \
     }
 
+/* The CPU's loops over steps (the lane loops, lanes.h, and the scalar loop
+ * below) are compiled for x86-64-v4, v3 and the baseline and picked when
+ * the plugin loads; one baseline copy with SL_NO_LANE_CLONES (CMake's
+ * SL_LANE_CLONES=OFF: CI and the sanitizer build). The v4 and v3 copies,
+ * whose processors have FMA, contract a * b + c into one rounding
+ * (fp-contract=fast for these functions alone: the rest of the host code
+ * keeps the build's -ffp-contract=off). Same inputs on the same processor
+ * give the same bits, and the lane and scalar loops, each contracted alike,
+ * agree to the bit (tests/test_adaptive.c, test_kepler.c); a machine with
+ * FMA and one without differ in the last bits, as the CPU and the GPU do
+ * (docs/ARCHITECTURE.md, "Reproducibility"). Clang, which has no per-function
+ * contraction attribute, compiles the clones uncontracted. */
+#if defined(SL_NO_LANE_CLONES) && SL_NO_LANE_CLONES
+#define SL_CPU_CLONES
+#elif defined(__clang__)
+#define SL_CPU_CLONES                                                                      \
+    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define SL_CPU_CLONES                                                                      \
+    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"),           \
+                   optimize("fp-contract=fast")))
+#endif
+
 /* CPU loop over systems: OpenMP threads, dynamic so that systems that stop
- * early do not leave threads idle. */
+ * early do not leave threads idle. Each system through a cloned call: the
+ * body that OpenMP outlines would be compiled for the baseline only. */
 #define SL_CPU_DEFINE(P, F, SUFFIX)                                                        \
+    SL_CPU_CLONES                                                                          \
+    static void sl_sys_##P##_##F##_##SUFFIX(const sl_run_args *a, int64_t s)               \
+    {                                                                                      \
+        sl_loop_##P##_##F##_##SUFFIX(a, s);                                                \
+    }                                                                                      \
     sl_status sl_run_##P##_##F##_##SUFFIX##_cpu(const sl_run_args *a)                      \
     {                                                                                      \
         _Pragma("omp parallel for schedule(dynamic, 64)")                                  \
         for (int64_t s = 0; s < a->n_sys; s++)                                             \
             if (!sl_cancelled()) /* run.c abandons the launch */                           \
-                sl_loop_##P##_##F##_##SUFFIX(a, s);                                        \
+                sl_sys_##P##_##F##_##SUFFIX(a, s);                                         \
         return SL_OK;                                                                      \
     }
 
