@@ -80,7 +80,7 @@ SL_EXTERN_C_END
         int64_t s = t / (G);                                                               \
         if (s < a.n_sys)                                                                   \
             LOOP(&a, s, (int)(t % (G)),                                                    \
-                 sl__group_shared + (threadIdx.x / (G)) * SL_GROUP_STRIDE(N));             \
+                 sl__group_shared + (threadIdx.x / (G)) * SL_GROUP_STRIDE(N, G));          \
     }
 /* The kernel of a grouped loop sl_gloop_<P>_<F>_<N>, G threads a system. */
 #define SL__GROUP_GLOBAL(P, F, N, G)                                                       \
@@ -94,7 +94,8 @@ SL_EXTERN_C_END
     {                                                                                      \
         return sl_cuda_launch_groups((const void *)sl_kernel_##P##_##F##_##N,              \
                                      #P "/" #F "/" #N, a, SL_GROUP_THREADS(N),             \
-                                     SL_GROUP_STRIDE(N) * sizeof(double));                 \
+                                     SL_GROUP_STRIDE(N, SL_GROUP_THREADS(N)) *            \
+                                         sizeof(double));                                  \
     }
 /* An integrator's own narrow grouped loop (SL_PROP_<P>_GROUP_NARROW_<N>:
  * 0 none, else its width), its kernel and its launch. */
@@ -114,7 +115,7 @@ SL_EXTERN_C_END
     if (g == (G))                                                                          \
         return sl_cuda_launch_groups((const void *)sl_kernel_##P##_##F##_##N##_narrow,     \
                                      #P "/" #F "/" #N, a, (G),                             \
-                                     SL_GROUP_STRIDE(N) * sizeof(double));
+                                     SL_GROUP_STRIDE(N, G) * sizeof(double));
 /* An integrator's own grouped loop (group.h, SL_PROP_<P>_GROUP_LOOP) and
  * the thread-per-system kernel beside it (and its narrow loop's, where it
  * has one): the launcher picks per run. */
@@ -145,7 +146,8 @@ SL_EXTERN_C_END
         SL__NCAT(SL__LAUNCH_NARROW_, SL_PROP_##P##_GROUP_NARROW_##N)(P, F, N)              \
         return sl_cuda_launch_groups((const void *)sl_kernel_##P##_##F##_##N,              \
                                      #P "/" #F "/" #N, a, SL_PROP_##P##_GROUP_THREADS_##N, \
-                                     SL_GROUP_STRIDE(N) * sizeof(double));                 \
+                                     SL_GROUP_STRIDE(N, SL_PROP_##P##_GROUP_THREADS_##N) * \
+                                         sizeof(double));                                  \
     }
 #define SL__INST_THREAD_KERNEL(P, F, N) SL__INST_KERNEL(P, F, N, N, N)
 #define SL__INST_N_STD(P, F, N)                                                            \

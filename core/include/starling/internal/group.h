@@ -57,10 +57,21 @@
 #define SL_GROUP_MIN_BLOCKS(G) ((G) >= 8 ? 4 : 2)
 #endif
 
-/* Doubles of shared memory per system: x, v (3N each) and m (N), padded to
- * an odd count so that the groups of a warp reading body k of their own
- * systems hit different banks. */
-#define SL_GROUP_STRIDE(N) ((7 * (N)) % 2 ? 7 * (N) : 7 * (N) + 1)
+/* Doubles of shared memory per system at G threads a system: x, v (3N
+ * each) and m (N), padded to an odd multiple of G (the least >= 7N that is
+ * G mod 2G). A warp's 64-bit shared loads are served a half-warp at a
+ * time, 16 doubles wide, so a half-warp's 16 / G systems must fall on
+ * disjoint banks in the three ways the loops read: every thread of a
+ * system the same body (the *_at sums, monitors), each thread its own
+ * bodies g + G l, and at one body a thread each thread the body g + k
+ * (the pair terms). With body b's component c at 3b + c, those rows of one
+ * system fill the banks {3b + c} for G consecutive b, and a stride of G
+ * mod 2G lays the half-warp's other systems on the banks left free; the
+ * odd stride used before left N = 8's pair loads (G = 8) two-way
+ * conflicted, and Hermite there ran 1.47x faster without it (H200,
+ * docs/BENCHMARKS.md, 2026-12-01). */
+#define SL_GROUP_STRIDE(N, G)                                                              \
+    (7 * (N) + (3 * (G) - (7 * (N)) % (2 * (G))) % (2 * (G)))
 
 /* Whether integrator P and force F can run grouped, as a literal: P's
  * stages are per body (BODYWISE), fixed-step (ADAPTIVE 0) and plain (SYNC
@@ -109,7 +120,7 @@
  *   SL_PROP_<P>_GROUP_DEFINE(P, F, N, G, NAME): defines the loop for G
  *       threads a system as
  *       NAME(const sl_run_args *a, int64_t s, int g, double *sh),
- *       as SL_GROUP_LOOP_DEFINE does, sh SL_GROUP_STRIDE(N) doubles;
+ *       as SL_GROUP_LOOP_DEFINE does, sh SL_GROUP_STRIDE(N, G) doubles;
  *   int sl_prop_<P>_group_threads(const double *pp, int64_t n_sys, int sms,
  *                                 int wide, int narrow):
  *       the threads a system for a launch of n_sys systems with these
@@ -390,7 +401,7 @@ SL_HD SL_INLINE int sl_group_any(int flag, unsigned gmask)
     }
 
 /* The loop of one system by its group: thread g of GT, sh the system's
- * shared block (SL_GROUP_STRIDE(N) doubles). The same steps, stops and
+ * shared block (SL_GROUP_STRIDE(N, G) doubles). The same steps, stops and
  * records as SL_LOOP_DEFINE's fixed-step loop. */
 #define SL_GROUP_LOOP_DEFINE(P, F, N, G)                                                   \
     SL_STATIC_ASSERT(SL_PROP_##P##_SCRATCH % 3 == 0 && SL_PROP_##P##_PERSIST % 3 == 0,     \
