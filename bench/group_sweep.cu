@@ -55,7 +55,12 @@
     X(__VA_ARGS__, 5) X(__VA_ARGS__, 6) X(__VA_ARGS__, 7) X(__VA_ARGS__, 8)                \
     X(__VA_ARGS__, 9) X(__VA_ARGS__, 10) X(__VA_ARGS__, 11) X(__VA_ARGS__, 12)             \
     X(__VA_ARGS__, 13) X(__VA_ARGS__, 14) X(__VA_ARGS__, 15) X(__VA_ARGS__, 16)
+/* -DSL_SWEEP_N=n: that body count alone (a quicker build, for variants). */
+#if defined(SL_SWEEP_N)
+SL__INST_N_ON(hermite, newton, SL_SWEEP_N)
+#else
 SWEEP_N(SL__INST_N_ON, hermite, newton)
+#endif
 
 #define CHECK(call)                                                                        \
     do {                                                                                   \
@@ -192,7 +197,12 @@ int main(int argc, char **argv)
                sweep_one(sl_run_hermite_newton_##N##_cuda, N, n_sys, steps, mon, path));   \
         fflush(stdout);                                                                    \
     }
+#define SWEEP_RUN1(N) SWEEP_RUN(N)
+#if defined(SL_SWEEP_N)
+    SWEEP_RUN1(SL_SWEEP_N)
+#else
     SWEEP_RUN(5) SWEEP_RUN(6) SWEEP_RUN(7) SWEEP_RUN(8) SWEEP_RUN(9) SWEEP_RUN(10)
     SWEEP_RUN(11) SWEEP_RUN(12) SWEEP_RUN(13) SWEEP_RUN(14) SWEEP_RUN(15) SWEEP_RUN(16)
+#endif
     return 0;
 }

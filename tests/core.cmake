@@ -90,6 +90,7 @@ add_dependencies(test_backend ${SL_TEST_PLUGINS})
 # Vectorisable sincos, cbrt, log and floor (core/include/starling/vmath.h).
 sl_add_test(test_vmath SOURCES test_vmath.c TIMEOUT 120)
 sl_add_test(test_table SOURCES test_table.c TIMEOUT 60)
+sl_add_test(test_group_stride SOURCES test_group_stride.c TIMEOUT 60)
 
 # an integrator with more stages than the lane loop used to stamp (issue 9)
 sl_add_test(test_stages SOURCES test_stages.c TIMEOUT 60)
