@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The pair terms' own point from registers instead of shared memory
+# (g8s56own, g16s113own) against the shared reads (g8s56, g16n16s113b0):
+# two passes, then whether the end states are the same bits.
+cd build-pack/sw
+d=$(mktemp -d)
+for pass in 1 2; do
+  for b in g8s56 g8s56own g16n16s113b0 g16s113own; do
+    LD_LIBRARY_PATH=$PWD/lib ./$b 131072 2000 $d $b | sed "s/^/pass $pass /"
+  done
+done
+python3 - "$d" <<'PY'
+import numpy as np, sys, os
+d = sys.argv[1]
+for a, b in (("g8s56", "g8s56own"), ("g16n16s113b0", "g16s113own")):
+    for f in sorted(os.listdir(d)):
+        if f.startswith(a + "_"):
+            x = np.fromfile(os.path.join(d, f)); y = np.fromfile(os.path.join(d, f.replace(a, b, 1)))
+            print(a, "vs", b, f, "identical" if np.array_equal(x, y) else "max diff %.3g" % np.max(np.abs(x - y)))
+PY
