@@ -81,7 +81,7 @@ static void check_stride(long stride, int G, int N)
 }
 
 /* Every (N, G) the grouped loops can stamp: G a power of 2 up to 16, N up
- * to SL_NBODY_UNROLL_MAX. */
+ * to 16 (the largest unrolled body count). */
 Test(group_stride, a_half_warp_reads_in_one_pass)
 {
     for (int G = 2; G <= 16; G *= 2)
