@@ -89,15 +89,27 @@ SL_HD SL_INLINE int sl_kdrift_short(double gm, double dt, double r0)
 }
 
 /* Whether a step is short against the motion's own scale at r0: dt^2
- * (gm / r0^3 + v^2 / r0^2) below SL_KDRIFT_NEAR^2, the square of the
+ * (gm / r0^3 + v^2 / r0^2) below a limit squared, the square of the
  * expansion parameter of X(t) about t = 0 (the dynamical rate and the
  * angular rate |v| / r0, whichever is larger, sets how fast the
- * derivatives of X grow). No root or division. */
+ * derivatives of X grow). No root or division. The limits were measured,
+ * as iterations a drift (tests/test_kepler_drift.c; docs/BENCHMARKS.md,
+ * 2026-12-02): on an ellipse the series beats the other starts well past
+ * its radius of convergence (random orbits, e < 0.9 and 0.9 .. 1, steps of
+ * 0.02 .. 0.3 orbit: fewer iterations a drift at every step with 2.0 than
+ * with 0.9, and Mercury at mvs's 8 days, which 0.9 left to the weaker start
+ * on the part of its orbit near pericentre, in 2 instead of up to 3); on a
+ * hyperbola the start from its elements wins beyond 0.9, and past 2 the
+ * series there took dozens of iterations. */
 #define SL_KDRIFT_NEAR 0.9
+#define SL_KDRIFT_NEAR_ELLIPSE 2.0
 SL_HD SL_INLINE int sl_kdrift_near(double gm, double dt, double ir0, double beta)
 {
     double v2 = 2.0 * gm * ir0 - beta;
-    return dt * dt * (ir0 * ir0) * (gm * ir0 + v2) < SL_KDRIFT_NEAR * SL_KDRIFT_NEAR;
+    /* a select between doubles on one comparison: the lanes vectorise it */
+    double lim = beta > 0.0 ? SL_KDRIFT_NEAR_ELLIPSE * SL_KDRIFT_NEAR_ELLIPSE
+                            : SL_KDRIFT_NEAR * SL_KDRIFT_NEAR;
+    return dt * dt * (ir0 * ir0) * (gm * ir0 + v2) < lim;
 }
 
 /* X(dt) by its Taylor series to dt^4 (dX/dt = 1 / r): with s = eta / r^2
@@ -330,7 +342,16 @@ SL_HD SL_INLINE void sl_kdrift_fast_begin(double gm, double dt, double tol, int 
 }
 
 /* One Laguerre-Conway iteration; a lane done already keeps X, its bracket
- * and its flags to the bit (and so does a refused one its okf of 0). */
+ * and its flags to the bit (and so does a refused one its okf of 0).
+ * What the general drift does rarely, the fast one refuses rather than
+ * copies: a step that leaves the bracket or lands on its far end (the
+ * general drift then bisects, or stops as stuck) or is not finite, and an
+ * argument outside the series' range. A step that lands on the near end,
+ * X itself, is a step below the ulp, where both stop as converged. So an
+ * accepted lane stops where the general drift stops, by the same tests on
+ * the same values, with 11 comparisons an iteration rather than 17: each is
+ * a mask on AVX-512, and on Intel's cores comparisons into masks share one
+ * port. */
 SL_HD SL_INLINE void sl_kdrift_fast_iter(int early_on, double gm, double dt, double tol, double r0,
                                          double eta, double beta, double *Xp, double *lop,
                                          double *hip, double *okfp, double *donep, double *G1p,
@@ -338,7 +359,6 @@ SL_HD SL_INLINE void sl_kdrift_fast_iter(int early_on, double gm, double dt, dou
 {
     double X = *Xp, lo = *lop, hi = *hip, okf = *okfp, done = *donep, c[4];
     double z = beta * X * X;
-    okf = fabs(z) < 1.0 ? okf : okf * done;
     sl_stumpff_series(z, c);
     double G1 = X * c[1], G2 = X * X * c[2];
     double G3 = X * X * X * c[3];
@@ -347,24 +367,27 @@ SL_HD SL_INLINE void sl_kdrift_fast_iter(int early_on, double gm, double dt, dou
     double nlo = f < 0.0 ? X : lo, nhi = f < 0.0 ? hi : X;
     double f2 = eta * c[0] + (gm - beta * r0) * G1;
     double disc = 16.0 * r * r - 20.0 * f * f2;
+    /* r + sign(r) sqrt|disc| (the sign of r >= 0 as +, -0 included) */
     double d = -5.0 * f / (r + (r >= 0.0 ? 1.0 : -1.0) * sqrt(fabs(disc)));
-    okf = fabs(d) <= DBL_MAX ? okf : okf * done;
     double Xn = X + d;
-    /* both ends finite <=> their midpoint is (one end starts at 0, and
-     * an |X| near DBL_MAX fails the series test) */
-    double mid = 0.5 * (nlo + nhi);
-    double out = Xn < nlo ? 1.0 : (Xn > nhi ? 1.0 : 0.0);
-    Xn = fabs(mid) <= DBL_MAX ? (out > 0.0 ? mid : Xn) : Xn;
+    /* in the bracket (NaN fails) and not on its far end (an end it moved
+     * to, not X itself): else refused, unless done already. Products of
+     * 1.0 / 0.0 selects on one comparison each: what gcc vectorises (a
+     * select between lo and hi became a load through a chosen pointer,
+     * and the loop ran scalar) */
+    double in = Xn >= nlo ? (Xn <= nhi ? 1.0 : 0.0) : 0.0;
+    double end = Xn == nlo ? 1.0 : (Xn == nhi ? 1.0 : 0.0), moved = Xn == X ? 0.0 : 1.0;
+    double zin = fabs(z) < 1.0 ? 1.0 : 0.0;
+    in = in * zin * (1.0 - end * moved);
+    okf = okf * (done > 0.0 ? 1.0 : in);
     double noise = 4.4e-16 * (fabs(t1) + fabs(t2) + fabs(t3) + fabs(dt));
-    double stuck = Xn == nlo ? 1.0 : (Xn == nhi ? 1.0 : 0.0);
-    double bis = Xn == X + d ? 0.0 : 1.0;
     d = Xn - X;
-    double conv = fabs(d) <= 4.4e-16 * fabs(Xn) ? 1.0 : (fabs(f) <= noise ? 1.0 : stuck);
+    double conv = fabs(d) <= 4.4e-16 * fabs(Xn) ? 1.0 : (fabs(f) <= noise ? 1.0 : 0.0);
     /* sl_kepler_drift_tol's early stop: done = 2 marks G1, G2 carried
      * (early_on, a literal where inlined: 0 when tol is 0, which then
      * costs the loop nothing) */
     if (early_on) {
-        double early = bis > 0.0 ? 0.0 : (fabs(d) <= tol * fabs(Xn) ? 2.0 : 0.0);
+        double early = fabs(d) <= tol * fabs(Xn) ? 2.0 : 0.0;
         conv = conv > 0.0 ? conv : early;
         double g1 = G1, g2 = G2;
         sl_kdrift_carry(beta, d, c[0], &g1, &g2);
