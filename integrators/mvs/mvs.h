@@ -596,7 +596,12 @@ __attribute__((always_inline)) static inline void sl_mvs_K_lanes(int jac, double
             ok[l] = 1.0;
         }
         sl_kepler_drift_fast_lanes(W, gm, h, tol, q, u, ok, k);
+        /* refusals are rare: one vector test, not a branch a lane */
+        double refused = 0.0;
+#pragma omp simd reduction(+ : refused)
         for (int l = 0; l < W; l++)
+            refused += ok[l] == 0.0 ? 1.0 : 0.0;
+        for (int l = 0; refused > 0.0 && l < W; l++)
             if (ok[l] == 0.0) {
                 double qq[3], uu[3];
                 for (int d = 0; d < 3; d++)

@@ -570,7 +570,16 @@ static inline int sl_lanes_sync_need(const sl_run_args *a, const sl_lanes *L, in
                 int need = sl_lanes_sync_need(a, &L, k == a->launch_steps - 1,             \
                                               SL_PROP_##P##_PERSIST * (N), ps);            \
                 SL__LANES_CLOSE(P, F, N, need)                                             \
-                (void)need;                                                                \
+                /* need 0 in every lane: no monitor, log, energy check or cap is  \
+                 * due and x, v are as last checked (the scalar loop's rule) */   \
+                if (!need && !SL_PROP_##P##_ADAPTIVE) {                                   \
+                    for (int l = 0; l < W; l++)                                            \
+                        if (L.h[l] > 0.0) {                                                \
+                            L.t[l] = L.t_next[l];                                          \
+                            L.step[l]++;                                                   \
+                        }                                                                  \
+                    continue;                                                              \
+                }                                                                          \
             }                                                                              \
             int bad = 0;                                                                   \
             const int nf = a->mon.check_nonfinite;                                         \
