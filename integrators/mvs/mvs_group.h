@@ -119,6 +119,77 @@ SL_HD SL_INLINE void sl_mvs_gK(const sl_mvs_group *c, double tol, int how, doubl
     }
 }
 
+/* sl_mvs_gK for a step, the thread's planets' drifts in lockstep: the
+ * straight-line drift of the CPU's lanes (sl_kdrift_fast_*, the same bits
+ * as sl_kepler_drift_tol) with its iterations run for all PL planets at
+ * once, stopped when all of them are done, and the general drift, called,
+ * for any planet the fast form refuses (left untouched by it). Used where
+ * a thread has one planet (the wide group): Sun + 8 at 8192 copies 1.02x
+ * faster than the general drift inlined (H200, docs/BENCHMARKS.md,
+ * 2026-12-02). With four planets a thread (the narrow group) lockstep was
+ * 1.4x slower: every planet pays the slowest one's iterations (Mercury's
+ * two against one), and the narrow loop is not bound by the drifts'
+ * latency but by their instructions. */
+SL_HD SL_INLINE void sl_mvs_gK_joint(const sl_mvs_group *c, double tol, double h,
+                                     sl_mvs_gstate *R)
+{
+    enum { L = SL_MVS_GROUP_PL };
+    double r0[L], ir0[L], eta[L], beta[L], X[L], lo[L], hi[L], okf[L], done[L], G1[L], G2[L];
+    SL_UNROLL
+    for (int d = 0; d < 3; d++)
+        R->Q0[d] += h * R->V0[d];
+    SL_UNROLL
+    for (int l = 0; l < c->PL; l++) {
+        /* a slot past the last planet: refused at once, never drifted */
+        sl_kdrift_fast_begin(c->m0, h, tol, 1, R->q + 3 * l, R->u + 3 * l, r0 + l, ir0 + l,
+                             eta + l, beta + l, X + l, lo + l, hi + l, okf + l, done + l);
+        okf[l] = sl_mvs_gplanet(c, l) < c->n ? okf[l] : 0.0;
+        G1[l] = G2[l] = 0.0;
+    }
+    SL_NOUNROLL
+    for (int i = 0; i < SL_KDRIFT_FAST_IT; i++) {
+        int open = 0;
+        SL_UNROLL
+        for (int l = 0; l < c->PL; l++) {
+            sl_kdrift_fast_iter(1, c->m0, h, tol, r0[l], eta[l], beta[l], X + l, lo + l, hi + l,
+                                okf + l, done + l, G1 + l, G2 + l);
+            open |= done[l] == 0.0 && okf[l] != 0.0;
+        }
+        if (!open)
+            break;
+    }
+    SL_UNROLL
+    for (int l = 0; l < c->PL; l++) {
+        if (sl_mvs_gplanet(c, l) >= c->n)
+            break;
+        double ok = sl_kdrift_fast_end(1, c->m0, 1, R->q + 3 * l, R->u + 3 * l, r0[l], ir0[l],
+                                       eta[l], beta[l], X[l], okf[l], done[l], G1[l], G2[l]);
+        if (ok == 0.0) {
+            /* copies: the call takes addresses, which would put R itself in
+             * local memory */
+            double qq[3], uu[3];
+            SL_UNROLL
+            for (int d = 0; d < 3; d++)
+                qq[d] = R->q[3 * l + d], uu[d] = R->u[3 * l + d];
+            sl_kepler_drift_call(c->m0, h, tol, qq, uu);
+            SL_UNROLL
+            for (int d = 0; d < 3; d++)
+                R->q[3 * l + d] = qq[d], R->u[3 * l + d] = uu[d];
+        }
+    }
+}
+
+/* The step's drifts: lockstep at one planet a thread, else one planet after
+ * another (variants for benchmarks: SL_MVS_GK_SEQ, SL_MVS_GK_JOINT). */
+#if defined(SL_MVS_GK_SEQ) /* variant: the drifts one after another */
+#define SL_MVS_STEP_K(C, TOL, H, R) sl_mvs_gK(C, TOL, SL_MVS_INLINE, H, R)
+#elif defined(SL_MVS_GK_JOINT) /* variant: in lockstep at every width */
+#define SL_MVS_STEP_K(C, TOL, H, R) sl_mvs_gK_joint(C, TOL, H, R)
+#else
+#define SL_MVS_STEP_K(C, TOL, H, R)                                                        \
+    ((C)->PL == 1 ? sl_mvs_gK_joint(C, TOL, H, R) : sl_mvs_gK(C, TOL, SL_MVS_INLINE, H, R))
+#endif
+
 /* The planets' momentum per unit mass of body 0 (sl_mvs_jump_speed). */
 SL_HD SL_INLINE void sl_mvs_gspeed(const sl_mvs_group *c, const sl_mvs_gstate *R, double w[3])
 {
@@ -413,7 +484,7 @@ SL_HD SL_INLINE void sl_mvs_gpublish_inertial(const sl_mvs_group *c, const sl_mv
             const int64_t j = step - k0 + 1;                                               \
             const double t_next = sl_step_time(t0, a->t_end, dt, j, n_need);               \
             const double h = j < n_need ? dt : t_next - t;                                 \
-            sl_mvs_gK(&c, tol, SL_MVS_INLINE, h > 0.0 ? pend + 0.5 * h : 0.0, &P);         \
+            SL_MVS_STEP_K(&c, tol, h > 0.0 ? pend + 0.5 * h : 0.0, &P);                      \
             sl_mvs_gjump_publish(&c, 0.5 * h, &P, sx, sv);                                 \
             SL__GROUP_SYNC();                                                              \
             SL__MVS_GFORCE(F)                                                              \
