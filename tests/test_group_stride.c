@@ -95,6 +95,64 @@ Test(group_stride, a_half_warp_reads_in_one_pass)
         }
 }
 
+/* The exchange block of the pair terms (SL_GROUP_XROW): a propagator with
+ * and one without the jerk, a force with pair terms. */
+#define SL_PROP_tjerk_JERK 1
+#define SL_PROP_tpull_JERK 0
+#define SL_FORCE_tpair_PAIR 1
+
+static int g_nt, g_xrow, g_base;
+static long exchange_write(int g, int G, int N, int k, int c)
+{
+    (void)N;
+    return g_base + g_xrow * ((g + k) % G) + g_nt * (k - 1) + c;
+}
+static long exchange_read(int g, int G, int N, int k, int c)
+{
+    (void)G, (void)N;
+    return g_base + g_xrow * g + g_nt * (k - 1) + c;
+}
+
+static void check_pair_loop(long stride, int G, int nt, int xrow)
+{
+    const int N = G;
+    cr_assert_eq(xrow % 2, 1, "G = %d: exchange rows of even length %d", G, xrow);
+    cr_assert(xrow >= nt * (G / 2 - 1), "G = %d: exchange rows of %d hold less than %d terms",
+              G, xrow, nt * (G / 2 - 1));
+    cr_assert(stride >= SL_GROUP_STRIDE(N, G) + (long)G * xrow,
+              "G = %d: stride %ld holds less than the points and the exchange", G, stride);
+    cr_assert_eq(stride % (2 * G), SL_GROUP_STRIDE(N, G) % (2 * G),
+                 "G = %d: the exchange moves the stride off G mod 2G", G);
+    check_stride(stride, G, N);
+    g_nt = nt, g_xrow = xrow, g_base = (int)SL_GROUP_STRIDE(N, G);
+    check_reads(stride, G, N, exchange_write, 1, G / 2, "exchange writes, k =");
+    check_reads(stride, G, N, exchange_read, 1, G / 2, "exchange reads, k =");
+}
+
+/* Where each thread owns one body of a force with pair terms, a system's
+ * block also holds the exchange, and every read above and the exchange's
+ * stores and loads still take one pass. */
+Test(group_stride, the_pair_exchange_reads_in_one_pass)
+{
+    for (int G = 2; G <= 16; G *= 2) {
+        check_pair_loop(SL_GROUP_LOOP_STRIDE(tjerk, tpair, G, G), G, 6, SL_GROUP_XROW(tjerk, G));
+        check_pair_loop(SL_GROUP_LOOP_STRIDE(tpull, tpair, G, G), G, 3, SL_GROUP_XROW(tpull, G));
+    }
+    /* a force without pair terms, or more bodies than threads: no exchange */
+    cr_assert_eq(SL_GROUP_LOOP_STRIDE(tjerk, tnone, 8, 8), SL_GROUP_STRIDE(8, 8));
+    cr_assert_eq(SL_GROUP_LOOP_STRIDE(tjerk, tpair, 9, 8), SL_GROUP_STRIDE(9, 8));
+}
+
+/* The check can fail: rows of even length (18 terms at N = 8) put the
+ * half-warp's two systems' writers on the same banks. */
+Test(group_stride, even_exchange_rows_conflict)
+{
+    g_nt = 6, g_xrow = 18, g_base = 56;
+    cr_assert_eq(half_warp(56 + 8 * 18, 8, 8, exchange_write, 1, 0), 2);
+    g_xrow = 19;
+    cr_assert_eq(half_warp(56 + 8 * 19 + 8, 8, 8, exchange_write, 1, 0), 1);
+}
+
 /* The check can fail: the odd stride of before at N = 8, G = 8. */
 Test(group_stride, the_odd_stride_conflicts_at_8_bodies)
 {

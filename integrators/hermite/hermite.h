@@ -39,7 +39,10 @@ SL_HD SL_INLINE void sl_prop_hermite_point(int st, int n, int S, double h, const
     (void)m, (void)pp;
     const double *a0 = ps, *j0 = ps + S * 3 * n, *xc = ps + S * 6 * n, *vc = ps + S * 9 * n;
     if (st == 0) {
-        const double h2 = 0.5 * h * h, h3 = h * h * h / 6.0;
+        /* by 1/6 and 1/12 rounded, not divided: a double division is a
+         * dozen instructions and a branch on the GPU, a step's 2.5 % at
+         * N = 8 (docs/BENCHMARKS.md, 2026-12-02) */
+        const double h2 = 0.5 * h * h, h3 = h * h * h * (1.0 / 6.0);
         SL_UNROLL
         for (int k = 0; k < 3 * n; k++) {
             xe[S * k] = x[S * k] + h * v[S * k] + h2 * a0[S * k] + h3 * j0[S * k];
@@ -60,7 +63,7 @@ SL_HD SL_INLINE void sl_prop_hermite_apply(int st, int n, int S, double h, doubl
 {
     (void)m, (void)pp;
     double *a0 = ps, *j0 = ps + S * 3 * n, *xc = ps + S * 6 * n, *vc = ps + S * 9 * n;
-    const double h2 = 0.5 * h, h12 = h * h / 12.0;
+    const double h2 = 0.5 * h, h12 = h * h * (1.0 / 12.0);
     SL_UNROLL
     for (int k = 0; k < 3 * n; k++) {
         double v1 = v[S * k] + h2 * (a0[S * k] + a1[S * k]) + h12 * (j0[S * k] - j1[S * k]);

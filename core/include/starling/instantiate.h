@@ -71,8 +71,9 @@ SL_EXTERN_C_END
         return sl_cuda_launch_systems((const void *)sl_kernel_##P##_##F##_##SUFFIX,        \
                                       #P "/" #F "/" #SUFFIX, a);                           \
     }
-/* Kernel KERNEL running the grouped loop LOOP, G threads a system. */
-#define SL__GROUP_GLOBAL_AS(KERNEL, LOOP, N, G)                                            \
+/* Kernel KERNEL running the grouped loop LOOP, G threads a system, STRIDE
+ * doubles of shared memory each. */
+#define SL__GROUP_GLOBAL_AS(KERNEL, LOOP, STRIDE, G)                                       \
     __global__ void __launch_bounds__(128, SL_GROUP_MIN_BLOCKS(G)) KERNEL(const sl_run_args a) \
     {                                                                                      \
         extern __shared__ double sl__group_shared[];                                       \
@@ -80,21 +81,22 @@ SL_EXTERN_C_END
         int64_t s = t / (G);                                                               \
         if (s < a.n_sys)                                                                   \
             LOOP(&a, s, (int)(t % (G)),                                                    \
-                 sl__group_shared + (threadIdx.x / (G)) * SL_GROUP_STRIDE(N, G));          \
+                 sl__group_shared + (threadIdx.x / (G)) * (STRIDE));                       \
     }
 /* The kernel of a grouped loop sl_gloop_<P>_<F>_<N>, G threads a system. */
-#define SL__GROUP_GLOBAL(P, F, N, G)                                                       \
-    SL__GROUP_GLOBAL_AS(sl_kernel_##P##_##F##_##N, sl_gloop_##P##_##F##_##N, N, G)
+#define SL__GROUP_GLOBAL(P, F, N, G, STRIDE)                                               \
+    SL__GROUP_GLOBAL_AS(sl_kernel_##P##_##F##_##N, sl_gloop_##P##_##F##_##N, STRIDE, G)
 /* N's kernel when G = SL_GROUP_THREADS(N) threads run one system
  * (internal/group.h); same names as the thread-per-system kernel's. */
 #define SL__INST_GROUP_KERNEL(P, F, N)                                                     \
     SL_GROUP_LOOP_DEFINE(P, F, N, SL_GROUP_THREADS(N))                                     \
-    SL__GROUP_GLOBAL(P, F, N, SL_GROUP_THREADS(N))                                         \
+    SL__GROUP_GLOBAL(P, F, N, SL_GROUP_THREADS(N),                                         \
+                     SL_GROUP_LOOP_STRIDE(P, F, N, SL_GROUP_THREADS(N)))                   \
     extern "C" sl_status sl_run_##P##_##F##_##N##_cuda(const sl_run_args *a)               \
     {                                                                                      \
         return sl_cuda_launch_groups((const void *)sl_kernel_##P##_##F##_##N,              \
                                      #P "/" #F "/" #N, a, SL_GROUP_THREADS(N),             \
-                                     SL_GROUP_STRIDE(N, SL_GROUP_THREADS(N)) *            \
+                                     SL_GROUP_LOOP_STRIDE(P, F, N, SL_GROUP_THREADS(N)) *  \
                                          sizeof(double));                                  \
     }
 /* An integrator's own narrow grouped loop (SL_PROP_<P>_GROUP_NARROW_<N>:
@@ -106,7 +108,7 @@ SL_EXTERN_C_END
 #define SL__INST_NARROW(P, F, N, G)                                                        \
     SL_PROP_##P##_GROUP_DEFINE(P, F, N, G, sl_gloop_##P##_##F##_##N##_narrow)              \
     SL__GROUP_GLOBAL_AS(sl_kernel_##P##_##F##_##N##_narrow, sl_gloop_##P##_##F##_##N##_narrow, \
-                        N, G)
+                        SL_GROUP_STRIDE(N, G), G)
 #define SL__LAUNCH_NARROW_0(P, F, N)
 #define SL__LAUNCH_NARROW_2(P, F, N) SL__LAUNCH_NARROW(P, F, N, 2)
 #define SL__LAUNCH_NARROW_4(P, F, N) SL__LAUNCH_NARROW(P, F, N, 4)
@@ -129,7 +131,8 @@ SL_EXTERN_C_END
     }                                                                                      \
     SL_PROP_##P##_GROUP_DEFINE(P, F, N, SL_PROP_##P##_GROUP_THREADS_##N,                   \
                                sl_gloop_##P##_##F##_##N)                                   \
-    SL__GROUP_GLOBAL(P, F, N, SL_PROP_##P##_GROUP_THREADS_##N)                             \
+    SL__GROUP_GLOBAL(P, F, N, SL_PROP_##P##_GROUP_THREADS_##N,                             \
+                     SL_GROUP_STRIDE(N, SL_PROP_##P##_GROUP_THREADS_##N))                  \
     SL__NCAT(SL__INST_NARROW_, SL_PROP_##P##_GROUP_NARROW_##N)(P, F, N)                    \
     extern "C" sl_status sl_run_##P##_##F##_##N##_cuda(const sl_run_args *a)               \
     {                                                                                      \

@@ -11,7 +11,7 @@
  * state. Each force evaluation publishes the owned stage points to shared
  * memory, and every thread sums the pull on its own bodies from all N
  * (the force's *_at functions), or, at one body per thread and a force with
- * pair terms, evaluates half the pairs and shuffles the reactions
+ * pair terms, evaluates half the pairs and passes the reactions on
  * (SL__GROUP_FORCE_PAIRS). Monitors, logs and the energy check read
  * the published state, every thread of the group alike, so the group
  * agrees on every stop without a vote.
@@ -72,6 +72,24 @@
  * docs/BENCHMARKS.md, 2026-12-01). */
 #define SL_GROUP_STRIDE(N, G)                                                              \
     (7 * (N) + (3 * (G) - (7 * (N)) % (2 * (G))) % (2 * (G)))
+
+/* Where a loop evaluates pair terms (one body a thread, SL__GROUP_FORCE_PAIRS),
+ * each thread passes the terms of its pairs (g, g + k), k < G/2, to thread
+ * g + k through an exchange block after the system's x, v and m: a row per
+ * receiving thread, the terms of each k at NT (k - 1), NT = 6 with the jerk,
+ * 3 without. Rows of odd length and a block a multiple of 2G long keep the
+ * writes (thread g to row g + k) and the reads (thread g its own row) of a
+ * half-warp on disjoint banks, as SL_GROUP_STRIDE does for the points. Through
+ * shared memory rather than shuffles: a shuffle moves 32 bits, so the terms
+ * took 72 shuffles a Hermite step at N = 8, with the moves and convergence
+ * checks around them, against 18 stores and 18 loads (H200, 2026-12-02,
+ * docs/BENCHMARKS.md). */
+#define SL_GROUP_XROW(P, G) (((SL_PROP_##P##_JERK ? 6 : 3) * ((G) / 2 - 1)) | 1)
+#define SL_GROUP_XLEN(P, G) (((G) * SL_GROUP_XROW(P, G) + 2 * (G) - 1) / (2 * (G)) * (2 * (G)))
+/* Doubles of shared memory a system of SL_GROUP_LOOP_DEFINE's loop takes. */
+#define SL_GROUP_LOOP_STRIDE(P, F, N, G)                                                   \
+    (SL_GROUP_STRIDE(N, G) +                                                               \
+     (SL_OPT_FLAG(SL_FORCE_##F##_PAIR) && (G) == (N) ? SL_GROUP_XLEN(P, G) : 0))
 
 /* Whether integrator P and force F can run grouped, as a literal: P's
  * stages are per body (BODYWISE), fixed-step (ADAPTIVE 0) and plain (SYNC
@@ -310,33 +328,29 @@ SL_HD SL_INLINE int sl_group_any(int flag, unsigned gmask)
 
 /* The same with each pair evaluated once, for a force with pair terms
  * (SL_FORCE_<F>_PAIR) when every thread owns one body (GT == n): thread g
- * evaluates the pairs (g, g + k), k = 1..GT/2, keeps m_{g+k} t and passes t
- * to thread g + k by a shuffle, which takes -m_g t; the pair (g, g + GT/2)
- * is evaluated by both its threads, each for itself. GT/2 pair terms a
- * thread instead of GT - 1: 4 at N = 8, 8 at N = 16 (N(N-1)/2 is 28 and
- * 120), for (GT/2 - 1) shuffles of the pull and jerk. The thread's own
- * point is XS, VS, the registers it published (the same bits): read back
- * from shared memory it was loaded again for every k, the shuffles between
- * keeping the compiler from reusing it, and those loads were 3 in 7 of the
- * loop's shared traffic (N = 8 4 %, N = 16 11 % faster without them). */
+ * evaluates the pairs (g, g + k), k = 1..GT/2, keeps m_{g+k} t and leaves t
+ * in thread g + k's exchange row (SL_GROUP_XROW), which after a barrier
+ * takes -m_g t from it; the pair (g, g + GT/2) is evaluated by both its
+ * threads, each for itself. GT/2 pair terms a thread instead of GT - 1: 4
+ * at N = 8, 8 at N = 16 (N(N-1)/2 is 28 and 120). The thread's own point
+ * is XS, VS, the registers it published (the same bits): read back from
+ * shared memory it was loaded again for every k, and those loads were 3 in
+ * 7 of the loop's shared traffic (N = 8 4 %, N = 16 11 % faster without
+ * them). */
 #define SL__GROUP_PAIR_1(F, d, du, fp, t) sl_force_##F##_pair_jerk(d, du, fp, t)
 #define SL__GROUP_PAIR_0(F, d, du, fp, t) sl_force_##F##_pair(d, du, fp, t)
 #define SL__GROUP_PAIR(F, P, ...) SL__GROUP_FCAT(SL__GROUP_PAIR_, SL_PROP_##P##_JERK)(F, __VA_ARGS__)
-#if defined(__CUDA_ARCH__)
-#define SL__GROUP_SHFL(val, src) __shfl_sync(gmask, val, src, GT)
-#else
-#define SL__GROUP_SHFL(val, src) (val)
-#endif
 #define SL__GROUP_FORCE_PAIRS(P, F, XS, VS)                                                \
     {                                                                                      \
-        enum { NT = SL_PROP_##P##_JERK ? 6 : 3 };                                          \
+        enum { NT = SL_PROP_##P##_JERK ? 6 : 3, XROW = SL_GROUP_XROW(P, GT) };             \
         double acc[NT];                                                                    \
+        const double *xr = sxe + XROW * g;                                                 \
         SL_UNROLL                                                                          \
         for (int c = 0; c < NT; c++)                                                       \
             acc[c] = 0.0;                                                                  \
         SL_UNROLL                                                                          \
         for (int k = 1; k <= GT / 2; k++) {                                                \
-            const int o = (g + k) & (GT - 1), src = (g - k) & (GT - 1);                    \
+            const int o = (g + k) & (GT - 1);                                              \
             double d[3], du[3], t[NT];                                                     \
             SL_UNROLL                                                                      \
             for (int c = 0; c < 3; c++) {                                                  \
@@ -344,15 +358,24 @@ SL_HD SL_INLINE int sl_group_any(int flag, unsigned gmask)
                 du[c] = sv[3 * o + c] - (VS)[c];                                           \
             }                                                                              \
             SL__GROUP_PAIR(F, P, d, du, fp, t);                                            \
-            const double mo = sm[o], ms = sm[src];                                         \
+            const double mo = sm[o];                                                       \
             SL_UNROLL                                                                      \
             for (int c = 0; c < NT; c++)                                                   \
                 acc[c] += mo * t[c];                                                       \
             if (2 * k != GT) {                                                             \
+                double *xw = sxe + XROW * o + NT * (k - 1);                                \
                 SL_UNROLL                                                                  \
                 for (int c = 0; c < NT; c++)                                               \
-                    acc[c] -= ms * SL__GROUP_SHFL(t[c], src);                              \
+                    xw[c] = t[c];                                                          \
             }                                                                              \
+        }                                                                                  \
+        SL__GROUP_SYNC();                                                                  \
+        SL_UNROLL                                                                          \
+        for (int k = 1; k < GT / 2; k++) {                                                 \
+            const double ms = sm[(g - k) & (GT - 1)];                                      \
+            SL_UNROLL                                                                      \
+            for (int c = 0; c < NT; c++)                                                   \
+                acc[c] -= ms * xr[NT * (k - 1) + c];                                       \
         }                                                                                  \
         SL_UNROLL                                                                          \
         for (int c = 0; c < 3; c++) {                                                      \
@@ -393,7 +416,8 @@ SL_HD SL_INLINE int sl_group_any(int flag, unsigned gmask)
 
 /* One step of size h through every stage, each force evaluation between
  * two group barriers (the second keeps the next publish from overwriting
- * points a slower lane is still reading). */
+ * points a slower lane is still reading, and the next pair terms from
+ * overwriting an exchange row not yet read). */
 #define SL__GROUP_STAGES(P, F, h)                                                          \
     SL_UNROLL                                                                              \
     for (int st = 0; st < SL_PROP_##P##_NSTAGES; st++) {                                   \
@@ -406,7 +430,7 @@ SL_HD SL_INLINE int sl_group_any(int flag, unsigned gmask)
     }
 
 /* The loop of one system by its group: thread g of GT, sh the system's
- * shared block (SL_GROUP_STRIDE(N, G) doubles). The same steps, stops and
+ * shared block (SL_GROUP_LOOP_STRIDE(P, F, N, G) doubles). The same steps, stops and
  * records as SL_LOOP_DEFINE's fixed-step loop. */
 #define SL_GROUP_LOOP_DEFINE(P, F, N, G)                                                   \
     SL_STATIC_ASSERT(SL_PROP_##P##_SCRATCH % 3 == 0 && SL_PROP_##P##_PERSIST % 3 == 0,     \
@@ -422,6 +446,8 @@ SL_HD SL_INLINE int sl_group_any(int flag, unsigned gmask)
         const unsigned gmask = sl_group_mask(GT);                                          \
         (void)gmask;                                                                       \
         double *sx = sh, *sv = sh + 3 * (N), *sm = sh + 6 * (N);                           \
+        double *sxe = sh + SL_GROUP_STRIDE(N, G); /* the pair terms' exchange */             \
+        (void)sxe;                                                                         \
         double x[3 * GL], v[3 * GL], m[GL], xe[3 * GL], ve[3 * GL], ae[3 * GL],            \
             je[3 * GL];                                                                    \
         double ps[SL_SCRATCH_LEN(P) * GL];                                                 \
