@@ -134,13 +134,16 @@ static void check_pair_loop(long stride, int G, int nt, int xrow)
  * stores and loads still take one pass. */
 Test(group_stride, the_pair_exchange_reads_in_one_pass)
 {
-    for (int G = 2; G <= 16; G *= 2) {
+    for (int G = 2; G <= 8; G *= 2) {
+        cr_assert(SL_GROUP_XCHG(G), "G = %d: no exchange", G);
         check_pair_loop(SL_GROUP_LOOP_STRIDE(tjerk, tpair, G, G), G, 6, SL_GROUP_XROW(tjerk, G));
         check_pair_loop(SL_GROUP_LOOP_STRIDE(tpull, tpair, G, G), G, 3, SL_GROUP_XROW(tpull, G));
     }
-    /* a force without pair terms, or more bodies than threads: no exchange */
+    /* a force without pair terms, more bodies than threads, or 16 threads
+     * (shuffles): no exchange */
     cr_assert_eq(SL_GROUP_LOOP_STRIDE(tjerk, tnone, 8, 8), SL_GROUP_STRIDE(8, 8));
     cr_assert_eq(SL_GROUP_LOOP_STRIDE(tjerk, tpair, 9, 8), SL_GROUP_STRIDE(9, 8));
+    cr_assert_eq(SL_GROUP_LOOP_STRIDE(tjerk, tpair, 16, 16), SL_GROUP_STRIDE(16, 16));
 }
 
 /* The check can fail: rows of even length (18 terms at N = 8) put the

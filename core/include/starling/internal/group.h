@@ -73,23 +73,30 @@
 #define SL_GROUP_STRIDE(N, G)                                                              \
     (7 * (N) + (3 * (G) - (7 * (N)) % (2 * (G))) % (2 * (G)))
 
-/* Where a loop evaluates pair terms (one body a thread, SL__GROUP_FORCE_PAIRS),
- * each thread passes the terms of its pairs (g, g + k), k < G/2, to thread
- * g + k through an exchange block after the system's x, v and m: a row per
- * receiving thread, the terms of each k at NT (k - 1), NT = 6 with the jerk,
- * 3 without. Rows of odd length and a block a multiple of 2G long keep the
- * writes (thread g to row g + k) and the reads (thread g its own row) of a
- * half-warp on disjoint banks, as SL_GROUP_STRIDE does for the points. Through
- * shared memory rather than shuffles: a shuffle moves 32 bits, so the terms
- * took 72 shuffles a Hermite step at N = 8, with the moves and convergence
- * checks around them, against 18 stores and 18 loads (H200, 2026-12-02,
- * docs/BENCHMARKS.md). */
+/* Where a loop evaluates pair terms (one body a thread, SL__GROUP_FORCE_PAIRS)
+ * at up to 8 threads a system (SL_GROUP_XCHG), each thread passes the terms
+ * of its pairs (g, g + k), k < G/2, to thread g + k through an exchange
+ * block after the system's x, v and m: a row per receiving thread, the
+ * terms of each k at NT (k - 1), NT = 6 with the jerk, 3 without. Rows of
+ * odd length and a block a multiple of 2G long keep the writes (thread g
+ * to row g + k) and the reads (thread g its own row) of a half-warp on
+ * disjoint banks, as SL_GROUP_STRIDE does for the points. Through shared
+ * memory rather than shuffles: a shuffle moves 32 bits, so the terms took
+ * 72 shuffles a Hermite step at N = 8, with the moves and convergence
+ * checks around them, against 18 stores, a barrier and 18 loads (1.05x on
+ * the H200, docs/BENCHMARKS.md, 2026-12-02). At 16 threads the block is
+ * 704 doubles a system, four blocks of 128 threads take 208 KB of an SM's
+ * shared memory and leave the L1 too little for the kernel's spills:
+ * Hermite N = 16 with the close-encounter monitor ran 0.90x, so there the
+ * terms still go by shuffles. */
+#define SL_GROUP_XCHG(G) ((G) <= 8)
 #define SL_GROUP_XROW(P, G) (((SL_PROP_##P##_JERK ? 6 : 3) * ((G) / 2 - 1)) | 1)
 #define SL_GROUP_XLEN(P, G) (((G) * SL_GROUP_XROW(P, G) + 2 * (G) - 1) / (2 * (G)) * (2 * (G)))
 /* Doubles of shared memory a system of SL_GROUP_LOOP_DEFINE's loop takes. */
 #define SL_GROUP_LOOP_STRIDE(P, F, N, G)                                                   \
-    (SL_GROUP_STRIDE(N, G) +                                                               \
-     (SL_OPT_FLAG(SL_FORCE_##F##_PAIR) && (G) == (N) ? SL_GROUP_XLEN(P, G) : 0))
+    (SL_GROUP_STRIDE(N, G) + (SL_OPT_FLAG(SL_FORCE_##F##_PAIR) && (G) == (N) && SL_GROUP_XCHG(G) \
+                                  ? SL_GROUP_XLEN(P, G)                                    \
+                                  : 0))
 
 /* Whether integrator P and force F can run grouped, as a literal: P's
  * stages are per body (BODYWISE), fixed-step (ADAPTIVE 0) and plain (SYNC
@@ -330,7 +337,8 @@ SL_HD SL_INLINE int sl_group_any(int flag, unsigned gmask)
  * (SL_FORCE_<F>_PAIR) when every thread owns one body (GT == n): thread g
  * evaluates the pairs (g, g + k), k = 1..GT/2, keeps m_{g+k} t and leaves t
  * in thread g + k's exchange row (SL_GROUP_XROW), which after a barrier
- * takes -m_g t from it; the pair (g, g + GT/2) is evaluated by both its
+ * takes -m_g t from it (at more than 8 threads, passes t by a shuffle,
+ * SL_GROUP_XCHG); the pair (g, g + GT/2) is evaluated by both its
  * threads, each for itself. GT/2 pair terms a thread instead of GT - 1: 4
  * at N = 8, 8 at N = 16 (N(N-1)/2 is 28 and 120). The thread's own point
  * is XS, VS, the registers it published (the same bits): read back from
@@ -340,6 +348,11 @@ SL_HD SL_INLINE int sl_group_any(int flag, unsigned gmask)
 #define SL__GROUP_PAIR_1(F, d, du, fp, t) sl_force_##F##_pair_jerk(d, du, fp, t)
 #define SL__GROUP_PAIR_0(F, d, du, fp, t) sl_force_##F##_pair(d, du, fp, t)
 #define SL__GROUP_PAIR(F, P, ...) SL__GROUP_FCAT(SL__GROUP_PAIR_, SL_PROP_##P##_JERK)(F, __VA_ARGS__)
+#if defined(__CUDA_ARCH__)
+#define SL__GROUP_SHFL(val, src) __shfl_sync(gmask, val, src, GT)
+#else
+#define SL__GROUP_SHFL(val, src) (val)
+#endif
 #define SL__GROUP_FORCE_PAIRS(P, F, XS, VS)                                                \
     {                                                                                      \
         enum { NT = SL_PROP_##P##_JERK ? 6 : 3, XROW = SL_GROUP_XROW(P, GT) };             \
@@ -362,16 +375,23 @@ SL_HD SL_INLINE int sl_group_any(int flag, unsigned gmask)
             SL_UNROLL                                                                      \
             for (int c = 0; c < NT; c++)                                                   \
                 acc[c] += mo * t[c];                                                       \
-            if (2 * k != GT) {                                                             \
+            if (2 * k != GT && SL_GROUP_XCHG(GT)) {                                        \
                 double *xw = sxe + XROW * o + NT * (k - 1);                                \
                 SL_UNROLL                                                                  \
                 for (int c = 0; c < NT; c++)                                               \
                     xw[c] = t[c];                                                          \
+            } else if (2 * k != GT) {                                                      \
+                const int src = (g - k) & (GT - 1);                                        \
+                const double ms = sm[src];                                                 \
+                SL_UNROLL                                                                  \
+                for (int c = 0; c < NT; c++)                                               \
+                    acc[c] -= ms * SL__GROUP_SHFL(t[c], src);                              \
             }                                                                              \
         }                                                                                  \
-        SL__GROUP_SYNC();                                                                  \
+        if (SL_GROUP_XCHG(GT))                                                             \
+            SL__GROUP_SYNC();                                                              \
         SL_UNROLL                                                                          \
-        for (int k = 1; k < GT / 2; k++) {                                                 \
+        for (int k = 1; k < GT / 2 && SL_GROUP_XCHG(GT); k++) {                            \
             const double ms = sm[(g - k) & (GT - 1)];                                      \
             SL_UNROLL                                                                      \
             for (int c = 0; c < NT; c++)                                                   \
