@@ -10,7 +10,7 @@
 #define SL_UNROLL _Pragma("unroll")
 #define SL_NOUNROLL _Pragma("unroll 1")
 #if defined(__CUDA_ARCH__)
-#define SL_RSQRT(x) rsqrt(x)
+#define SL_RSQRT(x) sl_rsqrt_device(x)
 #else
 #define SL_RSQRT(x) (1.0 / sqrt(x))
 #endif
@@ -35,6 +35,23 @@
 #define SL_DMUL(a, b) __dmul_rn((a), (b))
 #else
 #define SL_DMUL(a, b) ((a) * (b))
+#endif
+
+/* 1 / sqrt(x) on the device for x > 0 normal: CUDA's rsqrt without its
+ * branch to the special cases (0, infinities, subnormals, negatives), whose
+ * reconvergence barrier kept the compiler from overlapping one body pair's
+ * arithmetic with the next. The same instructions as rsqrt's fast path, so
+ * the same bits for every normal x; for x = 0 it gives NaN where rsqrt
+ * gives infinity (two bodies at one point: the pull is 0 * inf = NaN
+ * either way), and the monitors' non-finite check stops the system. */
+#if defined(__CUDA_ARCH__)
+static __device__ __forceinline__ double sl_rsqrt_device(double x)
+{
+    double y;
+    asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(x));
+    const double e = fma(-x, y * y, 1.0);
+    return fma(fma(e, 0.375, 0.5), y * e, y);
+}
 #endif
 
 #ifdef __cplusplus

@@ -392,7 +392,7 @@ SL_HD SL_INLINE int sl_group_any(int flag, unsigned gmask)
             SL__GROUP_SYNC();                                                              \
         SL_UNROLL                                                                          \
         for (int k = 1; k < GT / 2 && SL_GROUP_XCHG(GT); k++) {                            \
-            const double ms = sm[(g - k) & (GT - 1)];                                      \
+            const double ms = pms[k];                                                      \
             SL_UNROLL                                                                      \
             for (int c = 0; c < NT; c++)                                                   \
                 acc[c] -= ms * xr[NT * (k - 1) + c];                                       \
@@ -489,6 +489,17 @@ SL_HD SL_INLINE int sl_group_any(int flag, unsigned gmask)
         for (int k = 0; k < SL_SCRATCH_LEN(P) * GL; k++)                                   \
             ps[k] = 0.0;                                                                   \
         sl_load_fp(a, s, fp);                                                              \
+        /* the masses of the threads whose terms this one reads from its      \
+         * exchange row, in registers for the launch rather than loaded at   \
+         * every force evaluation (up to 8 threads a system, SL_GROUP_XCHG;  \
+         * unused and dropped elsewhere): Hermite N = 8 3.06e9 -> 3.14e9 on  \
+         * the H200 (docs/BENCHMARKS.md, 2026-12-02) */                      \
+        SL__GROUP_SYNC();                                                                  \
+        double pms[GT / 2 + 1];                                                            \
+        SL_UNROLL                                                                          \
+        for (int k = 1; k <= GT / 2; k++)                                                  \
+            pms[k] = sm[(g - k) & (GT - 1)];                                               \
+        (void)pms;                                                                         \
         if (a->first_launch) {                                                             \
             SL__GROUP_PUBLISH(x, v)                                                        \
             SL__GROUP_SYNC();                                                              \
