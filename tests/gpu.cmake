@@ -12,8 +12,8 @@ if(SL_HAVE_CUDA)
   sl_add_test(test_gpu_rng SOURCES test_gpu_rng.c CUDA_SOURCES gpu_rng.cu LABELS gpu
               LIBS CUDA::cudart TIMEOUT 300)
 
-  # the forces' device 1/sqrt: CUDA's rsqrt's bits, the host's to 2^-51
-  sl_add_test(test_gpu_rsqrt SOURCES test_gpu_rsqrt.c CUDA_SOURCES gpu_rsqrt.cu LABELS gpu
+  # hd.h's device 1/sqrt, sqrt, 1/x, y/x: CUDA's bits without the special cases
+  sl_add_test(test_gpu_hdmath SOURCES test_gpu_hdmath.c CUDA_SOURCES gpu_hdmath.cu LABELS gpu
               LIBS CUDA::cudart TIMEOUT 300)
 
   sl_add_test(test_gpu_kepler_drift SOURCES test_gpu_kepler_drift.c CUDA_SOURCES gpu_kdrift.cu
@@ -46,7 +46,7 @@ if(SL_HAVE_CUDA)
   add_dependencies(test_gpu_merge mvs hermite newton monitors)
 
   set_tests_properties(test_gpu_agreement test_gpu_device test_gpu_rng test_gpu_composition
-    test_gpu_user_monitors test_gpu_kepler_drift test_gpu_rsqrt test_gpu_adaptive test_gpu_mvs
+    test_gpu_user_monitors test_gpu_kepler_drift test_gpu_hdmath test_gpu_adaptive test_gpu_mvs
     test_gpu_megno test_gpu_merge PROPERTIES SKIP_REGULAR_EXPRESSION "SL_GPU_SKIP")
 
   # The installed SDK on the GPU: this build installed into a temporary

@@ -199,7 +199,7 @@ SL_HD SL_INLINE void sl_mvs_gspeed(const sl_mvs_group *c, const sl_mvs_gstate *R
         SL_UNROLL
         for (int l = 0; l < c->PL; l++)
             p += c->mi[l] * R->u[3 * l + d];
-        w[d] = sl_group_sum(p, c->GT, c->mask) / c->m0;
+        w[d] = SL_DIV(sl_group_sum(p, c->GT, c->mask), c->m0);
     }
 }
 

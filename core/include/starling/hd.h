@@ -52,6 +52,60 @@ static __device__ __forceinline__ double sl_rsqrt_device(double x)
     const double e = fma(-x, y * y, 1.0);
     return fma(fma(e, 0.375, 0.5), y * e, y);
 }
+
+/* The same for sqrt, 1 / b and a / b (SL_SQRT, SL_RCP, SL_DIV): CUDA's own
+ * fast paths, instruction for instruction (the starting approximations'
+ * low words included), so correctly rounded and the bits of sqrt, 1.0 / b
+ * and a / b, without the test and branch to the slow path that each call
+ * carries. They hold where operands and results are normal and away from
+ * the ends of the exponent range (|a|, |b|, |a / b| within about 2^-960 ..
+ * 2^1000; x > 0 normal for sqrt, which gives NaN at 0): the Kepler drift's
+ * distances, times and anomalies (kepler_drift.h). test_gpu_rsqrt checks
+ * the bits against CUDA's operators. */
+static __device__ __forceinline__ double sl_sqrt_device(double x)
+{
+    double t;
+    asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(t) : "d"(x));
+    const int xh = __double2hiint(x);
+    const double y0 = __hiloint2double(__double2hiint(t), xh + (int)0xfcb00000u);
+    const double e = fma(x, -__dmul_rn(y0, y0), 1.0);
+    const double y = fma(fma(e, 0.375, 0.5), __dmul_rn(y0, e), y0);
+    const double s = __dmul_rn(x, y);
+    const double h = __hiloint2double(__double2hiint(y) - 0x00100000, __double2loint(y));
+    return fma(fma(s, -s, x), h, s);
+}
+
+static __device__ __forceinline__ double sl_rcp_device(double b)
+{
+    double t;
+    asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(t) : "d"(b));
+    const int bh = __double2hiint(b);
+    const double y0 = __hiloint2double(__double2hiint(t), bh + 0x300402);
+    double e = fma(-b, y0, 1.0);
+    e = fma(e, e, e);
+    const double y1 = fma(y0, e, y0);
+    return fma(y1, fma(-b, y1, 1.0), y1);
+}
+
+static __device__ __forceinline__ double sl_div_device(double a, double b)
+{
+    double t;
+    asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(t) : "d"(b));
+    const double y0 = __hiloint2double(__double2hiint(t), 1);
+    double e = fma(-b, y0, 1.0);
+    e = fma(e, e, e);
+    const double y1 = fma(y0, e, y0);
+    const double y2 = fma(y1, fma(-b, y1, 1.0), y1);
+    const double q = __dmul_rn(a, y2);
+    return fma(y2, fma(-b, q, a), q);
+}
+#define SL_SQRT(x) sl_sqrt_device(x)
+#define SL_RCP(b) sl_rcp_device(b)
+#define SL_DIV(a, b) sl_div_device((a), (b))
+#else
+#define SL_SQRT(x) sqrt(x)
+#define SL_RCP(b) (1.0 / (b))
+#define SL_DIV(a, b) ((a) / (b))
 #endif
 
 #ifdef __cplusplus

@@ -25,6 +25,12 @@
  *    with f - 1 and g' - 1 computed as such: a tiny step moves x by
  *    ~|v| dt, and its error is then relative to that move, not to |x|.
  *
+ * On the GPU the roots and divisions of every drift are hd.h's SL_SQRT,
+ * SL_RCP and SL_DIV: CUDA's own bits, without a branch to the special
+ * cases each (which a drift's values, normal and far from the ends of the
+ * exponent range, never take; a zero distance or discriminant gives NaN,
+ * and the drift fails as below).
+ *
  * sl_kepler_drift returns the iterations it took, or -1 when it did not
  * converge or met a non-finite value; then x and v are set to NaN, so the
  * run's non-finite check stops the system and names it, rather than the
@@ -201,7 +207,7 @@ SL_HD SL_INLINE void sl_kdrift_carry(double beta, double d, double G0, double *G
  * tol = 0: the full convergence, bit for bit the drift before the stop. */
 SL_HD SL_INLINE int sl_kepler_drift_tol(double gm, double dt, double tol, double *x, double *v)
 {
-    double r0 = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]), ir0 = 1.0 / r0;
+    double r0 = SL_SQRT(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]), ir0 = SL_RCP(r0);
     double eta = x[0] * v[0] + x[1] * v[1] + x[2] * v[2];
     double beta = 2.0 * gm * ir0 - (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
     if (beta > 0.0 && sl_kdrift_long(gm, dt, beta)) {
@@ -227,7 +233,7 @@ SL_HD SL_INLINE int sl_kepler_drift_tol(double gm, double dt, double tol, double
             hi = X;
         double f2 = eta * c[0] + (gm - beta * r0) * G1;
         double disc = 16.0 * r * r - 20.0 * f * f2;
-        double d = -5.0 * f / (r + (r >= 0.0 ? 1.0 : -1.0) * sqrt(fabs(disc)));
+        double d = SL_DIV(-5.0 * f, r + (r >= 0.0 ? 1.0 : -1.0) * SL_SQRT(fabs(disc)));
         if (!isfinite(d))
             break;
         double Xn = X + d;
@@ -266,8 +272,8 @@ SL_HD SL_INLINE int sl_kepler_drift_tol(double gm, double dt, double tol, double
     double fm1 = -gm * G2 * ir0, g = r0 * G1 + eta * G2, xn[3];
     for (int k = 0; k < 3; k++)
         xn[k] = x[k] + (fm1 * x[k] + g * v[k]);
-    r = sqrt(xn[0] * xn[0] + xn[1] * xn[1] + xn[2] * xn[2]);
-    double ir = 1.0 / r, fd = -gm * G1 * ir * ir0, gdm1 = -gm * G2 * ir;
+    r = SL_SQRT(xn[0] * xn[0] + xn[1] * xn[1] + xn[2] * xn[2]);
+    double ir = SL_RCP(r), fd = -gm * G1 * ir * ir0, gdm1 = -gm * G2 * ir;
     if (it < 0 || !isfinite(fm1 + g + fd + gdm1) || !(r > 0.0)) {
         for (int k = 0; k < 3; k++)
             x[k] = v[k] = NAN;
@@ -318,8 +324,8 @@ SL_HD SL_INLINE void sl_kdrift_fast_begin(double gm, double dt, double tol, int 
 {
     /* strided (component k at xs[S k]): local copies would stop the
      * vectoriser, which cannot scatter into per-lane arrays */
-    double r0 = sqrt(xs[S * 0] * xs[S * 0] + xs[S * 1] * xs[S * 1] + xs[S * 2] * xs[S * 2]);
-    double ir0 = 1.0 / r0;
+    double r0 = SL_SQRT(xs[S * 0] * xs[S * 0] + xs[S * 1] * xs[S * 1] + xs[S * 2] * xs[S * 2]);
+    double ir0 = SL_RCP(r0);
     double eta = xs[S * 0] * vs[S * 0] + xs[S * 1] * vs[S * 1] + xs[S * 2] * vs[S * 2];
     double beta = 2.0 * gm * ir0 - (vs[S * 0] * vs[S * 0] + vs[S * 1] * vs[S * 1] + vs[S * 2] * vs[S * 2]);
     /* the flags are doubles (1 or 0) and every choice a select between
@@ -368,7 +374,7 @@ SL_HD SL_INLINE void sl_kdrift_fast_iter(int early_on, double gm, double dt, dou
     double f2 = eta * c[0] + (gm - beta * r0) * G1;
     double disc = 16.0 * r * r - 20.0 * f * f2;
     /* r + sign(r) sqrt|disc| (the sign of r >= 0 as +, -0 included) */
-    double d = -5.0 * f / (r + (r >= 0.0 ? 1.0 : -1.0) * sqrt(fabs(disc)));
+    double d = SL_DIV(-5.0 * f, r + (r >= 0.0 ? 1.0 : -1.0) * SL_SQRT(fabs(disc)));
     double Xn = X + d;
     /* in the bracket (NaN fails) and not on its far end (an end it moved
      * to, not X itself): else refused, unless done already. Products of
@@ -419,8 +425,8 @@ SL_HD SL_INLINE double sl_kdrift_fast_end(int series, double gm, int S, double *
     SL_UNROLL
     for (int k = 0; k < 3; k++)
         xn[k] = xs[S * k] + (fm1 * xs[S * k] + g * vs[S * k]);
-    double r = sqrt(xn[0] * xn[0] + xn[1] * xn[1] + xn[2] * xn[2]);
-    double ir = 1.0 / r, fd = -gm * G1 * ir * ir0, gdm1 = -gm * G2 * ir;
+    double r = SL_SQRT(xn[0] * xn[0] + xn[1] * xn[1] + xn[2] * xn[2]);
+    double ir = SL_RCP(r), fd = -gm * G1 * ir * ir0, gdm1 = -gm * G2 * ir;
     okf = fabs(fm1 + g + fd + gdm1) <= DBL_MAX ? (r > 0.0 ? okf : 0.0) : 0.0;
     SL_UNROLL
     for (int k = 0; k < 3; k++) {
