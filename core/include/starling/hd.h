@@ -60,7 +60,7 @@ static __device__ __forceinline__ double sl_rsqrt_device(double x)
  * carries. They hold where operands and results are normal and away from
  * the ends of the exponent range (|a|, |b|, |a / b| within about 2^-960 ..
  * 2^1000; x > 0 normal for sqrt, which gives NaN at 0): the Kepler drift's
- * distances, times and anomalies (kepler_drift.h). test_gpu_rsqrt checks
+ * distances, times and anomalies (kepler_drift.h). test_gpu_hdmath checks
  * the bits against CUDA's operators. */
 static __device__ __forceinline__ double sl_sqrt_device(double x)
 {
