@@ -562,7 +562,7 @@ SL_HD SL_INLINE void sl_prop_mvs_sync_apply(int mode, int st, int n, int S, doub
 
 #if !defined(__CUDACC__)
 /* ---- The CPU's lane loop: the chunk's lanes at once ----
- * The stages that drift, for the chunk's W (SL_CHUNK) lanes at once, so
+ * The stages that drift, for the group's W (SL_LANES) lanes at once, so
  * that the drifts are sl_kepler_drift_fast_lanes, whose iterations stop
  * when the chunk's copies of a planet have converged, and the corrector's
  * drifts at every open and close run vectorised too (one by one, called,
@@ -578,7 +578,7 @@ __attribute__((always_inline)) static inline void sl_mvs_K_lanes(int jac, double
                                                                  const double *m, double *Q,
                                                                  double *V)
 {
-    enum { L = SL_CHUNK };
+    enum { L = SL_LANES };
     _Alignas(64) double gm[L], eta[L], ok[L], k[SL_KDRIFT_LANES_SCRATCH * L];
 #pragma omp simd
     for (int l = 0; l < W; l++) {
@@ -621,7 +621,7 @@ sl_prop_mvs_point_lanes(int st, int n, int W, const double *h, const double *x, 
                         const double *m, double *ps, double *xe, double *ve, const double *pp)
 {
     (void)st, (void)x, (void)v;
-    enum { L = SL_CHUNK }; /* the lane loop's W */
+    enum { L = SL_LANES }; /* the lane loop's W */
     double *Q = ps, *V = ps + W * 3 * n, *pend = ps + W * 6 * n;
     const int jac = pp[3] != 0.0;
     _Alignas(64) double hd[L];
@@ -643,7 +643,7 @@ __attribute__((always_inline)) static inline void
 sl_prop_mvs_close_start_lanes(int n, int W, double *x, double *v, const double *m,
                               const double *ps, const double *pp)
 {
-    enum { L = SL_CHUNK };
+    enum { L = SL_LANES };
     _Alignas(64) double hd[L];
 #pragma omp simd
     for (int l = 0; l < W; l++) {
@@ -662,7 +662,7 @@ sl_prop_mvs_sync_point_lanes(int mode, int st, int n, int W, double *x, double *
                              const double *m, double *ps, double *xe, double *ve,
                              const double *pp)
 {
-    enum { L = SL_CHUNK };
+    enum { L = SL_LANES };
     _Alignas(64) double hd[L];
     double *Q, *V, a, b;
     sl_mvs_sync_region(mode, n, W, x, v, ps, &Q, &V);
@@ -683,7 +683,7 @@ __attribute__((always_inline)) static inline void
 sl_prop_mvs_sync_apply_lanes(int mode, int st, int n, int W, double *x, double *v,
                              const double *m, double *ps, const double *acc, const double *pp)
 {
-    enum { L = SL_CHUNK };
+    enum { L = SL_LANES };
     _Alignas(64) double hd[L];
     double *Q, *V, a, b;
     sl_mvs_sync_region(mode, n, W, x, v, ps, &Q, &V);

@@ -19,6 +19,13 @@ enum {
 
 enum { SL_X = 0, SL_Y, SL_Z, SL_VX, SL_VY, SL_VZ, SL_M };
 
+/* Systems the CPU's lane loop steps together (internal/lanes.h), a divisor
+ * of SL_CHUNK: the stride its stage and force functions see (launch.h). */
+#ifndef SL_LANES
+#define SL_LANES 32
+#endif
+SL_STATIC_ASSERT(SL_LANES > 0 && SL_CHUNK % SL_LANES == 0, "SL_LANES must divide SL_CHUNK");
+
 typedef enum sl_sys_status {
     SL_SYS_ACTIVE = 0,  /* integrating, or reached the destination time */
     SL_SYS_STOPPED = 1, /* a monitor stopped it (reason says which) */

@@ -7,7 +7,7 @@
  * component c of body b is x[S*(3b+c)] (likewise v, xe, ve, a, j), the
  * mass of body b is m[S*b], scratch double k is ps[S*k] and force
  * parameter k is fp[S*k]. The GPU and the scalar CPU loop pass S = 1; the
- * CPU lane loop passes SL_CHUNK, so that neighbouring systems are
+ * CPU lane loop passes SL_LANES, so that neighbouring systems are
  * neighbouring doubles and the loop over systems vectorises. pp, the
  * integrator's parameters, is the same for every system and not strided.
  *

@@ -1,5 +1,5 @@
-/* Internal: the CPU's lane loop (SL_LANES_DEFINE), which steps a chunk of
- * SL_CHUNK systems in lockstep with the SL_HD stage and force functions
+/* Internal: the CPU's lane loop (SL_LANES_DEFINE), which steps a group of
+ * SL_LANES systems in lockstep with the SL_HD stage and force functions
  * vectorised across systems. Not an interface of its own: instantiate.h
  * includes it and stamps the loops; the contract is in launch.h. C only. */
 #ifndef STARLING_INTERNAL_LANES_H
@@ -10,8 +10,8 @@
 
 #if !defined(__CUDACC__)
 
-/* The CPU's lane loop. A chunk of SL_CHUNK systems is copied into local
- * arrays laid out [component][lane] and stepped in lockstep, so that each
+/* The CPU's lane loop. A group of SL_LANES systems (launch.h) is copied
+ * into local arrays laid out [component][lane] and stepped in lockstep, so that each
  * `omp simd` loop over lanes runs the same SL_HD stage and force code as
  * the GPU, vectorised across systems. Lanes that are stopped, or already
  * at t_end, step with h = 0, which leaves a finite state bit-for-bit
@@ -20,41 +20,50 @@
  * baseline x86-64 and picked at load time; -ffp-contract=off keeps the
  * clones' results identical. */
 typedef struct sl_lanes {
-    double t[SL_CHUNK], h[SL_CHUNK], t_next[SL_CHUNK], next_log[SL_CHUNK], t0[SL_CHUNK];
-    int64_t step[SL_CHUNK], k0[SL_CHUNK], n_need[SL_CHUNK];
-    int live[SL_CHUNK], was_live[SL_CHUNK];
+    double t[SL_LANES], h[SL_LANES], t_next[SL_LANES], next_log[SL_LANES], t0[SL_LANES];
+    int64_t step[SL_LANES], k0[SL_LANES], n_need[SL_LANES];
+    int live[SL_LANES], was_live[SL_LANES];
     int lanes;
     /* Adaptive integrators only: the size of each lane's next try, what
      * control returned, whether it kept the step, steps kept in this launch,
      * rejections in a row, a step-size fault after a kept step, and the
      * chunk's rejections in this launch. */
-    double hs[SL_CHUNK], hn[SL_CHUNK];
-    int ok[SL_CHUNK], rej[SL_CHUNK], fault[SL_CHUNK];
-    int64_t done[SL_CHUNK];
+    double hs[SL_LANES], hn[SL_LANES];
+    int ok[SL_LANES], rej[SL_LANES], fault[SL_LANES];
+    int64_t done[SL_LANES];
     unsigned long long rejected;
 } sl_lanes;
 
-static inline void sl_lanes_load(const sl_run_args *a, int64_t chunk, int n, int per_body,
+/* Where lane group u's rows start in a buffer laid out in chunks of `rows`
+ * rows of SL_CHUNK systems (ensemble.h): row r of its lane l is at
+ * [SL_CHUNK * r + l] from there. */
+static inline size_t sl_lanes_base(int64_t u, int rows)
+{
+    enum { G = SL_CHUNK / SL_LANES };
+    return (size_t)(u / G) * (size_t)rows * SL_CHUNK + (size_t)(u % G) * SL_LANES;
+}
+
+static inline void sl_lanes_load(const sl_run_args *a, int64_t u, int n, int per_body,
                                  double *x, double *v, double *m, double *ps, sl_lanes *L)
 {
-    const int W = SL_CHUNK;
-    const int64_t s0 = chunk * W;
+    const int W = SL_LANES;
+    const int64_t s0 = u * W;
     L->lanes = a->n_sys - s0 < W ? (int)(a->n_sys - s0) : W;
-    const double *st = a->state + (size_t)chunk * (size_t)(n * SL_NFIELD) * W;
+    const double *st = a->state + sl_lanes_base(u, n * SL_NFIELD);
     for (int b = 0; b < n; b++)
         for (int c = 0; c < 3; c++)
             for (int l = 0; l < W; l++) {
-                x[W * (3 * b + c) + l] = st[(b * SL_NFIELD + SL_X + c) * W + l];
-                v[W * (3 * b + c) + l] = st[(b * SL_NFIELD + SL_VX + c) * W + l];
+                x[W * (3 * b + c) + l] = st[(b * SL_NFIELD + SL_X + c) * SL_CHUNK + l];
+                v[W * (3 * b + c) + l] = st[(b * SL_NFIELD + SL_VX + c) * SL_CHUNK + l];
             }
     for (int b = 0; b < n; b++)
         for (int l = 0; l < W; l++)
-            m[W * b + l] = st[(b * SL_NFIELD + SL_M) * W + l];
+            m[W * b + l] = st[(b * SL_NFIELD + SL_M) * SL_CHUNK + l];
     if (!a->first_launch) {
-        const double *pp = a->persist + (size_t)chunk * (size_t)(n * per_body) * W;
+        const double *pp = a->persist + sl_lanes_base(u, n * per_body);
         for (int k = 0; k < per_body * n; k++)
             for (int l = 0; l < W; l++)
-                ps[W * k + l] = pp[k * W + l];
+                ps[W * k + l] = pp[k * SL_CHUNK + l];
     }
     for (int l = 0; l < W; l++) {
         int in = l < L->lanes;
@@ -77,33 +86,33 @@ static inline void sl_lanes_load(const sl_run_args *a, int64_t chunk, int n, int
 
 /* The chunk's force parameters, fp[W*k + l]: its systems' own values, or
  * the same values in every lane. Once per launch and chunk. */
-static inline void sl_lanes_load_fp(const sl_run_args *a, int64_t chunk, double *fp)
+static inline void sl_lanes_load_fp(const sl_run_args *a, int64_t u, double *fp)
 {
-    const int W = SL_CHUNK;
-    const double *own = a->fp_sys ? a->fp_sys + (size_t)chunk * (size_t)a->n_fp * W : NULL;
+    const int W = SL_LANES;
+    const double *own = a->fp_sys ? a->fp_sys + sl_lanes_base(u, a->n_fp) : NULL;
     for (int k = 0; k < SL_FORCE_PARAMS_MAX; k++)
         for (int l = 0; l < W; l++)
-            fp[W * k + l] = own && k < a->n_fp ? own[W * k + l] : a->fp[k];
+            fp[W * k + l] = own && k < a->n_fp ? own[SL_CHUNK * k + l] : a->fp[k];
 }
 
-static inline void sl_lanes_store(const sl_run_args *a, int64_t chunk, int n, int per_body,
+static inline void sl_lanes_store(const sl_run_args *a, int64_t u, int n, int per_body,
                                   const double *x, const double *v, const double *ps,
                                   const sl_lanes *L)
 {
-    const int W = SL_CHUNK;
-    const int64_t s0 = chunk * W;
-    double *st = a->state + (size_t)chunk * (size_t)(n * SL_NFIELD) * W;
-    double *pp = a->persist + (size_t)chunk * (size_t)(n * per_body) * W;
+    const int W = SL_LANES;
+    const int64_t s0 = u * W;
+    double *st = a->state + sl_lanes_base(u, n * SL_NFIELD);
+    double *pp = a->persist + sl_lanes_base(u, n * per_body);
     for (int l = 0; l < L->lanes; l++) {
         if (!L->was_live[l])
             continue;
         for (int b = 0; b < n; b++)
             for (int c = 0; c < 3; c++) {
-                st[(b * SL_NFIELD + SL_X + c) * W + l] = x[W * (3 * b + c) + l];
-                st[(b * SL_NFIELD + SL_VX + c) * W + l] = v[W * (3 * b + c) + l];
+                st[(b * SL_NFIELD + SL_X + c) * SL_CHUNK + l] = x[W * (3 * b + c) + l];
+                st[(b * SL_NFIELD + SL_VX + c) * SL_CHUNK + l] = v[W * (3 * b + c) + l];
             }
         for (int k = 0; k < per_body * n; k++)
-            pp[k * W + l] = ps[W * k + l];
+            pp[k * SL_CHUNK + l] = ps[W * k + l];
         a->time[s0 + l] = L->t[l];
         a->steps[s0 + l] = L->step[l];
         if (a->mon.log_every_dt > 0.0)
@@ -122,7 +131,7 @@ static inline int sl_lanes_plan(const sl_run_args *a, sl_lanes *L)
 {
     const double dt = a->pp[0];
     int any = 0;
-    for (int l = 0; l < SL_CHUNK; l++) {
+    for (int l = 0; l < SL_LANES; l++) {
         const int64_t j = L->step[l] - L->k0[l] + 1;
         int go = L->live[l] && j <= L->n_need[l];
         L->t_next[l] = sl_step_time(L->t0[l], a->t_end, dt, j, L->n_need[l]);
@@ -141,7 +150,7 @@ static inline void sl_lanes_stop(const sl_run_args *a, int64_t s, sl_lanes *L, i
     a->detail[s] = detail;
     a->stop_time[s] = L->t[l];
     if (a->mon.log_on_stop)
-        sl_log_record(a, s, n, SL_CHUNK, L->t[l], L->step[l], SL_LOG_STOP, x + l, v + l);
+        sl_log_record(a, s, n, SL_LANES, L->t[l], L->step[l], SL_LOG_STOP, x + l, v + l);
 }
 
 /* ---- adaptive integrators (the same arithmetic as SL__LOOP_ADAPTIVE) ---- */
@@ -152,7 +161,7 @@ static inline void sl_lanes_stop(const sl_run_args *a, int64_t s, sl_lanes *L, i
 static inline int sl_lanes_plan_adaptive(const sl_run_args *a, sl_lanes *L)
 {
     int any = 0;
-    for (int l = 0; l < SL_CHUNK; l++) {
+    for (int l = 0; l < SL_LANES; l++) {
         int go = L->live[l] && L->t[l] < a->t_end && L->done[l] < a->launch_steps;
         L->h[l] = go ? sl_adaptive_try(L->t[l], a->t_end, L->hs[l], &L->t_next[l]) : 0.0;
         any += go;
@@ -165,7 +174,7 @@ static inline int sl_lanes_plan_adaptive(const sl_run_args *a, sl_lanes *L)
 static inline void sl_lanes_first_try(const sl_run_args *a, int64_t s0, sl_lanes *L, int n,
                                       const double *x, const double *v)
 {
-    for (int l = 0; l < SL_CHUNK; l++) {
+    for (int l = 0; l < SL_LANES; l++) {
         int f = L->live[l] && L->t[l] < a->t_end ? sl_step_fault(L->hs[l], L->t[l], L->t0[l],
                                                                  a->t_end)
                                                  : 0;
@@ -180,7 +189,7 @@ static inline void sl_lanes_first_try(const sl_run_args *a, int64_t s0, sl_lanes
 static inline void sl_lanes_undo(int len_xv, int len_ps, const int *keep, double *x, double *v,
                                  double *ps, const double *xk, const double *vk, const double *pk)
 {
-    const int W = SL_CHUNK;
+    const int W = SL_LANES;
     for (int q = 0; q < len_xv; q++) {
 #pragma omp simd
         for (int l = 0; l < W; l++) {
@@ -203,7 +212,7 @@ static inline void sl_lanes_undo(int len_xv, int len_ps, const int *keep, double
 static inline void sl_lanes_settle(const sl_run_args *a, int64_t s0, sl_lanes *L, int n,
                                    const double *x, const double *v)
 {
-    for (int l = 0; l < SL_CHUNK; l++) {
+    for (int l = 0; l < SL_LANES; l++) {
         if (!(L->h[l] > 0.0))
             continue;
         if (L->ok[l]) {
@@ -230,7 +239,7 @@ static inline void sl_lanes_settle(const sl_run_args *a, int64_t s0, sl_lanes *L
 static inline int sl_lanes_next_fault(const sl_run_args *a, sl_lanes *L)
 {
     int any = 0;
-    for (int l = 0; l < SL_CHUNK; l++) {
+    for (int l = 0; l < SL_LANES; l++) {
         L->fault[l] = L->h[l] > 0.0 && L->t[l] < a->t_end
                           ? sl_step_fault(L->hs[l], L->t[l], L->t0[l], a->t_end)
                           : 0;
@@ -262,7 +271,7 @@ static inline int sl_lanes_need_scalar(const sl_run_args *a)
 
 static inline void sl_lanes_hill(int n, const double *m, double *hf)
 {
-    const int W = SL_CHUNK;
+    const int W = SL_LANES;
     int q = 0;
     for (int i = 1; i < n; i++)
         for (int j = i + 1; j < n; j++, q++)
@@ -279,7 +288,7 @@ static inline int sl_lanes_screened(const sl_monitor_config *mc)
 static inline void sl_lanes_radii(const sl_monitor_config *mc, int n, const double *m,
                                   double *rf)
 {
-    const int W = SL_CHUNK;
+    const int W = SL_LANES;
     for (int b = 0; b < n; b++)
         for (int l = 0; l < W; l++)
             rf[W * b + l] = sl_collide_radius(mc, b, m[W * b + l]) * (1.0 + SL_SCREEN_SLACK);
@@ -290,7 +299,7 @@ static inline void sl_lanes_radii(const sl_monitor_config *mc, int n, const doub
 static inline int sl_lanes_screen(const sl_monitor_config *mc, int n, const double *x,
                                   const double *hf, const double *rf, int *flag)
 {
-    const int W = SL_CHUNK;
+    const int W = SL_LANES;
     double rr = INFINITY;
     if (mc->eject_r > 0.0)
         rr = mc->eject_r * mc->eject_r;
@@ -374,7 +383,7 @@ static inline int sl_lanes_screen(const sl_monitor_config *mc, int n, const doub
 /* pf's length: POINT_FAST's snapshot, needed only when POINT_LANES is not 1 */
 #define SL__LANES_PF_LEN(P, N)                                                             \
     (SL_OPT_FLAG(SL_PROP_##P##_POINT_FAST) && !SL_OPT_FLAG(SL_PROP_##P##_POINT_LANES)      \
-         ? SL_PERSIST_LEN(P) * (N) * SL_CHUNK                                              \
+         ? SL_PERSIST_LEN(P) * (N) * SL_LANES                                              \
          : 1)
 
 /* One stage of every lane: the stage number is a literal, so the
@@ -459,8 +468,8 @@ SL_STATIC_ASSERT(SL_STAGES_MAX == 16, "SL_LANES_DEFINE stamps 16 stages: stamp S
 static inline int sl_lanes_sync_need(const sl_run_args *a, const sl_lanes *L, int last,
                                      int len, const double *ps)
 {
-    const int W = SL_CHUNK;
-    double bad[SL_CHUNK] = {0.0};
+    const int W = SL_LANES;
+    double bad[SL_LANES] = {0.0};
     if (a->mon.check_nonfinite)
         for (int k = 0; k < len; k++) {
 #pragma omp simd
@@ -486,9 +495,9 @@ static inline int sl_lanes_sync_need(const sl_run_args *a, const sl_lanes *L, in
     SL_CHECK_PROP(P)                                                                       \
     SL_CHECK_NBODY(P, F, N)                                                                \
     SL_CPU_CLONES                                                                          \
-    static void sl_lanes_##P##_##F##_##N(const sl_run_args *a, int64_t chunk)              \
+    static void sl_lanes_##P##_##F##_##N(const sl_run_args *a, int64_t u)                  \
     {                                                                                      \
-        enum { W = SL_CHUNK };                                                             \
+        enum { W = SL_LANES };                                                             \
         _Alignas(64) double x[3 * (N) * W], v[3 * (N) * W], m[(N) * W];                    \
         _Alignas(64) double xe[3 * (N) * W], ve[3 * (N) * W];                              \
         _Alignas(64) double ae[3 * (N) * W], je[3 * (N) * W];                              \
@@ -503,9 +512,9 @@ static inline int sl_lanes_sync_need(const sl_run_args *a, const sl_lanes *L, in
         _Alignas(64) double pf[SL__LANES_PF_LEN(P, N)];                                    \
         (void)pf;                                                                          \
         sl_lanes L;                                                                        \
-        const int64_t s0 = chunk * W;                                                      \
-        sl_lanes_load(a, chunk, N, SL_PROP_##P##_PERSIST, x, v, m, ps, &L);                \
-        sl_lanes_load_fp(a, chunk, fp);                                                    \
+        const int64_t s0 = u * W;                                                          \
+        sl_lanes_load(a, u, N, SL_PROP_##P##_PERSIST, x, v, m, ps, &L);                    \
+        sl_lanes_load_fp(a, u, fp);                                                        \
         if (a->first_launch) {                                                             \
             _Pragma("omp simd")                                                            \
             for (int l = 0; l < W; l++) {                                                  \
@@ -630,15 +639,15 @@ static inline int sl_lanes_sync_need(const sl_run_args *a, const sl_lanes *L, in
                                    x + l, v + l);                                          \
             }                                                                              \
         }                                                                                  \
-        sl_lanes_store(a, chunk, N, SL_PROP_##P##_PERSIST, x, v, ps, &L);                  \
+        sl_lanes_store(a, u, N, SL_PROP_##P##_PERSIST, x, v, ps, &L);                      \
     }                                                                                      \
     sl_status sl_run_##P##_##F##_##N##_cpu(const sl_run_args *a)                           \
     {                                                                                      \
-        const int64_t chunks = (a->n_sys + SL_CHUNK - 1) / SL_CHUNK;                       \
+        const int64_t groups = (a->n_sys + SL_LANES - 1) / SL_LANES;                       \
         _Pragma("omp parallel for schedule(dynamic, 1)")                                   \
-        for (int64_t c = 0; c < chunks; c++)                                               \
+        for (int64_t u = 0; u < groups; u++)                                               \
             if (!sl_cancelled()) /* run.c abandons the launch */                           \
-                sl_lanes_##P##_##F##_##N(a, c);                                            \
+                sl_lanes_##P##_##F##_##N(a, u);                                            \
         return SL_OK;                                                                      \
     }
 
