@@ -1,0 +1,10 @@
+#!/bin/bash
+set -e
+v=$1; shift
+B=/work/main/build-dev
+cd $B
+/usr/local/cuda/bin/nvcc -forward-unknown-to-host-compiler -DSL_HAVE_CUDA=1 -DSL_NO_LANE_CLONES=1 -Dmvs_EXPORTS -I/work/main/forces -I/work/main/core/include -I$B/include -isystem=/usr/local/cuda/include -O3 -DNDEBUG --generate-code=arch=compute_90,code=[compute_90,sm_90] -Xcompiler=-fPIC -Xcompiler=-fvisibility=hidden "$@" -Xptxas -v -x cu -c /tmp/var/$v/integrators/mvs/mvs_cuda.cu -o /tmp/var/$v/mvs_cuda.o > /tmp/var/$v/ptxas.log 2>&1
+O=integrators/mvs/CMakeFiles/mvs.dir
+g++ -fPIC -Wl,--exclude-libs,ALL -shared -o /tmp/var/$v/mvs.so $O/mvs.c.o $O/mvs_cpu_a.c.o $O/mvs_cpu_b.c.o $O/mvs_cpu_c.c.o /tmp/var/$v/mvs_cuda.o -Wl,-rpath,"\$ORIGIN/../..:\$ORIGIN/../../:" lib/libstarling.so* -L/usr/local/cuda/targets/x86_64-linux/lib -lcudart -lm -ldl -lgomp -lpthread
+grep -A3 "_9" /tmp/var/$v/ptxas.log | grep -E "registers|spill" | head -8
+echo "$v done"
