@@ -6,6 +6,14 @@ sl_add_test(test_lua SOURCES test_lua.c TIMEOUT 600 COST 400)
 add_dependencies(test_lua starling hermite mvs newton monitors plummer kepler_rv slt_um_watch)
 target_compile_definitions(test_lua PRIVATE SLT_UM_DIR="${SLT_UM_DIR}")
 target_link_libraries(test_lua PRIVATE PkgConfig::HDF5) # reads back :save("x.h5")
+# Under the sanitizers: not the statistical check of DE-MC (three seeds to
+# R-hat < 1.01, up to 6e4 generations) nor examples/rv_fit.lua end to end;
+# the same DE-MC, corner and trace code runs there in demcmc_kepler_rv and
+# the demcmc_* tests (docs/TESTING.md).
+if(SL_SANITIZE)
+  set_property(TEST test_lua APPEND PROPERTY ENVIRONMENT
+    "CRITERION_TEST_PATTERN=!(lua/demcmc_synthetic_truth_in_95|lua/rv_fit_example_matches_published)")
+endif()
 
 # The binding knows no likelihood by name: word options, data and backends
 # come from the plugin's table (issue 9). A string "kepler_rv" in lua/*.c

@@ -661,11 +661,30 @@ SL_HD SL_INLINE int sl_sync_nonfinite(int len, int S, const double *ps)
                    optimize("fp-contract=fast")))
 #endif
 
+/* The scalar (runtime-N) loop: the same, without gcc's -O3 pass "load CSE
+ * after reload" (-fgcse-after-reload). On this one long function, with its
+ * loops over a runtime N and arrays of SL_NBODY_MAX, the pass took 80 % of
+ * the compile: mvs.c (its table and scalar loops) compiled in 97 s of CPU
+ * with it and 20 s without, the same code within 0.1 % of its size; every
+ * integrator's and every stamped kernel set's translation unit carries such
+ * a loop. The unrolled lane loops keep the pass. One optimize attribute
+ * with both options: a second one would start again from the command
+ * line's and drop fp-contract=fast. */
+#if defined(__clang__) || !defined(__GNUC__)
+#define SL_CPU_SCALAR_CLONES SL_CPU_CLONES
+#elif defined(SL_NO_LANE_CLONES) && SL_NO_LANE_CLONES
+#define SL_CPU_SCALAR_CLONES __attribute__((optimize("no-gcse-after-reload")))
+#else
+#define SL_CPU_SCALAR_CLONES                                                               \
+    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"),           \
+                   optimize("fp-contract=fast", "no-gcse-after-reload")))
+#endif
+
 /* CPU loop over systems: OpenMP threads, dynamic so that systems that stop
  * early do not leave threads idle. Each system through a cloned call: the
  * body that OpenMP outlines would be compiled for the baseline only. */
 #define SL_CPU_DEFINE(P, F, SUFFIX)                                                        \
-    SL_CPU_CLONES                                                                          \
+    SL_CPU_SCALAR_CLONES                                                                   \
     static void sl_sys_##P##_##F##_##SUFFIX(const sl_run_args *a, int64_t s)               \
     {                                                                                      \
         sl_loop_##P##_##F##_##SUFFIX(a, s);                                                \
