@@ -145,7 +145,7 @@ static int timed(const sl_backend *be, const ss_opts *o, int64_t n, const sl_pro
             return -1;
         }
         c.t_end = warm ? 10 * YEAR : o->years * YEAR;
-        c.steps_per_launch = 1000;
+        c.steps_per_launch = getenv("SS_LAUNCH_STEPS") ? atoll(getenv("SS_LAUNCH_STEPS")) : 1000;
         sl_run_result r;
         sl_megno_config m;
         sl_megno_config_default(&m);
@@ -158,6 +158,9 @@ static int timed(const sl_backend *be, const ss_opts *o, int64_t n, const sl_pro
             return -1;
         }
         *wall = r.wall_s;
+        if (!warm && getenv("SS_LAUNCH_STEPS"))
+            fprintf(stderr, "ss-bench: %s on %s: wall %.4f s, kernels %.4f s in %lld launches\n",
+                    p->name, be->description, r.wall_s, r.kernel_s, (long long)r.launches);
         *de = 0.0;
         for (int64_t s = 0; s < e->n_sys; s++)
             *de = fmax(*de, r.energy_error[s]);

@@ -96,7 +96,7 @@ typedef struct sl_mvs_gstate {
 typedef struct sl_mvs_group {
     int g, GT, PL, n;
     unsigned mask;
-    double m0, mt, mi[SL_MVS_GROUP_PL];
+    double m0, mt, im0, mi[SL_MVS_GROUP_PL];
 } sl_mvs_group;
 
 SL_HD SL_INLINE int sl_mvs_gplanet(const sl_mvs_group *c, int l) { return 1 + c->g + c->GT * l; }
@@ -127,9 +127,11 @@ SL_HD SL_INLINE void sl_mvs_gK(const sl_mvs_group *c, double tol, int how, doubl
  * a thread has one planet (the wide group): Sun + 8 at 8192 copies 1.02x
  * faster than the general drift inlined (H200, docs/BENCHMARKS.md,
  * 2026-12-02). With four planets a thread (the narrow group) lockstep was
- * 1.4x slower: every planet pays the slowest one's iterations (Mercury's
- * two against one), and the narrow loop is not bound by the drifts'
- * latency but by their instructions. */
+ * 1.4x slower, and not for the reason first given (every planet paying
+ * Mercury's second iteration): its arrays, indexed in loops over c->PL
+ * that the compiler does not unroll, lived in local memory (the PTX's
+ * ld.local; 2026-12-03). The narrow group drifts two planets at a time,
+ * as scalars (sl_mvs_gK2). */
 SL_HD SL_INLINE void sl_mvs_gK_joint(const sl_mvs_group *c, double tol, double h,
                                      sl_mvs_gstate *R)
 {
@@ -179,18 +181,88 @@ SL_HD SL_INLINE void sl_mvs_gK_joint(const sl_mvs_group *c, double tol, double h
     }
 }
 
-/* The step's drifts: lockstep at one planet a thread, else one planet after
- * another (variants for benchmarks: SL_MVS_GK_SEQ, SL_MVS_GK_JOINT). */
+/* Two planets' drifts with their starts, first iterations and ends side by
+ * side (straight-line code, scalars in registers: the compiler interleaves
+ * the two chains), each further iteration a planet's own (Mercury's second
+ * is no one else's); the general drift, called, for a planet the fast form
+ * refuses. va, vb: whether the slots hold planets (an empty slot is
+ * refused at once and left alone). The same bits as sl_kepler_drift_tol. */
+SL_HD SL_INLINE void sl_mvs_gK2(double m0, double tol, double h, double *qa, double *ua, int va,
+                                double *qb, double *ub, int vb)
+{
+    double r0a, ir0a, etaa, betaa, Xa, loa, hia, okfa, donea, G1a = 0.0, G2a = 0.0;
+    double r0b, ir0b, etab, betab, Xb, lob, hib, okfb, doneb, G1b = 0.0, G2b = 0.0;
+    sl_kdrift_fast_begin(m0, h, tol, 1, qa, ua, &r0a, &ir0a, &etaa, &betaa, &Xa, &loa, &hia,
+                         &okfa, &donea);
+    sl_kdrift_fast_begin(m0, h, tol, 1, qb, ub, &r0b, &ir0b, &etab, &betab, &Xb, &lob, &hib,
+                         &okfb, &doneb);
+    okfa = va ? okfa : 0.0;
+    okfb = vb ? okfb : 0.0;
+    sl_kdrift_fast_iter(1, m0, h, tol, r0a, etaa, betaa, &Xa, &loa, &hia, &okfa, &donea, &G1a,
+                        &G2a);
+    sl_kdrift_fast_iter(1, m0, h, tol, r0b, etab, betab, &Xb, &lob, &hib, &okfb, &doneb, &G1b,
+                        &G2b);
+    SL_NOUNROLL
+    for (int i = 1; i < SL_KDRIFT_FAST_IT && donea == 0.0 && okfa != 0.0; i++)
+        sl_kdrift_fast_iter(1, m0, h, tol, r0a, etaa, betaa, &Xa, &loa, &hia, &okfa, &donea,
+                            &G1a, &G2a);
+    SL_NOUNROLL
+    for (int i = 1; i < SL_KDRIFT_FAST_IT && doneb == 0.0 && okfb != 0.0; i++)
+        sl_kdrift_fast_iter(1, m0, h, tol, r0b, etab, betab, &Xb, &lob, &hib, &okfb, &doneb,
+                            &G1b, &G2b);
+    /* converged to the ulp rather than carried: the series at X (the
+     * products of sl_kdrift_fast_end's), so that the ends need none */
+    if (donea == 1.0) {
+        double cs[4];
+        sl_stumpff_series(betaa * Xa * Xa, cs);
+        G1a = Xa * cs[1], G2a = Xa * Xa * cs[2], donea = 2.0;
+    }
+    if (doneb == 1.0) {
+        double cs[4];
+        sl_stumpff_series(betab * Xb * Xb, cs);
+        G1b = Xb * cs[1], G2b = Xb * Xb * cs[2], doneb = 2.0;
+    }
+    const double oka = sl_kdrift_fast_end(0, m0, 1, qa, ua, r0a, ir0a, etaa, betaa, Xa, okfa,
+                                          donea, G1a, G2a);
+    const double okb = sl_kdrift_fast_end(0, m0, 1, qb, ub, r0b, ir0b, etab, betab, Xb, okfb,
+                                          doneb, G1b, G2b);
+    if (va && oka == 0.0)
+        sl_kepler_drift_call(m0, h, tol, qa, ua);
+    if (vb && okb == 0.0)
+        sl_kepler_drift_call(m0, h, tol, qb, ub);
+}
+
+/* sl_mvs_gK for a step, the thread's planets two at a time (sl_mvs_gK2). */
+SL_HD SL_INLINE void sl_mvs_gK_two(const sl_mvs_group *c, double tol, double h,
+                                   sl_mvs_gstate *R)
+{
+    SL_UNROLL
+    for (int d = 0; d < 3; d++)
+        R->Q0[d] += h * R->V0[d];
+    SL_NOUNROLL
+    for (int l = 0; l < c->PL; l += 2) {
+        const int lb = l + 1 < c->PL ? l + 1 : l;
+        sl_mvs_gK2(c->m0, tol, h, R->q + 3 * l, R->u + 3 * l, sl_mvs_gplanet(c, l) < c->n,
+                   R->q + 3 * lb, R->u + 3 * lb, lb != l && sl_mvs_gplanet(c, lb) < c->n);
+    }
+}
+
+/* The step's drifts: lockstep at one planet a thread (the wide group), two
+ * planets at a time at more (variants for benchmarks: SL_MVS_GK_SEQ, one
+ * after another; SL_MVS_GK_JOINT, all in lockstep). */
 #if defined(SL_MVS_GK_SEQ) /* variant: the drifts one after another */
 #define SL_MVS_STEP_K(C, TOL, H, R) sl_mvs_gK(C, TOL, SL_MVS_INLINE, H, R)
 #elif defined(SL_MVS_GK_JOINT) /* variant: in lockstep at every width */
 #define SL_MVS_STEP_K(C, TOL, H, R) sl_mvs_gK_joint(C, TOL, H, R)
 #else
 #define SL_MVS_STEP_K(C, TOL, H, R)                                                        \
-    ((C)->PL == 1 ? sl_mvs_gK_joint(C, TOL, H, R) : sl_mvs_gK(C, TOL, SL_MVS_INLINE, H, R))
+    ((C)->PL == 1 ? sl_mvs_gK_joint(C, TOL, H, R) : sl_mvs_gK_two(C, TOL, H, R))
 #endif
 
-/* The planets' momentum per unit mass of body 0 (sl_mvs_jump_speed). */
+/* The planets' momentum per unit mass of body 0 (sl_mvs_jump_speed), by a
+ * product with 1 / m0 where the CPU divides (a division's chain of
+ * dependent operations, twice a step, on the path every step waits on;
+ * rounding, as the group sum's order is already). */
 SL_HD SL_INLINE void sl_mvs_gspeed(const sl_mvs_group *c, const sl_mvs_gstate *R, double w[3])
 {
     SL_UNROLL
@@ -199,7 +271,7 @@ SL_HD SL_INLINE void sl_mvs_gspeed(const sl_mvs_group *c, const sl_mvs_gstate *R
         SL_UNROLL
         for (int l = 0; l < c->PL; l++)
             p += c->mi[l] * R->u[3 * l + d];
-        w[d] = SL_DIV(sl_group_sum(p, c->GT, c->mask), c->m0);
+        w[d] = sl_group_sum(p, c->GT, c->mask) * c->im0;
     }
 }
 
@@ -479,6 +551,7 @@ SL_HD SL_INLINE void sl_mvs_gpublish_inertial(const sl_mvs_group *c, const sl_mv
         double x[3 * GL], v[3 * GL], ae[3 * PL], fp[SL_FORCE_PARAMS_MAX], pend = 0.0;       \
         double x0[3], v0[3];                                                               \
         c.m0 = a->state[sl_state_at(s, n, 0, SL_M)];                                       \
+        c.im0 = 1.0 / c.m0;                                                                \
         SL_UNROLL                                                                          \
         for (int d = 0; d < 3; d++) {                                                      \
             x0[d] = a->state[sl_state_at(s, n, 0, SL_X + d)];                              \
@@ -563,7 +636,7 @@ SL_HD SL_INLINE void sl_mvs_gpublish_inertial(const sl_mvs_group *c, const sl_mv
                 SL_UNROLL                                                                  \
                 for (int k3 = 0; k3 < 3 * PL; k3++)                                        \
                     z += P.q[k3] * 0.0 + P.u[k3] * 0.0;                                    \
-                need = sl_group_any(z != 0.0, gmask);                                      \
+                need = sl_group_any(z != 0.0, GT, gmask);                                  \
             }                                                                              \
             t = t_next;                                                                    \
             step++;                                                                        \

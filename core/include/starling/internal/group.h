@@ -204,13 +204,21 @@ SL_HD SL_INLINE double sl_group_sum(double x, int GT, unsigned gmask)
     return x;
 }
 
-/* Whether any lane of the group has flag set. */
-SL_HD SL_INLINE int sl_group_any(int flag, unsigned gmask)
+/* Whether any lane of the group has flag set: a butterfly of shuffles, as
+ * sl_group_sum. __any_sync with the group's mask, which differs between
+ * the warp's groups, was compiled as a loop of one vote a group (16 at two
+ * lanes a group: 8 % of mvs's narrow loop's stalls by Nsight Compute; by
+ * shuffles that loop ran 3.5 % faster, H200, docs/BENCHMARKS.md,
+ * 2026-12-03). */
+SL_HD SL_INLINE int sl_group_any(int flag, int GT, unsigned gmask)
 {
 #if defined(__CUDA_ARCH__)
-    return __any_sync(gmask, flag);
+    SL_UNROLL
+    for (int off = GT / 2; off > 0; off /= 2)
+        flag |= __shfl_xor_sync(gmask, flag, off);
+    return flag;
 #else
-    (void)gmask;
+    (void)GT, (void)gmask;
     return flag;
 #endif
 }
