@@ -335,7 +335,11 @@ SL_HD SL_INLINE void sl_kdrift_fast_begin(double gm, double dt, double tol, int 
      * refused. */
     double okf = beta > 0.0 ? 1.0 : 0.0;
     okf = sl_kdrift_long(gm, dt, beta) ? 0.0 : okf;
-    double Xs = dt * ir0 * (1.0 - 0.5 * eta * dt * (ir0 * ir0)), Xe = beta * dt / gm;
+    /* Xe by hd.h's division (the bits of /, as the general drift's start):
+     * CUDA's operator / branches to a slow path, a call that cut the
+     * straight-line code of two drifts side by side in two (mvs's narrow
+     * group, 3.6 % at Sun + 8; docs/BENCHMARKS.md, 2026-12-03) */
+    double Xs = dt * ir0 * (1.0 - 0.5 * eta * dt * (ir0 * ir0)), Xe = SL_DIV(beta * dt, gm);
     double Xn = sl_kdrift_series_start(gm, dt, r0, ir0, eta, beta);
     Xs = sl_kdrift_short(gm, dt, r0) ? Xs : Xe;
     Xn = sl_kdrift_near(gm, dt, ir0, beta) ? Xn : Xs;
