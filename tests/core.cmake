@@ -202,12 +202,11 @@ add_dependencies(test_forces ${SL_TEST_PLUGINS} gr j2 mvs verlet rkck rkck_adapt
 # integrator's stamped kernels), and three of the five agreements with IAS15
 # (every integrator runs under the sanitizers in j2_satellite_* and its own
 # suite).
-if(SL_SANITIZE)
-  set_property(TEST test_forces APPEND PROPERTY ENVIRONMENT
-    "CRITERION_TEST_PATTERN=!(forces/gr_mercury_mvs|forces/gr_mercury_hermite|forces/gr_mercury_hermite_adaptive|forces/gr_mercury_rkck|forces/gr_mercury_rkck_adaptive)")
-  set_property(TEST test_family APPEND PROPERTY ENVIRONMENT
-    "CRITERION_TEST_PATTERN=!(family/rkck_agrees_with_ias15|family/rkck_adaptive_agrees_with_ias15|family/hermite_adaptive_agrees_with_ias15)")
-endif()
+sl_sanitizer_skip(test_forces forces/gr_mercury_mvs forces/gr_mercury_hermite
+                  forces/gr_mercury_hermite_adaptive forces/gr_mercury_rkck
+                  forces/gr_mercury_rkck_adaptive)
+sl_sanitizer_skip(test_family family/rkck_agrees_with_ias15
+                  family/rkck_adaptive_agrees_with_ias15 family/hermite_adaptive_agrees_with_ias15)
 # MEGNO by shadow trajectories against REBOUND's (tests/data/megno_*.csv,
 # made by tests/reference/make_megno_reference.py)
 sl_add_test(test_megno SOURCES test_megno.c TIMEOUT 300 COST 25)

@@ -10,10 +10,7 @@ target_link_libraries(test_lua PRIVATE PkgConfig::HDF5) # reads back :save("x.h5
 # R-hat < 1.01, up to 6e4 generations) nor examples/rv_fit.lua end to end;
 # the same DE-MC, corner and trace code runs there in demcmc_kepler_rv and
 # the demcmc_* tests (docs/TESTING.md).
-if(SL_SANITIZE)
-  set_property(TEST test_lua APPEND PROPERTY ENVIRONMENT
-    "CRITERION_TEST_PATTERN=!(lua/demcmc_synthetic_truth_in_95|lua/rv_fit_example_matches_published)")
-endif()
+sl_sanitizer_skip(test_lua lua/demcmc_synthetic_truth_in_95 lua/rv_fit_example_matches_published)
 
 # The binding knows no likelihood by name: word options, data and backends
 # come from the plugin's table (issue 9). A string "kepler_rv" in lua/*.c

@@ -20,10 +20,7 @@ target_include_directories(test_ml_likelihood PRIVATE ${PROJECT_SOURCE_DIR}/plug
 # The map code it runs is sanitized through test_microlensing's map tests
 # and fsbl_options' and fsbl_chi2_at_truth's maps (a uniform source; the
 # limb-darkened one is left to the plain pass, docs/TESTING.md).
-if(SL_SANITIZE)
-  set_property(TEST test_ml_likelihood APPEND PROPERTY ENVIRONMENT
-               "CRITERION_TEST_PATTERN=!(ml_likelihood/fsbl_against_vbmicrolensing)")
-endif()
+sl_sanitizer_skip(test_ml_likelihood ml_likelihood/fsbl_against_vbmicrolensing)
 
 if(SL_HAVE_CUDA)
   sl_add_test(test_gpu_microlensing SOURCES test_gpu_microlensing.c LABELS gpu TIMEOUT 300)

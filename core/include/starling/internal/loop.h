@@ -650,15 +650,13 @@ SL_HD SL_INLINE int sl_sync_nonfinite(int len, int S, const double *ps)
  * FMA and one without differ in the last bits, as the CPU and the GPU do
  * (docs/ARCHITECTURE.md, "Reproducibility"). Clang, which has no per-function
  * contraction attribute, compiles the clones uncontracted. */
+#define SL__CPU_CLONE_TARGETS target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")
 #if defined(SL_NO_LANE_CLONES) && SL_NO_LANE_CLONES
 #define SL_CPU_CLONES
 #elif defined(__clang__)
-#define SL_CPU_CLONES                                                                      \
-    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define SL_CPU_CLONES __attribute__((SL__CPU_CLONE_TARGETS))
 #else
-#define SL_CPU_CLONES                                                                      \
-    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"),           \
-                   optimize("fp-contract=fast")))
+#define SL_CPU_CLONES __attribute__((SL__CPU_CLONE_TARGETS, optimize("fp-contract=fast")))
 #endif
 
 /* The scalar (runtime-N) loop: the same, without gcc's -O3 pass "load CSE
@@ -676,8 +674,7 @@ SL_HD SL_INLINE int sl_sync_nonfinite(int len, int S, const double *ps)
 #define SL_CPU_SCALAR_CLONES __attribute__((optimize("no-gcse-after-reload")))
 #else
 #define SL_CPU_SCALAR_CLONES                                                               \
-    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"),           \
-                   optimize("fp-contract=fast", "no-gcse-after-reload")))
+    __attribute__((SL__CPU_CLONE_TARGETS, optimize("fp-contract=fast", "no-gcse-after-reload")))
 #endif
 
 /* CPU loop over systems: OpenMP threads, dynamic so that systems that stop
