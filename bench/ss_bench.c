@@ -8,6 +8,7 @@
  * the largest |dE/E| at the end over the systems, and the time ratio.
  * bench/rebound_ss.py times REBOUND on the same ensemble. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +36,8 @@ static void usage(void)
          "  or integrator:key=value, several joined by '/' (dt in years);\n"
          "  megno=K: measure MEGNO too, renormalising every K steps (megno.h);\n"
          "  prints wall seconds per backend, their ratio and the worst |dE/E|\n"
-         "  (with megno=K also the median and range of <Y> over the copies).");
+         "  (with megno=K also the median and range of <Y> over the copies).\n"
+         "  SS_DIGEST=1 in the environment: a digest of every end state, to stderr.");
 }
 
 static int parse(int argc, char **argv, ss_opts *o)
@@ -122,6 +124,23 @@ static double megno_steps(const ss_set *set)
     return 0.0;
 }
 
+/* FNV-1a over the bits of every system's end state (SS_DIGEST set: printed
+ * to stderr), so that two builds can be shown to give the same bits. */
+static uint64_t state_digest(const sl_ensemble *e)
+{
+    uint64_t h = 14695981039346656037ull;
+    for (int64_t s = 0; s < e->n_sys; s++)
+        for (int b = 0; b < e->n_body; b++)
+            for (int f = 0; f < SL_NFIELD; f++) {
+                double x = e->state[sl_state_index(s, e->n_body, b, f)];
+                uint64_t u;
+                memcpy(&u, &x, sizeof u);
+                for (int k = 0; k < 8; k++, u >>= 8)
+                    h = (h ^ (u & 0xff)) * 1099511628211ull;
+            }
+    return h;
+}
+
 static int timed(const sl_backend *be, const ss_opts *o, int64_t n, const sl_propagator *p,
                  const sl_force *f, const sl_registry *reg, const ss_set *set, double *wall,
                  double *de, double y[3])
@@ -164,6 +183,9 @@ static int timed(const sl_backend *be, const ss_opts *o, int64_t n, const sl_pro
         *de = 0.0;
         for (int64_t s = 0; s < e->n_sys; s++)
             *de = fmax(*de, r.energy_error[s]);
+        if (!warm && getenv("SS_DIGEST"))
+            fprintf(stderr, "ss-bench: %s on %s: end states' digest %016llx\n", p->name,
+                    be->description, (unsigned long long)state_digest(e));
         if (m.interval > 0)
             megno_summary(&mr, y);
         sl_megno_result_free(&mr);

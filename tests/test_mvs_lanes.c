@@ -1,5 +1,5 @@
 /* mvs's stages for the CPU lane loop's whole chunk (integrators/mvs/mvs.h:
- * POINT_LANES, SYNC_LANES) against its one-lane stages, bit for bit: the
+ * POINT_LANES, APPLY_LANES, SYNC_LANES) against its one-lane stages, bit for bit: the
  * lanes' drifts stop their iterations when the chunk is done and fall back
  * to the general drift per (lane, body), and neither may change a bit. */
 #include <criterion/criterion.h>
@@ -77,6 +77,11 @@ Test(mvs_lanes, chunk_stages_are_the_one_lane_stages_bit_for_bit, .timeout = 60)
         same(ps1, ps2, 7 * NB * W, "point: ps");
         same(xe1, xe2, 3 * NB * W, "point: xe");
         same(ve1, ve2, 3 * NB * W, "point: ve");
+        /* apply, on point's ps (the Jacobi kick reads body 0's pulls there) */
+        for (int l = 0; l < W; l++)
+            sl_prop_mvs_apply(0, NB, W, h[l], x + l, v + l, m + l, ps1 + l, acc + l, NULL, pp);
+        sl_prop_mvs_apply_lanes(0, NB, W, h, x, v, m, ps2, acc, NULL, pp);
+        same(ps1, ps2, PSL * W, "apply: ps");
         /* close_start */
         for (int l = 0; l < W; l++)
             sl_prop_mvs_close_start(NB, W, x1 + l, v1 + l, m + l, ps + l, pp);

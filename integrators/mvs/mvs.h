@@ -376,16 +376,28 @@ SL_HD SL_INLINE void sl_prop_mvs_point(int st, int n, int S, double h, const dou
     sl_mvs_point(SL_MVS_STEP_HOW(n), n, S, h, m, ps, xe, ve, pp);
 }
 
+/* B(h) and the jump after it: apply's work, and a corrector stage's. */
+SL_HD SL_INLINE void sl_mvs_BJ(int jac, int n, int S, double h, const double *m, double *Q,
+                               double *V, const double *a, const double *ps)
+{
+    sl_mvs_B(jac, n, S, h, m, Q, V, a, ps);
+    sl_mvs_J(jac, n, S, 0.5 * h, m, Q, V);
+}
+
+SL_HD SL_INLINE void sl_mvs_apply(int jac, int n, int S, double h, const double *m, double *ps,
+                                  const double *a)
+{
+    double *Q = ps, *V = ps + S * 3 * n, *pend = ps + S * 6 * n;
+    sl_mvs_BJ(jac, n, S, h, m, Q, V, a, ps);
+    *pend = h > 0.0 ? 0.5 * h : *pend;
+}
+
 SL_HD SL_INLINE void sl_prop_mvs_apply(int st, int n, int S, double h, double *x, double *v,
                                        const double *m, double *ps, const double *a,
                                        const double *j, const double *pp)
 {
     (void)st, (void)x, (void)v, (void)j;
-    double *Q = ps, *V = ps + S * 3 * n, *pend = ps + S * 6 * n;
-    const int jac = pp[3] != 0.0;
-    sl_mvs_B(jac, n, S, h, m, Q, V, a, ps);
-    sl_mvs_J(jac, n, S, 0.5 * h, m, Q, V);
-    *pend = h > 0.0 ? 0.5 * h : *pend;
+    sl_mvs_apply(pp[3] != 0.0, n, S, h, m, ps, a);
 }
 
 SL_HD SL_INLINE void sl_prop_mvs_open(int n, int S, const double *x, const double *v,
@@ -554,8 +566,7 @@ SL_HD SL_INLINE void sl_prop_mvs_sync_apply(int mode, int st, int n, int S, doub
     sl_mvs_corrector_z((int)pp[2], st / 2, mode == SL_SYNC_OPEN ? 1.0 : -1.0, pp[0], &a, &b);
     const double sgn = st % 2 ? 1.0 : -1.0;
     const int jac = pp[3] != 0.0;
-    sl_mvs_B(jac, n, S, sgn * b, m, Q, V, acc, ps);
-    sl_mvs_J(jac, n, S, 0.5 * sgn * b, m, Q, V);
+    sl_mvs_BJ(jac, n, S, sgn * b, m, Q, V, acc, ps);
     if (st % 2)
         sl_mvs_K(jac, SL_MVS_TOL(pp), SL_MVS_CALL, n, S, a, m, Q, V);
 }
@@ -613,6 +624,44 @@ __attribute__((always_inline)) static inline void sl_mvs_K_lanes(int jac, double
     }
 }
 
+/* The stages' work after the drifts, for the chunk, with the coordinates
+ * (pp[3]) a literal: each caller branches once, outside the loop over
+ * lanes. A branch on pp[3] inside an `omp simd` loop is if-converted by
+ * gcc, and every lane then ran both coordinates' kick, jump and force
+ * point, selecting one: the Sun and eight planets in democratic
+ * heliocentric coordinates took 1.28x longer on the CPU for the Jacobi
+ * work it threw away (docs/BENCHMARKS.md, 2026-12-05). jac is a literal
+ * where these are inlined; the branch then folds. J and the force's point
+ * (xe, ve): J by f h[l]. */
+__attribute__((always_inline)) static inline void sl_mvs_JO_lanes(int jac, int n, int W,
+                                                                  double f, const double *h,
+                                                                  const double *m, double *Q,
+                                                                  double *V, double *xe,
+                                                                  double *ve, double *ps)
+{
+#pragma omp simd
+    for (int l = 0; l < W; l++) {
+        sl_mvs_J(jac, n, W, f * h[l], m + l, Q + l, V + l);
+        sl_mvs_out(jac, n, W, m + l, Q + l, V + l, xe + l, ve + l, ps + l);
+    }
+}
+
+/* B by h[l] and J by h[l] / 2 (pend: apply's pending drift set too). */
+__attribute__((always_inline)) static inline void sl_mvs_BJ_lanes(int jac, int pend, int n,
+                                                                  int W, const double *h,
+                                                                  const double *m, double *Q,
+                                                                  double *V, const double *a,
+                                                                  double *ps)
+{
+#pragma omp simd
+    for (int l = 0; l < W; l++) {
+        if (pend)
+            sl_mvs_apply(jac, n, W, h[l], m + l, ps + l, a + l);
+        else
+            sl_mvs_BJ(jac, n, W, h[l], m + l, Q + l, V + l, a + l, ps + l);
+    }
+}
+
 /* point for the chunk (launch.h, POINT_LANES): the drifts' own fallback
  * runs inside. */
 #define SL_PROP_mvs_POINT_LANES 1
@@ -630,11 +679,26 @@ sl_prop_mvs_point_lanes(int st, int n, int W, const double *h, const double *x, 
         hd[l] = h[l] > 0.0 ? pend[l] + 0.5 * h[l] : 0.0;
     }
     sl_mvs_K_lanes(jac, SL_MVS_TOL(pp), n, W, hd, m, Q, V);
-#pragma omp simd
-    for (int l = 0; l < W; l++) {
-        sl_mvs_J(jac, n, W, 0.5 * h[l], m + l, Q + l, V + l);
-        sl_mvs_out(jac, n, W, m + l, Q + l, V + l, xe + l, ve + l, ps + l);
-    }
+    if (jac)
+        sl_mvs_JO_lanes(1, n, W, 0.5, h, m, Q, V, xe, ve, ps);
+    else
+        sl_mvs_JO_lanes(0, n, W, 0.5, h, m, Q, V, xe, ve, ps);
+}
+
+/* apply for the chunk (launch.h, APPLY_LANES): the force at every lane's
+ * point is in a; the kick and jump run with the coordinates a literal. */
+#define SL_PROP_mvs_APPLY_LANES 1
+__attribute__((always_inline)) static inline void
+sl_prop_mvs_apply_lanes(int st, int n, int W, const double *h, double *x, double *v,
+                        const double *m, double *ps, const double *a, const double *j,
+                        const double *pp)
+{
+    (void)st, (void)x, (void)v, (void)j;
+    double *Q = ps, *V = ps + W * 3 * n;
+    if (pp[3] != 0.0)
+        sl_mvs_BJ_lanes(1, 1, n, W, h, m, Q, V, a, ps);
+    else
+        sl_mvs_BJ_lanes(0, 1, n, W, h, m, Q, V, a, ps);
 }
 
 /* close_start, sync_point and sync_apply (launch.h, SYNC_LANES). */
@@ -672,11 +736,13 @@ sl_prop_mvs_sync_point_lanes(int mode, int st, int n, int W, double *x, double *
     for (int l = 0; l < W; l++)
         hd[l] = ka;
     sl_mvs_K_lanes(jac, SL_MVS_TOL(pp), n, W, hd, m, Q, V);
-#pragma omp simd
-    for (int l = 0; l < W; l++) {
-        sl_mvs_J(jac, n, W, 0.5 * sgn * b, m + l, Q + l, V + l);
-        sl_mvs_out(jac, n, W, m + l, Q + l, V + l, xe + l, ve + l, ps + l);
-    }
+    /* J by 0.5 (sgn b): the bits of 0.5 sgn b, both products exact */
+    for (int l = 0; l < W; l++)
+        hd[l] = sgn * b;
+    if (jac)
+        sl_mvs_JO_lanes(1, n, W, 0.5, hd, m, Q, V, xe, ve, ps);
+    else
+        sl_mvs_JO_lanes(0, n, W, 0.5, hd, m, Q, V, xe, ve, ps);
 }
 
 __attribute__((always_inline)) static inline void
@@ -690,11 +756,12 @@ sl_prop_mvs_sync_apply_lanes(int mode, int st, int n, int W, double *x, double *
     sl_mvs_corrector_z((int)pp[2], st / 2, mode == SL_SYNC_OPEN ? 1.0 : -1.0, pp[0], &a, &b);
     const double sgn = st % 2 ? 1.0 : -1.0;
     const int jac = pp[3] != 0.0;
-#pragma omp simd
-    for (int l = 0; l < W; l++) {
-        sl_mvs_B(jac, n, W, sgn * b, m + l, Q + l, V + l, acc + l, ps + l);
-        sl_mvs_J(jac, n, W, 0.5 * sgn * b, m + l, Q + l, V + l);
-    }
+    for (int l = 0; l < W; l++)
+        hd[l] = sgn * b;
+    if (jac)
+        sl_mvs_BJ_lanes(1, 0, n, W, hd, m, Q, V, acc, ps);
+    else
+        sl_mvs_BJ_lanes(0, 0, n, W, hd, m, Q, V, acc, ps);
     if (st % 2) {
         for (int l = 0; l < W; l++)
             hd[l] = a;

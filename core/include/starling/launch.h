@@ -51,6 +51,13 @@
  *                        may stop when every lane is done; each lane with
  *                        point's bits (no refusal: its fallback runs
  *                        inside); used instead of POINT_FAST (docs/PLUGINS.md)
+ *   SL_PROP_<P>_APPLY_LANES 1: P also defines, CPU only,
+ *                        void sl_prop_<P>_apply_lanes(k, n, W, const double *h,
+ *                        x, v, m, ps, a, j, pp), apply for the chunk's W
+ *                        lanes at once, called after the force of every
+ *                        lane (so that a branch on pp runs once, outside
+ *                        the loop over lanes, rather than if-converted in
+ *                        it); each lane with apply's bits
  *   SL_PROP_<P>_SYNC_LANES 1 (SYNC 1): P also defines, CPU only,
  *                        close_start_lanes(n, W, x, v, m, ps, pp),
  *                        sync_point_lanes(mode, k, n, W, x, v, m, ps, xe, ve, pp)

@@ -391,15 +391,25 @@ static inline int sl_lanes_screen(const sl_monitor_config *mc, int n, const doub
  * code the vectoriser accepts. SL_LANES_DEFINE stamps SL_STAGES_MAX (16) of
  * them; SL_CHECK_PROP refuses, at compile time, an integrator with more. */
 SL_STATIC_ASSERT(SL_STAGES_MAX == 16, "SL_LANES_DEFINE stamps 16 stages: stamp SL_STAGES_MAX");
+/* The force and apply: in one loop over lanes, or with APPLY_LANES
+ * (launch.h) the force for every lane, then the integrator's apply for the
+ * chunk. */
+#define SL__LANES_APPLY_0(P, F, N, ST)                                                     \
+    _Pragma("omp simd")                                                                    \
+    for (int l = 0; l < W; l++) {                                                          \
+        SL_FORCE_EVAL(F, P, N, W, xe + l, ve + l, m + l, fp + l, ae + l, je + l);           \
+        sl_prop_##P##_apply(ST, N, W, L.h[l], x + l, v + l, m + l, ps + l, ae + l, je + l, \
+                            a->pp);                                                        \
+    }
+#define SL__LANES_APPLY_1(P, F, N, ST)                                                     \
+    _Pragma("omp simd")                                                                    \
+    for (int l = 0; l < W; l++)                                                            \
+        SL_FORCE_EVAL(F, P, N, W, xe + l, ve + l, m + l, fp + l, ae + l, je + l);           \
+    sl_prop_##P##_apply_lanes(ST, N, W, L.h, x, v, m, ps, ae, je, a->pp);
 #define SL__LANES_STAGE(P, F, N, ST)                                                       \
     if ((ST) < SL_PROP_##P##_NSTAGES) {                                                    \
         SL_CAT(SL__LANES_POINT_LANES_, SL_OPT_FLAG(SL_PROP_##P##_POINT_LANES))(P, N, ST)   \
-        _Pragma("omp simd")                                                                \
-        for (int l = 0; l < W; l++) {                                                      \
-            SL_FORCE_EVAL(F, P, N, W, xe + l, ve + l, m + l, fp + l, ae + l, je + l);       \
-            sl_prop_##P##_apply(ST, N, W, L.h[l], x + l, v + l, m + l, ps + l, ae + l,     \
-                                je + l, a->pp);                                            \
-        }                                                                                  \
+        SL_CAT(SL__LANES_APPLY_, SL_OPT_FLAG(SL_PROP_##P##_APPLY_LANES))(P, F, N, ST)      \
     }
 
 /* A SYNC integrator's extra stages of one mode for every lane (the stage
