@@ -295,25 +295,6 @@ SL_HD SL_INLINE void sl_mvs_J(int jac, int n, int S, double h, const double *m, 
         sl_mvs_jump(n, S, h, m, Q, V);
 }
 
-/* Bodies 1..n-1 to body 0's frame for the force: positions Q_i,
- * velocities v_i - v_0 = V_i + w. */
-SL_HD SL_INLINE void sl_mvs_force_point(int n, int S, const double *m, const double *Q,
-                                        const double *V, double *xe, double *ve)
-{
-    double w[3];
-    sl_mvs_jump_speed(n, S, m, V, w);
-    SL_UNROLL
-    for (int d = 0; d < 3; d++)
-        xe[S * d] = ve[S * d] = 0.0;
-    SL_UNROLL
-    for (int i = 1; i < n; i++)
-        SL_UNROLL
-        for (int d = 0; d < 3; d++) {
-            xe[S * (3 * i + d)] = Q[S * (3 * i + d)];
-            ve[S * (3 * i + d)] = V[S * (3 * i + d)] + w[d];
-        }
-}
-
 SL_HD SL_INLINE void sl_mvs_kick(int n, int S, double h, double *V, const double *a)
 {
     SL_UNROLL
@@ -323,15 +304,31 @@ SL_HD SL_INLINE void sl_mvs_kick(int n, int S, double h, double *V, const double
             V[S * (3 * i + d)] += h * a[S * (3 * i + d)];
 }
 
-/* Where the force is evaluated (and, in Jacobi coordinates, body 0's
- * pulls kept in ps's scratch for the kick), and the kick itself. */
-SL_HD SL_INLINE void sl_mvs_out(int jac, int n, int S, const double *m, const double *Q,
-                                const double *V, double *xe, double *ve, double *ps)
+/* The jump by h, then where the force is evaluated (in Jacobi
+ * coordinates body 0's pulls kept in ps's scratch for the kick too). In
+ * democratic heliocentric coordinates, bodies 1..n-1 in body 0's frame:
+ * positions Q_i, velocities v_i - v_0 = V_i + w, w the jump's speed from
+ * the same V (the jump leaves V alone), computed once for both. */
+SL_HD SL_INLINE void sl_mvs_J_out(int jac, int n, int S, double h, const double *m, double *Q,
+                                  const double *V, double *xe, double *ve, double *ps)
 {
-    if (jac)
+    if (jac) {
         sl_mvs_point_jacobi(n, S, m, Q, V, xe, ve, ps + S * 7 * n);
-    else
-        sl_mvs_force_point(n, S, m, Q, V, xe, ve);
+        return;
+    }
+    double w[3];
+    sl_mvs_jump_speed(n, S, m, V, w);
+    SL_UNROLL
+    for (int d = 0; d < 3; d++)
+        xe[S * d] = ve[S * d] = 0.0;
+    SL_UNROLL
+    for (int i = 1; i < n; i++)
+        SL_UNROLL
+        for (int d = 0; d < 3; d++) {
+            Q[S * (3 * i + d)] += h * w[d];
+            xe[S * (3 * i + d)] = Q[S * (3 * i + d)];
+            ve[S * (3 * i + d)] = V[S * (3 * i + d)] + w[d];
+        }
 }
 
 SL_HD SL_INLINE void sl_mvs_B(int jac, int n, int S, double h, const double *m, const double *Q,
@@ -353,8 +350,7 @@ SL_HD SL_INLINE void sl_mvs_point(int how, int n, int S, double h, const double 
     double *Q = ps, *V = ps + S * 3 * n, *pend = ps + S * 6 * n;
     const int jac = pp[3] != 0.0;
     sl_mvs_K(jac, SL_MVS_TOL(pp), how, n, S, h > 0.0 ? *pend + 0.5 * h : 0.0, m, Q, V);
-    sl_mvs_J(jac, n, S, 0.5 * h, m, Q, V);
-    sl_mvs_out(jac, n, S, m, Q, V, xe, ve, ps);
+    sl_mvs_J_out(jac, n, S, 0.5 * h, m, Q, V, xe, ve, ps);
 }
 
 /* On CUDA from 8 bodies on, the step's drifts are calls too: one thread
@@ -553,8 +549,7 @@ SL_HD SL_INLINE void sl_prop_mvs_sync_point(int mode, int st, int n, int S, doub
     const double sgn = st % 2 ? 1.0 : -1.0;
     const int jac = pp[3] != 0.0;
     sl_mvs_K(jac, SL_MVS_TOL(pp), SL_MVS_CALL, n, S, st % 2 ? -2.0 * a : a, m, Q, V);
-    sl_mvs_J(jac, n, S, 0.5 * sgn * b, m, Q, V);
-    sl_mvs_out(jac, n, S, m, Q, V, xe, ve, ps);
+    sl_mvs_J_out(jac, n, S, 0.5 * sgn * b, m, Q, V, xe, ve, ps);
 }
 
 SL_HD SL_INLINE void sl_prop_mvs_sync_apply(int mode, int st, int n, int S, double *x,
@@ -641,8 +636,7 @@ __attribute__((always_inline)) static inline void sl_mvs_JO_lanes(int jac, int n
 {
 #pragma omp simd
     for (int l = 0; l < W; l++) {
-        sl_mvs_J(jac, n, W, f * h[l], m + l, Q + l, V + l);
-        sl_mvs_out(jac, n, W, m + l, Q + l, V + l, xe + l, ve + l, ps + l);
+        sl_mvs_J_out(jac, n, W, f * h[l], m + l, Q + l, V + l, xe + l, ve + l, ps + l);
     }
 }
 

@@ -285,8 +285,8 @@ SL_HD SL_INLINE void sl_mvs_gjump(const sl_mvs_group *c, double h, const double 
             R->q[3 * l + d] += h * w[d];
 }
 
-/* The jump by h, then the force's points into shared memory (sl_mvs_J and
- * sl_mvs_force_point, which share the speed: the jump leaves V alone). */
+/* The jump by h, then the force's points into shared memory (sl_mvs_J_out:
+ * the two share the speed, as the jump leaves V alone). */
 SL_HD SL_INLINE void sl_mvs_gjump_publish(const sl_mvs_group *c, double h, sl_mvs_gstate *R,
                                           double *sx, double *sv)
 {
