@@ -380,20 +380,14 @@ SL_HD SL_INLINE void sl_mvs_BJ(int jac, int n, int S, double h, const double *m,
     sl_mvs_J(jac, n, S, 0.5 * h, m, Q, V);
 }
 
-SL_HD SL_INLINE void sl_mvs_apply(int jac, int n, int S, double h, const double *m, double *ps,
-                                  const double *a)
-{
-    double *Q = ps, *V = ps + S * 3 * n, *pend = ps + S * 6 * n;
-    sl_mvs_BJ(jac, n, S, h, m, Q, V, a, ps);
-    *pend = h > 0.0 ? 0.5 * h : *pend;
-}
-
 SL_HD SL_INLINE void sl_prop_mvs_apply(int st, int n, int S, double h, double *x, double *v,
                                        const double *m, double *ps, const double *a,
                                        const double *j, const double *pp)
 {
     (void)st, (void)x, (void)v, (void)j;
-    sl_mvs_apply(pp[3] != 0.0, n, S, h, m, ps, a);
+    double *Q = ps, *V = ps + S * 3 * n, *pend = ps + S * 6 * n;
+    sl_mvs_BJ(pp[3] != 0.0, n, S, h, m, Q, V, a, ps);
+    *pend = h > 0.0 ? 0.5 * h : *pend;
 }
 
 SL_HD SL_INLINE void sl_prop_mvs_open(int n, int S, const double *x, const double *v,
@@ -626,34 +620,29 @@ __attribute__((always_inline)) static inline void sl_mvs_K_lanes(int jac, double
  * point, selecting one: the Sun and eight planets in democratic
  * heliocentric coordinates took 1.28x longer on the CPU for the Jacobi
  * work it threw away (docs/BENCHMARKS.md, 2026-12-05). jac is a literal
- * where these are inlined; the branch then folds. J and the force's point
- * (xe, ve): J by f h[l]. */
+ * where these are inlined; the branch then folds. J by h[l] / 2, then the
+ * force's point (xe, ve). */
 __attribute__((always_inline)) static inline void sl_mvs_JO_lanes(int jac, int n, int W,
-                                                                  double f, const double *h,
+                                                                  const double *h,
                                                                   const double *m, double *Q,
                                                                   double *V, double *xe,
                                                                   double *ve, double *ps)
 {
 #pragma omp simd
-    for (int l = 0; l < W; l++) {
-        sl_mvs_J_out(jac, n, W, f * h[l], m + l, Q + l, V + l, xe + l, ve + l, ps + l);
-    }
+    for (int l = 0; l < W; l++)
+        sl_mvs_J_out(jac, n, W, 0.5 * h[l], m + l, Q + l, V + l, xe + l, ve + l, ps + l);
 }
 
-/* B by h[l] and J by h[l] / 2 (pend: apply's pending drift set too). */
-__attribute__((always_inline)) static inline void sl_mvs_BJ_lanes(int jac, int pend, int n,
-                                                                  int W, const double *h,
+/* B by h[l], then J by h[l] / 2. */
+__attribute__((always_inline)) static inline void sl_mvs_BJ_lanes(int jac, int n, int W,
+                                                                  const double *h,
                                                                   const double *m, double *Q,
                                                                   double *V, const double *a,
                                                                   double *ps)
 {
 #pragma omp simd
-    for (int l = 0; l < W; l++) {
-        if (pend)
-            sl_mvs_apply(jac, n, W, h[l], m + l, ps + l, a + l);
-        else
-            sl_mvs_BJ(jac, n, W, h[l], m + l, Q + l, V + l, a + l, ps + l);
-    }
+    for (int l = 0; l < W; l++)
+        sl_mvs_BJ(jac, n, W, h[l], m + l, Q + l, V + l, a + l, ps + l);
 }
 
 /* point for the chunk (launch.h, POINT_LANES): the drifts' own fallback
@@ -674,9 +663,9 @@ sl_prop_mvs_point_lanes(int st, int n, int W, const double *h, const double *x, 
     }
     sl_mvs_K_lanes(jac, SL_MVS_TOL(pp), n, W, hd, m, Q, V);
     if (jac)
-        sl_mvs_JO_lanes(1, n, W, 0.5, h, m, Q, V, xe, ve, ps);
+        sl_mvs_JO_lanes(1, n, W, h, m, Q, V, xe, ve, ps);
     else
-        sl_mvs_JO_lanes(0, n, W, 0.5, h, m, Q, V, xe, ve, ps);
+        sl_mvs_JO_lanes(0, n, W, h, m, Q, V, xe, ve, ps);
 }
 
 /* apply for the chunk (launch.h, APPLY_LANES): the force at every lane's
@@ -688,11 +677,14 @@ sl_prop_mvs_apply_lanes(int st, int n, int W, const double *h, double *x, double
                         const double *pp)
 {
     (void)st, (void)x, (void)v, (void)j;
-    double *Q = ps, *V = ps + W * 3 * n;
+    double *Q = ps, *V = ps + W * 3 * n, *pend = ps + W * 6 * n;
     if (pp[3] != 0.0)
-        sl_mvs_BJ_lanes(1, 1, n, W, h, m, Q, V, a, ps);
+        sl_mvs_BJ_lanes(1, n, W, h, m, Q, V, a, ps);
     else
-        sl_mvs_BJ_lanes(0, 1, n, W, h, m, Q, V, a, ps);
+        sl_mvs_BJ_lanes(0, n, W, h, m, Q, V, a, ps);
+#pragma omp simd
+    for (int l = 0; l < W; l++)
+        pend[l] = h[l] > 0.0 ? 0.5 * h[l] : pend[l];
 }
 
 /* close_start, sync_point and sync_apply (launch.h, SYNC_LANES). */
@@ -734,9 +726,9 @@ sl_prop_mvs_sync_point_lanes(int mode, int st, int n, int W, double *x, double *
     for (int l = 0; l < W; l++)
         hd[l] = sgn * b;
     if (jac)
-        sl_mvs_JO_lanes(1, n, W, 0.5, hd, m, Q, V, xe, ve, ps);
+        sl_mvs_JO_lanes(1, n, W, hd, m, Q, V, xe, ve, ps);
     else
-        sl_mvs_JO_lanes(0, n, W, 0.5, hd, m, Q, V, xe, ve, ps);
+        sl_mvs_JO_lanes(0, n, W, hd, m, Q, V, xe, ve, ps);
 }
 
 __attribute__((always_inline)) static inline void
@@ -753,9 +745,9 @@ sl_prop_mvs_sync_apply_lanes(int mode, int st, int n, int W, double *x, double *
     for (int l = 0; l < W; l++)
         hd[l] = sgn * b;
     if (jac)
-        sl_mvs_BJ_lanes(1, 0, n, W, hd, m, Q, V, acc, ps);
+        sl_mvs_BJ_lanes(1, n, W, hd, m, Q, V, acc, ps);
     else
-        sl_mvs_BJ_lanes(0, 0, n, W, hd, m, Q, V, acc, ps);
+        sl_mvs_BJ_lanes(0, n, W, hd, m, Q, V, acc, ps);
     if (st % 2) {
         for (int l = 0; l < W; l++)
             hd[l] = a;
