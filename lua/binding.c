@@ -89,30 +89,48 @@ void sl_lua_open_backend(lua_State *L, int cfg, const char *ctx, unsigned can, c
     lua_pop(L, 1);
 }
 
-static int afile_gc(lua_State *L)
+static int out_gc(lua_State *L)
 {
-    sl_afile_abort(lua_touserdata(L, 1)); /* a no-op after commit */
+    sl_out_abort(lua_touserdata(L, 1)); /* a no-op after commit */
     return 0;
 }
 
-sl_afile *sl_lua_afile_open(lua_State *L, const char *path, const char *ctx)
+sl_out *sl_lua_out_open(lua_State *L, const char *path, unsigned flags, const char *ctx)
 {
-    sl_afile *af = lua_newuserdatauv(L, sizeof *af, 0);
-    memset(af, 0, sizeof *af);
-    if (luaL_newmetatable(L, "starling.afile")) {
-        lua_pushcfunction(L, afile_gc);
+    sl_out *o = lua_newuserdatauv(L, sizeof *o, 0);
+    memset(o, 0, sizeof *o);
+    if (luaL_newmetatable(L, "starling.out")) {
+        lua_pushcfunction(L, out_gc);
         lua_setfield(L, -2, "__gc");
-        lua_pushcfunction(L, afile_gc);
+        lua_pushcfunction(L, out_gc);
         lua_setfield(L, -2, "__close");
     }
     lua_setmetatable(L, -2);
-    sl_lua_check(L, sl_afile_open(af, path), ctx);
-    return af;
+    sl_lua_check(L, sl_out_open(o, path, flags), ctx);
+    return o;
 }
 
-void sl_lua_afile_commit(lua_State *L, sl_afile *af, const char *ctx)
+void sl_lua_out_commit(lua_State *L, sl_out *o, const char *ctx)
 {
-    sl_lua_check(L, sl_afile_commit(af), ctx);
+    sl_lua_check(L, sl_out_commit(o), ctx);
+}
+
+void sl_lua_out_check(lua_State *L, const char *path, unsigned flags, const char *ctx)
+{
+    sl_lua_check(L, sl_out_check(path, flags), ctx);
+}
+
+unsigned sl_lua_out_flags(lua_State *L, int idx, const char *ctx)
+{
+    if (lua_type(L, idx) != LUA_TTABLE)
+        return 0;
+    int t = lua_getfield(L, idx, "overwrite");
+    int on = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    if (t != LUA_TNIL && t != LUA_TBOOLEAN)
+        sl_lua_error(L, "%s: key 'overwrite' = %s: expected true or false", ctx,
+                     lua_typename(L, t));
+    return on ? SL_OUT_OVERWRITE : 0;
 }
 
 void sl_lua_describe(lua_State *L, int idx, char *buf, size_t cap)
@@ -437,9 +455,33 @@ static int l_set_libsource(lua_State *L)
     return 0;
 }
 
+/* core.output_check(path, overwrite, ctx): raises "ctx: <why>" unless the
+ * path may be written (output.h), so that Lua code checks its outputs
+ * before its work. */
+static int l_output_check(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1), *ctx = luaL_optstring(L, 3, "output");
+    sl_lua_out_check(L, path, lua_toboolean(L, 2) ? SL_OUT_OVERWRITE : 0, ctx);
+    return 0;
+}
+
+/* core.write_text(path, text, overwrite, ctx): text written as output.h
+ * says; raises "ctx: <why>". */
+static int l_write_text(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1), *ctx = luaL_optstring(L, 4, "output");
+    size_t n;
+    const char *text = luaL_checklstring(L, 2, &n);
+    sl_out *o = sl_lua_out_open(L, path, lua_toboolean(L, 3) ? SL_OUT_OVERWRITE : 0, ctx);
+    fwrite(text, 1, n, o->f);
+    sl_lua_out_commit(L, o, ctx);
+    return 0;
+}
+
 int luaopen_starling_core(lua_State *L)
 {
     static const luaL_Reg fns[] = {
+        {"output_check", l_output_check}, {"write_text", l_write_text},
         {"plugins", l_plugins},         {"problems", l_problems},
         {"backends", l_backends},       {"cuda_devices", l_cuda_devices},
         {"where", l_where},             {"_set_libsource", l_set_libsource},

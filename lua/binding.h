@@ -58,15 +58,21 @@ void sl_lua_open_backend(lua_State *L, int cfg, const char *ctx, unsigned can, c
 
 /* --- output files (binding.c) --- */
 
-/* An output file (csv.h sl_afile) owned by a userdata left on the stack:
- * whatever raises before sl_lua_afile_commit (a bad value, an error from a
- * Lua callback, an interrupt) removes its temporary file, at once when the
- * caller aborts it and at the latest when the state closes. Raises
- * "ctx: cannot create ..." when it cannot be created. */
-struct sl_afile;
-struct sl_afile *sl_lua_afile_open(lua_State *L, const char *path, const char *ctx);
-/* Renames it into place; raises "ctx: ..." (the temporary file removed). */
-void sl_lua_afile_commit(lua_State *L, struct sl_afile *af, const char *ctx);
+/* An output file (starling/output.h) owned by a userdata left on the
+ * stack: whatever raises before sl_lua_out_commit (a bad value, an error
+ * from a Lua callback, an interrupt) removes its temporary file, at once
+ * when the caller aborts it and at the latest when the state closes.
+ * Raises "ctx: <why>" when the path breaks a rule of output.h. */
+struct sl_out;
+struct sl_out *sl_lua_out_open(lua_State *L, const char *path, unsigned flags, const char *ctx);
+/* Puts it in place; raises "ctx: ..." (the temporary file removed). */
+void sl_lua_out_commit(lua_State *L, struct sl_out *o, const char *ctx);
+/* Raises "ctx: <why>" unless sl_out_check(path, flags) passes: for every
+ * output a call will write, before its work starts. */
+void sl_lua_out_check(lua_State *L, const char *path, unsigned flags, const char *ctx);
+/* SL_OUT_OVERWRITE when the table at idx (a call's configuration or its
+ * options; none or nil: 0) has overwrite = true; raises on a non-boolean. */
+unsigned sl_lua_out_flags(lua_State *L, int idx, const char *ctx);
 
 /* The registry this Lua state loaded at module open. */
 const sl_registry *sl_lua_registry(lua_State *L);

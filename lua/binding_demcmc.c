@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -91,7 +92,7 @@ static const sl_param dm_params[] = {
 enum { N_DM = sizeof dm_params / sizeof *dm_params };
 
 static const char *const dm_extra[] = {"likelihood", "priors", "params", "progress",
-                                       "resume", "checkpoint", NULL};
+                                       "resume", "checkpoint", "overwrite", NULL};
 
 /* ---- the result ------------------------------------------------------------ */
 
@@ -604,6 +605,7 @@ static void check_resume(lua_State *L, int cfg, const resume_point *rp, dm_resul
  * whole or not at all, every `every` generations. */
 typedef struct ckpt {
     const char *path;
+    unsigned flags; /* output.h */
     const dm_result *d;
 } ckpt;
 
@@ -629,8 +631,8 @@ static sl_status write_checkpoint(void *ud, const sl_demcmc_state *s)
 {
     const ckpt *k = ud;
     const dm_result *d = k->d;
-    sl_afile af;
-    sl_status st = sl_afile_open(&af, k->path);
+    sl_out af;
+    sl_status st = sl_out_open(&af, k->path, k->flags);
     if (st)
         return st;
     fprintf(af.f, CKPT_MAGIC "\n# seed = %llu\n# generations = %lld\n# chains = %lld\n",
@@ -647,10 +649,74 @@ static sl_status write_checkpoint(void *ud, const sl_demcmc_state *s)
         write_columns(af.f, "archive", d);
         write_rows(af.f, s->archive, s->archive_rows, d->n);
     }
-    return sl_afile_commit(&af);
+    return sl_out_commit(&af);
 }
 
-static void read_checkpoint_key(lua_State *L, int cfg, ckpt *k, dm_result *d)
+/* The seed, chains and parameters in the header of the checkpoint at
+ * path; 0 when it is none. */
+static int checkpoint_header(const char *path, long long *seed, long long *chains, long long *gens,
+                             char *params, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    char line[8192];
+    int ok = f && fgets(line, sizeof line, f) && !strncmp(line, CKPT_MAGIC "\n", sizeof CKPT_MAGIC);
+    *seed = *chains = *gens = -1;
+    while (ok && fgets(line, sizeof line, f) && line[0] == '#') {
+        line[strcspn(line, "\r\n")] = 0;
+        const char *v;
+        if ((v = header_value(line, "seed")))
+            *seed = atoll(v);
+        else if ((v = header_value(line, "chains")))
+            *chains = atoll(v);
+        else if ((v = header_value(line, "generations")))
+            *gens = atoll(v);
+        else if ((v = header_value(line, "params")))
+            snprintf(params, cap, "%.4000s", v);
+    }
+    if (f)
+        fclose(f);
+    return ok;
+}
+
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+/* An existing checkpoint that this process did not write is an earlier
+ * run's, never replaced silently: a run that resumes from it goes on
+ * writing it; otherwise overwrite = true is needed, and the message says
+ * whether the file is this configuration's (and how to resume it) or
+ * another's. */
+static void check_checkpoint_path(lua_State *L, ckpt *k, const dm_result *d,
+                                  const resume_point *rp)
+{
+    char ctx[1100];
+    snprintf(ctx, sizeof ctx, FN ": key 'checkpoint': path = \"%.1000s\"", k->path);
+    if (rp && rp->from && same_file(rp->from, k->path))
+        k->flags |= SL_OUT_OVERWRITE;
+    long long seed, chains, gens;
+    char params[4096] = "", mine[4096] = "";
+    if (!(k->flags & SL_OUT_OVERWRITE) && !sl_out_made_here(k->path) &&
+        checkpoint_header(k->path, &seed, &chains, &gens, params, sizeof params)) {
+        for (int i = 0; i < d->n; i++)
+            snprintf(mine + strlen(mine), sizeof mine - strlen(mine), "%s%s", i ? "," : "",
+                     d->names[i]);
+        if (seed == (long long)d->c.seed && chains == d->c.chains && !strcmp(params, mine))
+            sl_lua_error(L, "%s: it holds an earlier run of this configuration (%lld "
+                            "generations): resume it with resume = \"%s\", or pass overwrite = "
+                            "true to start again", ctx, gens, k->path);
+        sl_lua_error(L, "%s: it holds another run's checkpoint (seed %lld, %lld chains, "
+                        "parameters %s): choose another path, or pass overwrite = true to "
+                        "replace it", ctx, seed, chains, params);
+    }
+    sl_lua_out_check(L, k->path, k->flags, ctx);
+}
+
+static void read_checkpoint_key(lua_State *L, int cfg, ckpt *k, dm_result *d,
+                                const resume_point *rp)
 {
     if (lua_getfield(L, cfg, "checkpoint") == LUA_TNIL) {
         lua_pop(L, 1);
@@ -664,6 +730,8 @@ static void read_checkpoint_key(lua_State *L, int cfg, ckpt *k, dm_result *d)
                         "<generations, >= 1>}");
     k->path = lua_tostring(L, -2); /* the table at t keeps it */
     k->d = d;
+    k->flags = sl_lua_out_flags(L, cfg, FN);
+    check_checkpoint_path(L, k, d, rp);
     d->c.checkpoint = write_checkpoint;
     d->c.checkpoint_ud = k;
     d->c.checkpoint_every = (int64_t)lua_tointeger(L, -1);
@@ -729,8 +797,8 @@ static int l_demcmc(lua_State *L)
     read_config(L, 1, resuming, d);
     if (resuming)
         check_resume(L, 1, &rp, d);
-    ckpt ck = {NULL, NULL};
-    read_checkpoint_key(L, 1, &ck, d);
+    ckpt ck = {NULL, 0, NULL};
+    read_checkpoint_key(L, 1, &ck, d, resuming ? &rp : NULL);
     describe_target(k, d);
     sl_lua_check(L, sl_demcmc_check(&d->c, d->n, d->priors, (const char *const *)d->names), FN);
     dm_progress pr = {L, pt == LUA_TFUNCTION ? 3 : 0, d->first, now_s(), 0.0, 0};
@@ -927,8 +995,22 @@ static int ends_with(const char *s, const char *end)
     return a >= b && !strcmp(s + a - b, end);
 }
 
+/* The format follows the name: .h5 and .hdf5 are HDF5, .csv and .txt (or
+ * no extension, or a stream such as "-") CSV; any other extension is
+ * refused rather than given CSV under a name that says otherwise. */
+static void check_save_format(lua_State *L, const char *path)
+{
+    const char *base = strrchr(path, '/');
+    const char *dot = strrchr(base ? base + 1 : path, '.');
+    if (!dot || dot == (base ? base + 1 : path) || ends_with(path, ".csv") ||
+        ends_with(path, ".txt"))
+        return;
+    sl_lua_error(L, "save: '%s': the name ends in '%s', a format save does not write; "
+                    "expected .csv or .txt (CSV) or .h5 or .hdf5 (HDF5)", path, dot);
+}
+
 /* :save("run.h5") (or .hdf5): mcmc_hdf5.h's layout. */
-static void save_hdf5(lua_State *L, const dm_result *d, const char *path)
+static void save_hdf5(lua_State *L, const dm_result *d, const char *path, unsigned flags)
 {
     char (*text)[160] = lua_newuserdatauv(L, (size_t)d->n * (160 + sizeof(char *)), 0);
     const char **priors = (const char **)(text + d->n);
@@ -938,18 +1020,20 @@ static void save_hdf5(lua_State *L, const dm_result *d, const char *path)
     }
     sl_mcmc_h5 h = {&d->c, &d->r, d->n, (const char *const *)d->names, priors, d->first,
                     d->target, d->on_device};
-    sl_lua_check(L, sl_mcmc_write_hdf5(path, &h), "save");
+    sl_lua_check(L, sl_mcmc_write_hdf5(path, flags, &h), "save");
 }
 
 static int dm_save(lua_State *L)
 {
     dm_result *d = check_dm(L, 1);
     const char *path = sl_lua_check_str(L, 2, "save", "path");
+    unsigned flags = sl_lua_out_flags(L, 3, "save");
     if (ends_with(path, ".h5") || ends_with(path, ".hdf5")) {
-        save_hdf5(L, d, path);
+        save_hdf5(L, d, path, flags);
         return 0;
     }
-    sl_afile *af = sl_lua_afile_open(L, path, "save");
+    check_save_format(L, path);
+    sl_out *af = sl_lua_out_open(L, path, flags, "save");
     FILE *f = af->f;
     const sl_demcmc_config *c = &d->c;
     fprintf(f, "# starling demcmc: %s\n", d->target);
@@ -970,7 +1054,8 @@ static int dm_save(lua_State *L)
     for (int p = 0; p < d->n; p++)
         fprintf(f, ",%s", d->names[p]);
     fprintf(f, ",log_posterior,log_likelihood\n");
-    for (int64_t k = 0; k < d->r.kept; k++)
+    /* a signal ends the rows; the commit after it then refuses (output.h) */
+    for (int64_t k = 0; k < d->r.kept && !sl_cancelled(); k++)
         for (int64_t i = 0; i < d->r.chains; i++) {
             int64_t s = k * d->r.chains + i;
             fprintf(f, "%lld,%lld", (long long)(d->first + c->burn + k * c->thin + 1),
@@ -979,7 +1064,7 @@ static int dm_save(lua_State *L)
                 fprintf(f, ",%.17g", d->r.samples[s * d->n + p]);
             fprintf(f, ",%.17g,%.17g\n", d->r.logpost[s], d->r.loglike[s]);
         }
-    sl_lua_afile_commit(L, af, "save");
+    sl_lua_out_commit(L, af, "save");
     return 0;
 }
 

@@ -476,13 +476,14 @@ static int m_write_csv(lua_State *L)
 {
     sl_ensemble *e = sl_lua_check_ensemble(L, 1);
     const char *path = sl_lua_check_str(L, 2, "write_csv", "file name");
+    unsigned flags = sl_lua_out_flags(L, 3, "write_csv");
     sl_lua_ensemble_meta(L, 1);
     sl_lua_push_header(L, -1);
     int header = lua_gettop(L);
-    sl_afile *af = sl_lua_afile_open(L, path, "write_csv");
-    sl_lua_write_header(L, header, af->f);
-    sl_csv_write_ensemble(af->f, e);
-    sl_lua_afile_commit(L, af, "write_csv");
+    sl_out *o = sl_lua_out_open(L, path, flags, "write_csv");
+    sl_lua_write_header(L, header, o->f);
+    sl_csv_write_ensemble(o->f, e);
+    sl_lua_out_commit(L, o, "write_csv");
     return 0;
 }
 

@@ -487,7 +487,7 @@ static int l_ml_map(lua_State *L)
     const sl_lens *lens = ml_table(L);
     static const char *const keys[] = {"s", "q", "lenses", "box", "pixels", "nx", "ny", "rays",
                                        "seed", "backend", "fits", "png", "values", "tile_rows",
-                                       NULL};
+                                       "overwrite", NULL};
     sl_lua_check_keys(L, 1, ctx, keys, NULL, 0, 0);
     sl_ml_map_spec spec;
     memset(&spec, 0, sizeof spec);
@@ -533,8 +533,18 @@ static int l_ml_map(lua_State *L)
     if (!lua_isnil(L, -1))
         png = sl_lua_check_str(L, -1, ctx, "png");
     lua_pop(L, 1);
-    if (png) /* before any ray is shot: a picture that cannot be made is bad input */
+    /* before any ray is shot: an output that cannot be made is bad input */
+    unsigned flags = sl_lua_out_flags(L, 1, ctx);
+    char kctx[1100];
+    if (fits) {
+        snprintf(kctx, sizeof kctx, "%s: key 'fits'", ctx);
+        sl_lua_out_check(L, fits, flags, kctx);
+    }
+    if (png) {
+        snprintf(kctx, sizeof kctx, "%s: key 'png'", ctx);
+        sl_lua_out_check(L, png, flags, kctx);
         ml_check(L, sl_plot_png_ready(png), ctx);
+    }
     lua_getfield(L, 1, "values");
     int values = lua_toboolean(L, -1);
     lua_pop(L, 1);
@@ -546,7 +556,7 @@ static int l_ml_map(lua_State *L)
     ml_check(L, lens->map(&be, &spec, &u->m), ctx);
     u->live = 1;
     if (fits)
-        ml_check(L, lens->map_write_fits(&u->m, &spec, fits), ctx);
+        ml_check(L, lens->map_write_fits(&u->m, &spec, fits, flags), ctx);
     if (png)
         ml_map_png(L, lens, &spec, &u->m, png, ctx);
     const sl_ml_map *m = &u->m;

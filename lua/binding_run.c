@@ -12,6 +12,7 @@
 
 #include "binding.h"
 #include "csv.h"
+#include "starling/cancel.h"
 
 static const sl_param run_params[] = {
     {"t_end", SL_PARAM_NUMBER, 0, 0, 1e300, 1, "time to integrate to (absolute)", NULL, NULL},
@@ -25,7 +26,7 @@ static const sl_param run_params[] = {
 
 static const char *const run_keys[] = {"ensemble", "integrator", "force",   "backend",
                                        "monitors", "log",        "progress", "dry_run",
-                                       "megno",    NULL};
+                                       "megno",    "overwrite", NULL};
 
 /* megno = true, or a table of these (megno.h) */
 static const sl_param megno_params[] = {
@@ -270,7 +271,8 @@ static void write_result_rows(FILE *f, const sl_lua_result *r, const sl_ensemble
     for (int a = 0; a < n_attr; a++)
         fprintf(f, ",%s", e->attr_name[a]);
     fputc('\n', f);
-    for (int64_t s = 0; s < r->n_sys; s++) {
+    /* a signal ends the rows; the commit after it then refuses (output.h) */
+    for (int64_t s = 0; s < r->n_sys && !((s & 1023) == 0 && sl_cancelled()); s++) {
         char detail[32] = "", stop[32] = "", why[320];
         int i = 0, j = 0, n = decode_detail(r->reason[s], r->detail[s], &i, &j);
         if (n == 1)
@@ -302,16 +304,17 @@ static int r_write_csv(lua_State *L)
 {
     sl_lua_result *r = check_result(L);
     const char *path = sl_lua_check_str(L, 2, "write_csv", "file name");
+    unsigned flags = sl_lua_out_flags(L, 3, "write_csv");
     lua_getiuservalue(L, 1, 1);
     int meta = lua_gettop(L);
     lua_getfield(L, meta, "ensemble");
     const sl_ensemble *e = sl_lua_to_ensemble(L, -1);
     sl_lua_push_header(L, meta);
     int header = lua_gettop(L);
-    sl_afile *af = sl_lua_afile_open(L, path, "write_csv");
-    sl_lua_write_header(L, header, af->f);
-    write_result_rows(af->f, r, e);
-    sl_lua_afile_commit(L, af, "write_csv");
+    sl_out *o = sl_lua_out_open(L, path, flags, "write_csv");
+    sl_lua_write_header(L, header, o->f);
+    write_result_rows(o->f, r, e);
+    sl_lua_out_commit(L, o, "write_csv");
     return 0;
 }
 
@@ -614,6 +617,7 @@ typedef struct run_plan {
     sl_param_values force_values; /* rc.force_values: per-system values from attributes */
     sl_backend be;
     const char *log_path;
+    unsigned log_flags; /* output.h: SL_OUT_OVERWRITE from overwrite = true */
     lua_Integer seed;
     int has_seed;
     int dry_run;
@@ -694,6 +698,12 @@ static void read_config(lua_State *L, int cfg, run_plan *p)
                         "write its snapshots to");
     if (!has_log_monitor && p->log_path)
         rc->mon.log_on_stop = 1; /* a log without a log monitor records the stops */
+    p->log_flags = sl_lua_out_flags(L, cfg, "integrate");
+    if (p->log_path) { /* before the first step, in a dry run too */
+        char ctx[1100];
+        snprintf(ctx, sizeof ctx, "integrate: key 'log' = \"%.1000s\"", p->log_path);
+        sl_lua_out_check(L, p->log_path, p->log_flags, ctx);
+    }
     check_progress(L, cfg);
     p->dry_run = read_dry_run(L, cfg);
     read_megno(L, cfg, p);
@@ -771,14 +781,14 @@ static sl_status log_sink(void *ud, const double *rec, int64_t n, int rec_len)
 }
 
 /* The log's temporary file, removed whatever error ends the call. */
-static sl_afile *open_log(lua_State *L, const char *path, int header)
+static sl_out *open_log(lua_State *L, const char *path, unsigned flags, int header)
 {
     char ctx[1100];
     snprintf(ctx, sizeof ctx, "integrate: key 'log' = \"%.1000s\"", path);
-    sl_afile *af = sl_lua_afile_open(L, path, ctx);
-    sl_lua_write_header(L, header, af->f);
-    fputs("sys,time,step,event,body,x,y,z,vx,vy,vz\n", af->f);
-    return af;
+    sl_out *o = sl_lua_out_open(L, path, flags, ctx);
+    sl_lua_write_header(L, header, o->f);
+    fputs("sys,time,step,event,body,x,y,z,vx,vy,vz\n", o->f);
+    return o;
 }
 
 /* The result's metadata: its ensemble, the seed (given to integrate, else
@@ -815,16 +825,10 @@ static int core_error(lua_State *L, user_monitors *um)
 }
 
 /* starling.integrate{dry_run = true}: every check of a real run, the log
- * file's folder included (a temporary file is created there and removed),
- * then a summary table instead of the run. The ensemble is not touched. */
+ * file's rules included (read_config checks them), then a summary table
+ * instead of the run. The ensemble is not touched. */
 static int dry_run(lua_State *L, const run_plan *p)
 {
-    if (p->log_path) {
-        sl_afile af;
-        if (sl_afile_open(&af, p->log_path) != SL_OK)
-            sl_lua_error(L, "integrate: key 'log' = \"%s\": %s", p->log_path, sl_last_error());
-        sl_afile_abort(&af);
-    }
     if ((p->megno ? sl_megno_check(&p->be, p->e, &p->rc, &p->mc)
                   : sl_run_check(&p->be, p->e, &p->rc)) != SL_OK)
         return core_error(L, p->um);
@@ -878,7 +882,7 @@ static int l_integrate(lua_State *L)
     int res_idx = lua_gettop(L);
     lua_pushvalue(L, meta);
     lua_setiuservalue(L, res_idx, 1);
-    sl_afile *lf = p.log_path ? open_log(L, p.log_path, header) : NULL;
+    sl_out *lf = p.log_path ? open_log(L, p.log_path, p.log_flags, header) : NULL;
     lua_pushnil(L); /* slot for a progress error */
     progress_ctx pc = {L, 3, lua_gettop(L), 0, 0.0};
     if (lua_type(L, 3) == LUA_TFUNCTION) {
@@ -897,7 +901,7 @@ static int l_integrate(lua_State *L)
 
     if (st != SL_OK) {
         if (lf)
-            sl_afile_abort(lf);
+            sl_out_abort(lf);
         if (pc.failed) {
             user_monitors_release(p.um);
             lua_pushvalue(L, pc.err);
@@ -910,7 +914,7 @@ static int l_integrate(lua_State *L)
     if (p.megno)
         r->megno = mr, r->has_megno = 1;
     if (lf)
-        sl_lua_afile_commit(L, lf, "integrate: log");
+        sl_lua_out_commit(L, lf, "integrate: log");
     if (p.rc.progress && pc.last < 1.0) /* so that a printer can finish its line */
         progress_cb(&pc, 1.0, r->res.launches, r->res.wall_s);
     if (pc.failed) {

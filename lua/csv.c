@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "csv.h"
+#include "starling/cancel.h"
 #include "starling/nomem.h"
 #include "starling/table.h"
 
@@ -9,80 +10,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* ---- atomic output files ------------------------------------------------ */
-
-sl_status sl_afile_open(sl_afile *af, const char *path)
-{
-    memset(af, 0, sizeof *af);
-    const char *slash = strrchr(path, '/');
-    const char *base = slash ? slash + 1 : path;
-    if (!*base)
-        return sl_fail(SL_ERR_IO, "'%s': expected a file name, not a folder", path);
-    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-    af->path = strdup(path);
-    af->tmp = malloc(strlen(path) + 16);
-    if (!af->path || !af->tmp) {
-        sl_afile_abort(af);
-        return sl_fail_nomem(2.0 * strlen(path) + 18, "file name '%s'", path);
-    }
-    /* hidden name beside the destination: same file system, so rename is atomic */
-    sprintf(af->tmp, "%.*s.%s.XXXXXX", (int)dirlen, path, base);
-    int fd = mkstemp(af->tmp);
-    if (fd < 0) {
-        int err = errno;
-        free(af->tmp);
-        af->tmp = NULL;
-        sl_afile_abort(af);
-        return sl_fail(SL_ERR_IO, "cannot create '%s': %s", path, strerror(err));
-    }
-    /* mkstemp makes 0600 files; outputs should get the usual permissions */
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
-    af->f = fdopen(fd, "w");
-    if (!af->f) {
-        close(fd);
-        sl_afile_abort(af);
-        return sl_fail(SL_ERR_IO, "cannot open '%s' for writing", path);
-    }
-    return SL_OK;
-}
-
-sl_status sl_afile_commit(sl_afile *af)
-{
-    int bad = ferror(af->f);
-    bad |= fclose(af->f) != 0;
-    af->f = NULL;
-    if (bad) {
-        int err = errno;
-        sl_afile_abort(af);
-        return sl_fail(SL_ERR_IO, "writing '%s' failed: %s", af->path ? af->path : "?",
-                       strerror(err));
-    }
-    if (rename(af->tmp, af->path) != 0) {
-        int err = errno;
-        sl_status st = sl_fail(SL_ERR_IO, "cannot rename the finished file to '%s': %s",
-                               af->path, strerror(err));
-        sl_afile_abort(af);
-        return st;
-    }
-    free(af->tmp);
-    free(af->path);
-    memset(af, 0, sizeof *af);
-    return SL_OK;
-}
-
-void sl_afile_abort(sl_afile *af)
-{
-    if (af->f)
-        fclose(af->f);
-    if (af->tmp)
-        unlink(af->tmp);
-    free(af->tmp);
-    free(af->path);
-    memset(af, 0, sizeof *af);
-}
 
 void sl_csv_comment_lines(FILE *f, const char *const *lines, size_t n)
 {
@@ -99,7 +26,8 @@ void sl_csv_comment_lines(FILE *f, const char *const *lines, size_t n)
 void sl_csv_write_ensemble(FILE *f, const sl_ensemble *e)
 {
     fputs(SL_ENSEMBLE_CSV_HEADER "\n", f);
-    for (int64_t s = 0; s < e->n_sys; s++)
+    /* a signal ends the rows; the commit after it then refuses (output.h) */
+    for (int64_t s = 0; s < e->n_sys && !((s & 1023) == 0 && sl_cancelled()); s++)
         for (int b = 0; b < e->n_body; b++) {
             double m, x[3], v[3];
             sl_ensemble_get_body(e, s, b, &m, x, v);

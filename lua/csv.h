@@ -6,21 +6,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "starling/ensemble.h"
+#include "starling/output.h"
 #include "starling/params.h" /* sl_fmt_num */
 
-/* An output file that appears whole or not at all: it is written to a
- * temporary file in the destination's folder (so the final rename stays on
- * one file system and is atomic) and renamed over the destination on
- * commit. abort removes the temporary file. */
-typedef struct sl_afile {
-    FILE *f;
-    char *path;
-    char *tmp;
-} sl_afile;
-
-sl_status sl_afile_open(sl_afile *af, const char *path);
-sl_status sl_afile_commit(sl_afile *af);
-void sl_afile_abort(sl_afile *af);
 
 /* "# <line>" per entry; newlines inside a line are flattened to spaces so
  * that a header line can never turn into a data row. */

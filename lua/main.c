@@ -23,6 +23,7 @@
 
 static const char *const usage_text =
     "usage: starling run FILE.lua [ARGS...]   run a script (ARGS in the global 'arg')\n"
+    "       starling run --overwrite FILE.lua  the same, its outputs may replace existing files\n"
     "       starling FILE.lua [ARGS...]       the same\n"
     "       starling run -                    run a script read from stdin\n"
     "       starling plugins                  list plugins and their parameters\n"
@@ -1067,8 +1068,26 @@ static int ends_with(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
+/* --overwrite before the command or, after run or check, before the
+ * script: every output may replace an existing file (starling/output.h).
+ * Later arguments are the script's own. */
+static int take_overwrite(int argc, char **argv)
+{
+    for (int i = 1; i < argc && i <= 2; i++) {
+        if (strcmp(argv[i], "--overwrite"))
+            continue;
+        if (i == 2 && strcmp(argv[1], "run") && strcmp(argv[1], "check"))
+            break;
+        sl_out_set_overwrite(1);
+        memmove(argv + i, argv + i + 1, (size_t)(argc - i) * sizeof *argv); /* with argv[argc] */
+        argc--, i--;
+    }
+    return argc;
+}
+
 int main(int argc, char **argv)
 {
+    argc = take_overwrite(argc, argv);
     if (argc < 2) {
         catch_signals();
         return repl();

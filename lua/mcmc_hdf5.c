@@ -141,31 +141,24 @@ static sl_status write_all(h5w *w, const sl_mcmc_h5 *h)
     return SL_OK;
 }
 
-sl_status sl_mcmc_write_hdf5(const char *path, const sl_mcmc_h5 *h)
+sl_status sl_mcmc_write_hdf5(const char *path, unsigned flags, const sl_mcmc_h5 *h)
 {
-    sl_afile af;
-    sl_status st = sl_afile_open(&af, path); /* the temporary's name, made safely */
+    sl_out af;
+    sl_status st = sl_out_open(&af, path, flags | SL_OUT_BY_NAME);
     if (st)
         return st;
-    fclose(af.f);
-    af.f = NULL;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* no printing from the library */
     h5w w = {H5Fcreate(af.tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), path, "the file", 0};
     if (w.file < 0) {
-        sl_afile_abort(&af);
+        sl_out_abort(&af);
         return sl_fail(SL_ERR_IO, "%s: HDF5 cannot create the file", path);
     }
     st = write_all(&w, h);
     if (H5Fclose(w.file) < 0 && !st)
         st = sl_fail(SL_ERR_IO, "%s: HDF5 could not finish the file", path);
     if (st) {
-        sl_afile_abort(&af);
+        sl_out_abort(&af);
         return st;
     }
-    af.f = fopen(af.tmp, "r"); /* commit closes it, then renames */
-    if (!af.f) {
-        sl_afile_abort(&af);
-        return sl_fail(SL_ERR_IO, "%s: the written file vanished", path);
-    }
-    return sl_afile_commit(&af);
+    return sl_out_commit(&af);
 }

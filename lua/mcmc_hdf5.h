@@ -28,7 +28,7 @@ typedef struct sl_mcmc_h5 {
     int on_device;             /* the generations ran on the device */
 } sl_mcmc_h5;
 
-/* Writes the file whole or not at all (a temporary beside it, renamed). */
-sl_status sl_mcmc_write_hdf5(const char *path, const sl_mcmc_h5 *h);
+/* Writes the file whole or not at all (starling/output.h; flags as there). */
+sl_status sl_mcmc_write_hdf5(const char *path, unsigned flags, const sl_mcmc_h5 *h);
 
 #endif

@@ -168,11 +168,11 @@ static void png_fail(png_structp png, png_const_charp msg)
 
 static void png_warn(png_structp png, png_const_charp msg) { (void)png, (void)msg; }
 
-/* Written whole or not at all (sl_afile); the messages say why not. */
-static sl_status write_png(const char *path, const canvas *c)
+/* Written whole or not at all (starling/output.h); the messages say why not. */
+static sl_status write_png(const char *path, unsigned flags, const canvas *c)
 {
-    sl_afile af;
-    sl_status st = sl_afile_open(&af, path);
+    sl_out af;
+    sl_status st = sl_out_open(&af, path, flags);
     if (st)
         return st;
     char why[256] = "libpng could not start";
@@ -180,7 +180,7 @@ static sl_status write_png(const char *path, const canvas *c)
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (!png || !info || setjmp(png_jmpbuf(png))) {
         png_destroy_write_struct(&png, &info);
-        sl_afile_abort(&af);
+        sl_out_abort(&af);
         return sl_fail(SL_ERR_IO, "'%s': libpng: %s", path, why);
     }
     png_init_io(png, af.f);
@@ -191,11 +191,11 @@ static sl_status write_png(const char *path, const canvas *c)
         png_write_row(png, c->px + (size_t)y * (size_t)c->w * 3);
     png_write_end(png, NULL);
     png_destroy_write_struct(&png, &info);
-    return sl_afile_commit(&af);
+    return sl_out_commit(&af);
 }
 
 static const char *const plot_keys[] = {"path", "x", "y", "object", "title", "xlabel", "ylabel",
-                                        "width", "height", "mark", NULL};
+                                        "width", "height", "mark", "overwrite", NULL};
 
 int sl_lua_plot_png(lua_State *L)
 {
@@ -209,12 +209,14 @@ int sl_lua_plot_png(lua_State *L)
                 ok = 2;
         if (ok != 2)
             sl_lua_error(L, "plot_png: unknown key '%s'; known keys: path, x, y, object, title, "
-                         "xlabel, ylabel, width, height, mark",
+                         "xlabel, ylabel, width, height, mark, overwrite",
                          lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?");
     }
     lua_getfield(L, 1, "path");
     const char *path = sl_lua_check_str(L, -1, "plot_png", "path");
     lua_pop(L, 1);
+    unsigned flags = sl_lua_out_flags(L, 1, "plot_png");
+    sl_lua_out_check(L, path, flags, "plot_png");
     int64_t nx = 0, ny = 0;
     const double *x = NULL, *y = NULL;
     double *xs = NULL;
@@ -302,7 +304,7 @@ int sl_lua_plot_png(lua_State *L)
     text(&c, (L0 + R0) / 2 - (int)strlen(xl) * CW / 2, h - 6 - CH, xl, black);
     text(&c, 8, T0 - CH - 6, yl, black);
     text(&c, (L0 + R0) / 2 - (int)strlen(title) * CW / 2, 6, title, black);
-    sl_lua_check(L, write_png(path, &c), "plot_png");
+    sl_lua_check(L, write_png(path, flags, &c), "plot_png");
     (void)xs;
     return 0;
 }

@@ -42,3 +42,15 @@ set_tests_properties(starling_check_outer_ss_whfast starling_check_outer_ss_ias1
 # the verdict itself, not just any failure (a missing file also exits 1)
 set_tests_properties(starling_check_outer_ss_ias15_fails PROPERTIES
                      PASS_REGULAR_EXPRESSION "positions 0\\.000[0-9]+ \\(body [0-9]\\).*FAIL \\(1 system beyond\\)")
+
+# How outputs reach their paths (starling/output.h): the C API on links,
+# FIFOs, folders and protected files, and the executable's face of it.
+sl_add_test(test_outputs SOURCES test_outputs.c TIMEOUT 600 COST 60)
+add_dependencies(test_outputs starling hermite newton monitors)
+
+# The first SIGINT/SIGTERM at a random (seeded, logged) moment of a long
+# run: the sampler, a large write, a CPU map, `starling ls` of a stream.
+# Not under the sanitizers: their slowdown is not what the 1 s bound is about.
+sl_add_test(test_signals SOURCES test_signals.c TIMEOUT 600 COST 120)
+add_dependencies(test_signals starling kepler_rv microlensing lombscargle)
+sl_sanitizer_skip(test_signals signals/*)

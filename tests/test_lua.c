@@ -301,7 +301,8 @@ Test(lua, integrate_log_monitor_without_file)
 Test(lua, integrate_log_in_missing_folder)
 {
     expect_bad("starling.integrate{ ensemble = E, dt = 0.1, t_end = 1, log = \"no/such/out.csv\" }",
-               NEEDLES("key 'log' = \"no/such/out.csv\"", "cannot create"));
+               NEEDLES("key 'log' = \"no/such/out.csv\"", "cannot write 'no/such/out.csv': the "
+                       "folder 'no/such/': No such file or directory"));
 }
 
 /* A progress function's error surfaces as itself, and the log is removed. */
@@ -425,7 +426,8 @@ Test(lua, adaptive_integrator)
 Test(lua, write_csv_into_missing_folder)
 {
     expect_bad("E:write_csv(\"no/such/out.csv\")",
-               NEEDLES("write_csv: cannot create 'no/such/out.csv': No such file or directory"));
+               NEEDLES("write_csv: cannot write 'no/such/out.csv': the folder 'no/such/': No "
+                       "such file or directory"));
 }
 
 /* ---- ensembles ------------------------------------------------------------- */

@@ -248,7 +248,8 @@ end
 
 local GRID_KEYS = { data = 1, columns = 1, backend = 1, phot = 1, zero_point = 1, s = 1, q = 1,
                     alpha = 1, iterations = 1, tol = 1, csv = 1, png = 1, progress = 1,
-                    polish = 1, rho = 1, ld = 1, pixel = 1, rays = 1, seed = 1, start = 1 }
+                    polish = 1, rho = 1, ld = 1, pixel = 1, rays = 1, seed = 1, start = 1,
+                    overwrite = 1 }
 local FINITE_KEYS = { ld = 1, pixel = 1, rays = 1, seed = 1, start = 1 }
 
 -- rho = {min =, max =}: the finite-source search's range (nil: point source)
@@ -387,7 +388,19 @@ local function ml_gridsearch(cfg)
             .. ": expected one of " .. table.concat(names, ", "), 2)
     end
   end
-  if cfg.png ~= nil then core.microlensing.png_ready(cfg.png) end -- before the work
+  -- every output before the work (starling/output.h's rules)
+  if cfg.overwrite ~= nil and type(cfg.overwrite) ~= "boolean" then
+    error(ctx .. ": key 'overwrite' = " .. tostring(cfg.overwrite) .. ": expected true or false", 2)
+  end
+  for _, key in ipairs({ "csv", "png" }) do
+    if cfg[key] ~= nil then
+      if type(cfg[key]) ~= "string" then
+        error(ctx .. ": key '" .. key .. "' = " .. tostring(cfg[key]) .. ": expected a file name", 2)
+      end
+      core.output_check(cfg[key], cfg.overwrite, ctx .. ": key '" .. key .. "'")
+    end
+  end
+  if cfg.png ~= nil then core.microlensing.png_ready(cfg.png) end
   local t_start = core.clock()
   local S = ml_axis(ctx, "s", cfg.s, { from = 0.3, to = 3, n = 15 })
   local Q = ml_axis(ctx, "q", cfg.q, { from = 1e-5, to = 1, n = 11 })
@@ -530,13 +543,13 @@ ml_point_cells = function(cfg, S, Q, na, pspl, iters, tol, npol, say, ctx, t_sta
            evals = evals + pol_evals, seconds = core.clock() - t_start, backend = backend }
 end
 
--- The table (CSV, written to PATH.tmp and renamed) and the chi^2 map (PNG).
+-- The table (CSV, written whole as starling/output.h says) and the chi^2
+-- map (PNG).
 ml_grid_write = function(cfg, ctx, out, S, Q, na, iters, tol)
   local cells, pspl, fit, rho = out.cells, out.pspl, out.best, out.rho
   if cfg.csv then
-    local tmp = cfg.csv .. ".tmp"
-    local f, err = io.open(tmp, "w")
-    if not f then error(ctx .. ": csv = " .. cfg.csv .. ": " .. tostring(err), 2) end
+    local parts = {}
+    local f = { write = function(_, s) parts[#parts + 1] = s end }
     f:write(string.format("# starling %s microlensing.gridsearch: data %s, %d s x %d q x %d alpha "
       .. "slices x 2 signs of u0, iterations %d, tol %g, backend %s\n", M.version,
       tostring(type(cfg.data) == "string" and cfg.data or "(columns)"), #S, #Q, na, iters, tol,
@@ -558,9 +571,7 @@ ml_grid_write = function(cfg, ctx, out, S, Q, na, iters, tol)
         c.t0, c.u0, c.tE, c.alpha))
       f:write(rho and string.format(",%.17g\n", c.rho) or "\n")
     end
-    f:close()
-    local ok, e2 = os.rename(tmp, cfg.csv)
-    if not ok then error(ctx .. ": csv = " .. cfg.csv .. ": " .. tostring(e2), 2) end
+    core.write_text(cfg.csv, table.concat(parts), cfg.overwrite, ctx .. ": key 'csv'")
   end
   if cfg.png then
     local chi2 = {}

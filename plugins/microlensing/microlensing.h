@@ -154,9 +154,10 @@ typedef struct sl_lens {
     sl_status (*map)(const sl_backend *be, const sl_ml_map_spec *spec, sl_ml_map *out);
     void (*map_free)(sl_ml_map *m);
     /* The map as a FITS image (64-bit floats, a linear WCS in Einstein
-     * radii, the lenses, rays and seed in the header), written to
-     * PATH.tmp and renamed into place. */
-    sl_status (*map_write_fits)(const sl_ml_map *m, const sl_ml_map_spec *spec, const char *path);
+     * radii, the lenses, rays and seed in the header), written as
+     * starling/output.h says; flags are its SL_OUT_* flags. */
+    sl_status (*map_write_fits)(const sl_ml_map *m, const sl_ml_map_spec *spec, const char *path,
+                                unsigned flags);
     /* Light curves of finite sources over the map m: A[i n_t + j], model i
      * at epoch j; NaN where the source reaches outside the map. Checks the
      * models before any work. */

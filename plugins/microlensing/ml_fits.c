@@ -1,13 +1,15 @@
 /* A magnification map as a FITS image (cfitsio): the magnifications as
  * 64-bit floats, a linear world coordinate system in Einstein radii, and
  * every parameter that made the map in the header, so that the file alone
- * says how to make it again. Written to PATH.tmp and renamed into place:
- * a failure leaves no half-written file and what was at PATH untouched. */
+ * says how to make it again. Written as starling/output.h says (a
+ * temporary file renamed into place, or a stream): a failure leaves no
+ * half-written file and what was at PATH untouched. */
 #include <fitsio.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "ml_internal.h"
+#include "starling/output.h"
 
 #define ML_FITS_TRY(call, what)                                                            \
     do {                                                                                   \
@@ -16,19 +18,25 @@
             fits_get_errstatus(status, msg_);                                              \
             int ignore_ = 0;                                                               \
             fits_close_file(f, &ignore_);                                                  \
-            remove(tmp);                                                                   \
+            sl_out_abort(&o);                                                              \
             return sl_fail(SL_ERR_IO, "microlensing: map: %s: %s: %s", path, (what), msg_);\
         }                                                                                  \
     } while (0)
 
-sl_status sl_ml_map_write_fits(const sl_ml_map *m, const sl_ml_map_spec *spec, const char *path)
+sl_status sl_ml_map_write_fits(const sl_ml_map *m, const sl_ml_map_spec *spec, const char *path,
+                               unsigned flags)
 {
     if (!m || !m->A || !spec || !path || !*path)
         return sl_fail(SL_ERR_ARG, "microlensing: map: write_fits: no map or no path");
-    char tmp[4096], bang[4100];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+    sl_out o;
+    sl_status st = sl_out_open(&o, path, flags | SL_OUT_BY_NAME);
+    if (st)
+        return sl_fail_context(st, "microlensing: map");
+    char bang[4200];
+    if (snprintf(bang, sizeof bang, "!%s", o.tmp) >= (int)sizeof bang) {
+        sl_out_abort(&o);
         return sl_fail(SL_ERR_ARG, "microlensing: map: %s: path too long", path);
-    snprintf(bang, sizeof bang, "!%s", tmp); /* cfitsio's "!": replace a stale .tmp */
+    } /* cfitsio's "!": the temporary file exists (empty) and is replaced */
     fitsfile *f = NULL;
     int status = 0;
     long naxes[2] = {m->nx, m->ny};
@@ -36,7 +44,8 @@ sl_status sl_ml_map_write_fits(const sl_ml_map *m, const sl_ml_map_spec *spec, c
     if (status) {
         char msg[FLEN_STATUS];
         fits_get_errstatus(status, msg);
-        return sl_fail(SL_ERR_IO, "microlensing: map: cannot create %s: %s", tmp, msg);
+        sl_out_abort(&o);
+        return sl_fail(SL_ERR_IO, "microlensing: map: cannot create %s: %s", path, msg);
     }
     ML_FITS_TRY(fits_create_img(f, DOUBLE_IMG, 2, naxes, &status), "creating the image");
     double dx = (m->x1 - m->x0) / m->nx, dy = (m->y1 - m->y0) / m->ny;
@@ -92,9 +101,6 @@ sl_status sl_ml_map_write_fits(const sl_ml_map *m, const sl_ml_map_spec *spec, c
     ML_FITS_TRY(fits_write_img(f, TDOUBLE, 1, (LONGLONG)m->nx * m->ny, m->A, &status),
                 "writing the pixels");
     ML_FITS_TRY(fits_close_file(f, &status), "closing");
-    if (rename(tmp, path)) {
-        remove(tmp);
-        return sl_fail(SL_ERR_IO, "microlensing: map: cannot rename %s to %s", tmp, path);
-    }
-    return SL_OK;
+    st = sl_out_commit(&o);
+    return st ? sl_fail_context(st, "microlensing: map") : SL_OK;
 }

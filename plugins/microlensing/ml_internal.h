@@ -29,7 +29,8 @@ typedef struct ml_active {
 sl_status sl_ml_map_run(const sl_backend *be, const sl_ml_map_spec *m, sl_ml_map *out);
 void sl_ml_map_free(sl_ml_map *m);
 /* The map as a FITS image with its parameters in the header (ml_fits.c). */
-sl_status sl_ml_map_write_fits(const sl_ml_map *m, const sl_ml_map_spec *spec, const char *path);
+sl_status sl_ml_map_write_fits(const sl_ml_map *m, const sl_ml_map_spec *spec, const char *path,
+                               unsigned flags);
 /* CUDA (ml_cuda.cu, or ml_nocuda.c): the active cells found on the device
  * and kept there; the rays of those cells into count (nx * ny), the
  * kernel's seconds; the list freed. */

@@ -604,14 +604,13 @@ static double phot_last_kernel_s(void *ctx)
 
 /* A PSPL event (t0 = 3, u0 = 0.2, tE = 12) seen in I every 0.5 d from -40
  * to 40 d and in V every 2 d, with Gaussian noise: the data check-plugin
- * prepares. Written to PATH.tmp, then renamed. */
+ * prepares, in a folder of its own (so replacing a file there is right). */
 static sl_status phot_example(const char *path, uint64_t seed)
 {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return sl_fail(SL_ERR_IO, "microlensing: example data: cannot write %s", tmp);
+    sl_out o;
+    if (sl_out_open(&o, path, SL_OUT_OVERWRITE))
+        return sl_fail_context(SL_ERR_IO, "microlensing: example data");
+    FILE *f = o.f;
     sl_rng g;
     sl_rng_init(&g, seed, 11);
     fprintf(f, "# a PSPL event: t0 = 3, u0 = 0.2, tE = 12; zero point 22\ntime,mag,err,band\n");
@@ -627,10 +626,8 @@ static sl_status phot_example(const char *path, uint64_t seed)
             fprintf(f, "%.5f,%.5f,%.5f,%s\n", t, m + e * z, e, band ? "V" : "I");
         }
     }
-    if (fclose(f) != 0 || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return sl_fail(SL_ERR_IO, "microlensing: example data: cannot write %s", path);
-    }
+    if (sl_out_commit(&o))
+        return sl_fail_context(SL_ERR_IO, "microlensing: example data");
     return SL_OK;
 }
 
