@@ -446,3 +446,35 @@ Test(outputs, signal_during_a_write, .timeout = 300)
     free(t);
     expect_no_strays(KEEP("big.csv", "w.lua", "err.txt"));
 }
+
+/* Outputs in a missing folder stop each long call before its work: a
+ * checkpoint before the first generation, a map's FITS file before a ray
+ * is shot, a grid search's table before its data are read. */
+Test(outputs, missing_folders_before_the_work)
+{
+    static const char *const lines[][2] = {
+        {"starling.demcmc{ likelihood = function(p) print(\"sampled\") return 0 end, "
+         "priors = {a = {\"uniform\", 0, 1}}, params = {\"a\"}, chains = 8, generations = 10, "
+         "checkpoint = {path = \"nodir/run.ckpt\", every = 5} }",
+         "demcmc: key 'checkpoint': path = \"nodir/run.ckpt\": cannot write 'nodir/run.ckpt': "
+         "the folder 'nodir/': No such file or directory"},
+        {"starling.microlensing.map{ s = 1, q = 1, box = {-1, 1, -1, 1}, pixels = 64, "
+         "backend = \"cpu\", fits = \"nodir/m.fits\" }",
+         "microlensing.map: key 'fits': cannot write 'nodir/m.fits': the folder 'nodir/': No "
+         "such file or directory"},
+        {"starling.microlensing.gridsearch{ data = \"absent.csv\", csv = \"nodir/g.csv\" }",
+         "microlensing.gridsearch: key 'csv': cannot write 'nodir/g.csv': the folder 'nodir/': "
+         "No such file or directory"},
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
+        char script[1024];
+        snprintf(script, sizeof script, "local starling = require \"starling\"\n%s\n", lines[i][0]);
+        put("m.lua", script, 0644);
+        run_out o = run("run m.lua");
+        cr_expect_eq(o.status, 1, "%s", lines[i][0]);
+        cr_expect(strstr(o.err, lines[i][1]), "expected \"%s\" in:\n%s", lines[i][1], o.err);
+        cr_expect(!strstr(o.out, "sampled"), "the sampler ran before the check");
+        free_out(&o);
+    }
+    expect_no_strays(KEEP("m.lua"));
+}

@@ -27,6 +27,7 @@
 #include "starling/cancel.h"
 #include "starling/likelihood.h"
 #include "starling/nomem.h"
+#include "starling/output.h"
 #include "starling/params.h"
 #include "starling/rng.h"
 #include "starling/table.h"
