@@ -399,10 +399,37 @@ static int dm_progress_cb(void *ud, const sl_demcmc_progress *q)
 
 /* ---- starling.demcmc -------------------------------------------------------- */
 
+/* The schema's range for chains, [0, 1e9], says less than the rule: a
+ * negative count is told the rule itself (the sampler's check tells the
+ * others, with the free parameters counted). */
+static void check_chains_key(lua_State *L, int cfg)
+{
+    if (lua_getfield(L, cfg, "chains") == LUA_TNUMBER && lua_isinteger(L, -1)) {
+        lua_Integer n = lua_tointeger(L, -1);
+        if (n < 0)
+            sl_lua_error(L, FN ": key 'chains' = %lld: expected an even number >= 4 and >= 2 x "
+                            "the free parameters, or 0 (3 x the free parameters, at least 16)",
+                         (long long)n);
+    }
+    lua_pop(L, 1);
+}
+
+/* A core message already begins with "demcmc: "; it is not said twice. */
+static void dm_check(lua_State *L, sl_status st)
+{
+    if (st == SL_OK)
+        return;
+    const char *m = sl_last_error();
+    if (!strncmp(m, FN ": ", sizeof FN + 1))
+        m += sizeof FN + 1;
+    sl_lua_error(L, FN ": %s", m);
+}
+
 static void read_config(lua_State *L, int cfg, int resuming, dm_result *d)
 {
     sl_param_values pv;
     sl_param_values *pvs[] = {&pv};
+    check_chains_key(L, cfg);
     sl_lua_check(L, sl_params_init(&pv, dm_params, N_DM), FN);
     sl_lua_check_keys(L, cfg, FN, dm_extra, pvs, 1, 0);
     sl_lua_check(L, sl_params_complete(&pv), FN);
@@ -698,6 +725,18 @@ static void describe_target(const sl_lua_lik *k, dm_result *d)
         snprintf(d->target, sizeof d->target, "a Lua function");
 }
 
+/* The run's warnings on stderr, one a line; a script reads them in
+ * r:info().warnings. */
+static void print_warnings(const dm_result *d)
+{
+    const char *w = d->r.warnings;
+    while (*w) {
+        size_t n = strcspn(w, "\n");
+        fprintf(stderr, "starling: " FN ": warning: %.*s\n", (int)n, w);
+        w += n + (w[n] == '\n');
+    }
+}
+
 static int l_demcmc(lua_State *L)
 {
     if (lua_type(L, 1) != LUA_TTABLE) {
@@ -732,7 +771,7 @@ static int l_demcmc(lua_State *L)
     ckpt ck = {NULL, NULL};
     read_checkpoint_key(L, 1, &ck, d);
     describe_target(k, d);
-    sl_lua_check(L, sl_demcmc_check(&d->c, d->n, d->priors, (const char *const *)d->names), FN);
+    dm_check(L, sl_demcmc_check(&d->c, d->n, d->priors, (const char *const *)d->names));
     dm_progress pr = {L, pt == LUA_TFUNCTION ? 3 : 0, d->first, now_s(), 0.0, 0};
     if (pt == LUA_TFUNCTION || (pt == LUA_TBOOLEAN && lua_toboolean(L, 3)))
         d->c.progress = dm_progress_cb, d->c.progress_ud = &pr;
@@ -751,7 +790,8 @@ static int l_demcmc(lua_State *L)
         return lua_error(L);
     if (d->c.progress && !pr.fn && d->r.converged && isatty(fileno(stderr)))
         fputc('\n', stderr); /* the line stopped short of its last generation */
-    sl_lua_check(L, st, FN);
+    dm_check(L, st);
+    print_warnings(d);
     lua_pushvalue(L, 4); /* the result, below what reading the keys left */
     return 1;
 }
@@ -831,6 +871,15 @@ static int dm_info(lua_State *L)
     lua_setfield(L, -2, "converged");
     lua_pushstring(L, d->target);
     lua_setfield(L, -2, "target");
+    lua_newtable(L); /* the run's warnings, one string each */
+    const char *w = d->r.warnings;
+    for (lua_Integer i = 1; *w; i++) {
+        size_t n = strcspn(w, "\n");
+        lua_pushlstring(L, w, n);
+        lua_rawseti(L, -2, i);
+        w += n + (w[n] == '\n');
+    }
+    lua_setfield(L, -2, "warnings");
     return 1;
 }
 

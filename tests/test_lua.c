@@ -1880,6 +1880,121 @@ Test(lua, demcmc_bad_keys)
                NEEDLES("key 'fused'", "yes"));
 }
 
+/* A likelihood with no finite value at the start is refused with what was
+ * found and how to fix it, a Lua function's and a plugin's (kepler_rv,
+ * -inf for e >= 1); a run that accepts nothing ends with a warning, on
+ * stderr and in info().warnings; chains = -4 is told the rule. */
+Test(lua, demcmc_no_finite_likelihood)
+{
+    expect_bad("starling.demcmc{ likelihood = function(p) return 0/0 end, params = {'a'},\n"
+               "  priors = {a = {'uniform', 0, 1}} }",
+               NEEDLES("demcmc: no chain starts with a finite log-posterior: of 16 chains the "
+                       "likelihood gave NaN at 16, -inf at 0", "(chain 1: a = ",
+                       "narrow the priors to where it is finite"));
+    expect_bad("starling.demcmc{ likelihood = function(p) return -math.huge end, params = {'a'},\n"
+               "  priors = {a = {'uniform', 0, 1}} }",
+               NEEDLES("gave NaN at 0, -inf at 16"));
+    expect_bad("starling.demcmc{ likelihood = function(p) return 0 end, params = {'a'},\n"
+               "  priors = {a = {'uniform', 0, 1}}, chains = -4 }",
+               NEEDLES("demcmc: key 'chains' = -4: expected an even number >= 4"));
+    expect_bad("starling.demcmc{ likelihood = function(p) return 0 end, params = {'a'},\n"
+               "  priors = {a = {'uniform', 0, 1}}, chains = 2 }",
+               NEEDLES("bad.lua:3: demcmc: chains = 2: expected an even number >= 4"));
+    char line[1024];
+    snprintf(line, sizeof line,
+             "starling.demcmc{ likelihood = starling.likelihood('kepler_rv', {data = "
+             "'%s/examples/data/rv_2planet.txt', planets = 1, backend = 'cpu'}), chains = 16, "
+             "priors = { P1 = {'uniform', 14, 15.2}, K1 = {'uniform', 10, 50}, e1 = {'uniform', "
+             "1.1, 1.5}, w1 = {'uniform', 0, 6}, M01 = {'uniform', 0, 6}, gamma_HIRES = "
+             "{'uniform', -20, 20}, jit_HIRES = 2.5 } }", SL_SOURCE_DIR);
+    expect_bad(line, NEEDLES("demcmc: no chain starts with a finite log-posterior: of 16 "
+                             "chains", "-inf at 16", "e1 = 1."));
+    write_text("stuck.lua",
+               "local starling = require \"starling\"\n"
+               "local n = 0\n"
+               "local r = starling.demcmc{ likelihood = function(p) n = n + 1\n"
+               "  if n <= 16 then return 0 end return 0/0 end, params = {'a', 'b'},\n"
+               "  priors = {a = {'uniform', 0, 1}, b = {'uniform', 0, 1}}, generations = 50 }\n"
+               "local w = r:info().warnings\n"
+               "assert(#w == 1 and w[1]:find('no proposal was accepted in 50 generations'), w[1])\n"
+               "print('warned')\n");
+    run_out o = run("run stuck.lua", NULL);
+    cr_expect_eq(o.status, 0, "%s", o.err);
+    cr_expect(strstr(o.out, "warned"), "%s%s", o.out, o.err);
+    cr_expect(strstr(o.err, "starling: demcmc: warning: no proposal was accepted in 50 "
+                            "generations"), "%s", o.err);
+    free_out(&o);
+}
+
+/* The first SIGINT stops a run whose likelihood is a plugin (no Lua code
+ * runs for the hook to stop) within a second: exit 130, no temporary file
+ * left, and the checkpoint the run kept writing is whole and resumable. */
+Test(lua, demcmc_plugin_stops_on_sigint, .timeout = 60)
+{
+    char script[2048];
+    snprintf(script, sizeof script,
+             "local starling = require \"starling\"\n"
+             "local L = starling.likelihood('kepler_rv', {data = '%s/examples/data/rv_2planet.txt',\n"
+             "  planets = 1, backend = 'cpu'})\n"
+             "local cfg = { likelihood = L, chains = 32, seed = 5,\n"
+             "  priors = { P1 = {'uniform', 14, 15.2}, K1 = {'uniform', 10, 50}, e1 = {'uniform', 0, 0.5},\n"
+             "    w1 = {'uniform', 0, 6.2832, periodic = true}, M01 = {'uniform', 0, 6.2832, periodic = true},\n"
+             "    gamma_HIRES = {'uniform', -20, 20}, jit_HIRES = {'uniform', 0, 10} } }\n"
+             "local function with(t) for k, v in pairs(cfg) do t[k] = v end return t end\n"
+             "if arg[1] == 'resume' then\n"
+             "  local r = starling.demcmc(with{ generations = 20, resume = 'dm.ckpt' })\n"
+             "  print('resumed after', r:info().first)\n"
+             "  return\n"
+             "end\n"
+             "starling.demcmc(with{ generations = 100, checkpoint = {path = 'dm.ckpt', every = 100} })\n"
+             "io.write('ready\\n') io.stdout:flush()\n"
+             "starling.demcmc(with{ generations = 100000000, thin = 100000, resume = 'dm.ckpt',\n"
+             "  checkpoint = {path = 'dm.ckpt', every = 50} })\n"
+             "print('finished')\n",
+             SL_SOURCE_DIR);
+    write_text("dmsig.lua", script);
+    const char *const args[] = {"starling", "run", "dmsig.lua", NULL};
+    pid_t pid = spawn(args);
+    char out_path[400], err_path[400];
+    snprintf(out_path, sizeof out_path, "%s/stdout", base);
+    snprintf(err_path, sizeof err_path, "%s/stderr", base);
+    for (int i = 0; i < 3000; i++) {
+        char *out = slurp(out_path);
+        int ready = out && strstr(out, "ready");
+        free(out);
+        if (ready)
+            break;
+        int st;
+        cr_assert_eq(waitpid(pid, &st, WNOHANG), 0, "starling ended before the long run");
+        usleep(10000);
+    }
+    usleep(1000 * 1000); /* well inside the long run, checkpoints written */
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    kill(pid, SIGINT);
+    int st = wait_for(pid, 1.5);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    char *err = slurp(err_path);
+    cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 130, "status %d\n%s", st, err);
+    cr_expect(strstr(err, "starling: interrupted by SIGINT"), "%s", err);
+    free(err);
+    double took = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    cr_expect(took < 1.5, "exited %.2f s after SIGINT", took);
+    char names[1024];
+    cr_expect_eq(list_work(names, sizeof names), 2, "left behind: %s", names);
+    char ck[400];
+    snprintf(ck, sizeof ck, "%s/dm.ckpt", work);
+    char *text = slurp(ck);
+    cr_assert(text && !strncmp(text, "# starling demcmc checkpoint\n# seed = 5\n", 40), "%s",
+              text ? text : "(none)");
+    cr_expect(strstr(text, "\n32,"), "not every chain in the checkpoint:\n%s", text);
+    free(text);
+    run_out o = run("run dmsig.lua resume", NULL);
+    cr_expect_eq(o.status, 0, "%s", o.err);
+    cr_expect(strstr(o.out, "resumed after"), "%s%s", o.out, o.err);
+    free_out(&o);
+}
+
 /* examples/rv_fit.lua on HD 164922's published velocities: every planet's
  * P, K and e median within the published 1-sigma interval (Fulton et al.
  * 2016), and its four outputs written. */

@@ -32,7 +32,9 @@ struct sl_dm_half; /* demcmc_fused.h */
 
 /* The target: n parameter vectors (n x n_params, row-major) to n
  * log-likelihoods. -inf is a valid value (outside the model's domain);
- * NaN is counted and the proposal rejected. A failure stops the run. */
+ * NaN is counted and the proposal rejected. A failure stops the run, and
+ * so does a start where no chain has a finite log-posterior, or a
+ * generation after which none has (+inf taken as a value). */
 typedef sl_status (*sl_loglike_fn)(void *ud, const double *params, int64_t n, double *out);
 
 /* What the progress function sees after each generation. */
@@ -155,6 +157,10 @@ typedef struct sl_demcmc_result {
                                * generations, the last copies out, the counts) */
     double *archive;         /* DE-MCz: archive_rows x n_params, to resume with */
     int64_t archive_rows;
+    /* What a finished run found doubtful (no proposal accepted: the draws
+     * are the start), one sentence a line; "" when nothing. The library
+     * prints nothing: a front end shows these. */
+    char warnings[512];
 } sl_demcmc_result;
 
 /* Everything sl_demcmc_run refuses before work, and nothing else. */
