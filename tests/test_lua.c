@@ -1364,6 +1364,24 @@ Test(lua, interrupt_message_and_second_signal)
     cr_expect(WIFSIGNALED(st) && WTERMSIG(st) == SIGINT, "the second SIGINT should kill");
 }
 
+/* starling runs with OMP_WAIT_POLICY=passive unless the user set it or
+ * GOMP_SPINCOUNT (libgomp reads both as it is loaded: lua/main.c runs
+ * itself again to set it), and keeps what the user set. */
+Test(lua, omp_wait_policy_passive_unless_set)
+{
+    write_text("omp.lua", "print('policy', os.getenv('OMP_WAIT_POLICY'), os.getenv('GOMP_SPINCOUNT'))\n");
+    run_out o = run_env("env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT", "run omp.lua", NULL);
+    cr_expect_eq(o.status, 0, "%s", o.err);
+    cr_expect(strstr(o.out, "policy\tpassive\tnil"), "%s%s", o.out, o.err);
+    free_out(&o);
+    o = run_env("env -u GOMP_SPINCOUNT OMP_WAIT_POLICY=active", "run omp.lua", NULL);
+    cr_expect(strstr(o.out, "policy\tactive\tnil"), "%s%s", o.out, o.err);
+    free_out(&o);
+    o = run_env("env -u OMP_WAIT_POLICY GOMP_SPINCOUNT=1000", "run omp.lua", NULL);
+    cr_expect(strstr(o.out, "policy\tnil\t1000"), "%s%s", o.out, o.err);
+    free_out(&o);
+}
+
 /* ---- progress --------------------------------------------------------------------- */
 
 /* Runs `starling ARGS` on a pseudo-terminal (stdin, stdout and stderr);
