@@ -23,7 +23,9 @@
  *   r:corner_png(path[, {params = {...}, points = 5000, title = ...}])
  *   starling.demcmc{..., resume = r}  goes on from r's last generation
  *   checkpoint = {path = "run.ckpt", every = 1000}: the chains written every
- *   1000 generations; starling.demcmc{..., resume = "run.ckpt"} goes on from there
+ *   1000 generations; starling.demcmc{..., resume = "run.ckpt"} goes on from there;
+ *   checkpoint.draws = "run_draws.h5": the kept draws appended there as they come
+ *   (mcmc_hdf5.h), a resumed run appending after the generation it resumes from
  *
  * A parameter without a prior gets a uniform one over the likelihood's own
  * bounds when both are finite; otherwise it is an error naming it. Every
@@ -632,6 +634,8 @@ static void check_resume(lua_State *L, int cfg, const resume_point *rp, dm_resul
 typedef struct ckpt {
     const char *path;
     const dm_result *d;
+    const char *draws;   /* checkpoint.draws: the kept draws appended there, or NULL */
+    sl_mcmc_draws w;
 } ckpt;
 
 static void write_rows(FILE *f, const double *x, int64_t rows, int n)
@@ -677,6 +681,8 @@ static sl_status write_checkpoint(void *ud, const sl_demcmc_state *s)
     return sl_afile_commit(&af);
 }
 
+static sl_status append_draws(void *ud, const sl_demcmc_result *r, int64_t from, int64_t to);
+
 static void read_checkpoint_key(lua_State *L, int cfg, ckpt *k, dm_result *d)
 {
     if (lua_getfield(L, cfg, "checkpoint") == LUA_TNIL) {
@@ -695,6 +701,42 @@ static void read_checkpoint_key(lua_State *L, int cfg, ckpt *k, dm_result *d)
     d->c.checkpoint_ud = k;
     d->c.checkpoint_every = (int64_t)lua_tointeger(L, -1);
     lua_pop(L, 2);
+    int dt = lua_getfield(L, t, "draws");
+    if (dt != LUA_TNIL && dt != LUA_TSTRING)
+        sl_lua_error(L, FN ": checkpoint.draws: expected a file name (HDF5, e.g. "
+                        "\"run_draws.h5\"), got a %s", lua_typename(L, dt));
+    if (dt == LUA_TSTRING) {
+        k->draws = lua_tostring(L, -1); /* the table at t keeps it */
+        d->c.draws = append_draws;
+        d->c.draws_ud = k;
+    }
+    lua_pop(L, 1);
+    lua_pushnil(L);
+    while (lua_next(L, t)) { /* no other key */
+        lua_pop(L, 1);
+        const char *key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
+        if (strcmp(key, "path") && strcmp(key, "every") && strcmp(key, "draws"))
+            sl_lua_error(L, FN ": checkpoint: unknown key '%s' (expected path, every and "
+                            "optionally draws)", key);
+    }
+}
+
+/* The kept generations [from, to) appended to checkpoint.draws, with
+ * their generation numbers (1-based, counting a resumed run's earlier). */
+static sl_status append_draws(void *ud, const sl_demcmc_result *r, int64_t from, int64_t to)
+{
+    ckpt *k = ud;
+    const dm_result *d = k->d;
+    const int64_t N = r->chains, D = r->n_params, rows = to - from;
+    int64_t *gen = malloc((size_t)(rows > 0 ? rows : 1) * sizeof *gen);
+    if (!gen)
+        return sl_fail_nomem((double)rows * sizeof *gen, "%s: generation numbers", k->draws);
+    for (int64_t i = 0; i < rows; i++)
+        gen[i] = d->first + d->c.burn + (from + i) * d->c.thin + 1;
+    sl_status st = sl_mcmc_draws_append(&k->w, r->samples + from * N * D, r->logpost + from * N,
+                                        r->loglike + from * N, gen, rows);
+    free(gen);
+    return st;
 }
 
 /* backend = "cuda" keeps the generations on the likelihood's device, and
@@ -768,7 +810,7 @@ static int l_demcmc(lua_State *L)
     read_config(L, 1, resuming, d);
     if (resuming)
         check_resume(L, 1, &rp, d);
-    ckpt ck = {NULL, NULL};
+    ckpt ck = {NULL, NULL, NULL, {0}};
     read_checkpoint_key(L, 1, &ck, d);
     describe_target(k, d);
     dm_check(L, sl_demcmc_check(&d->c, d->n, d->priors, (const char *const *)d->names));
@@ -781,9 +823,19 @@ static int l_demcmc(lua_State *L)
         d->c.device_target = dev_target, d->c.device_target_ud = &t;
     if (d->on_device && d->fused && k->l->demcmc_half_device)
         d->c.device_half = dev_half, d->c.device_half_ud = &t;
+    /* the draws file: new, or cut after the generation this run resumes from */
+    if (ck.draws)
+        dm_check(L, sl_mcmc_draws_open(&ck.w, ck.draws, d->c.chains, d->n,
+                                       (const char *const *)d->names, resuming ? d->first : -1));
     sl_status st = sl_demcmc_run(&d->c, d->n, d->priors, (const char *const *)d->names,
                                  k ? lik_target : fn_target, &t, resuming ? rp.last : NULL,
                                  d->first, &d->r);
+    if (ck.draws) {
+        sl_status cl = sl_mcmc_draws_close(&ck.w);
+        st = st ? st : cl;
+    }
+    d->c.draws = NULL, d->c.draws_ud = NULL; /* ck is this call's */
+    d->c.checkpoint = NULL, d->c.checkpoint_ud = NULL;
     d->c.device_target = NULL, d->c.device_target_ud = NULL; /* t is this call's */
     d->c.device_half = NULL, d->c.device_half_ud = NULL;
     if (t.failed || pr.failed) /* the function's own error, as Lua raised it */

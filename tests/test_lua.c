@@ -2013,6 +2013,115 @@ Test(lua, demcmc_plugin_stops_on_sigint, .timeout = 60)
     free_out(&o);
 }
 
+/* The rows of dataset name in an HDF5 file (dims[0]), its generation
+ * numbers into gen (up to cap). */
+static hsize_t draws_rows(const char *path, int64_t *gen, size_t cap, double *first_p1_at,
+                          hsize_t at)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    cr_assert(f >= 0, "cannot open %s", path);
+    hid_t set = H5Dopen2(f, "generation", H5P_DEFAULT);
+    hid_t space = H5Dget_space(set);
+    hsize_t n = 0;
+    H5Sget_simple_extent_dims(space, &n, NULL);
+    H5Sclose(space);
+    cr_assert(n <= cap, "%llu rows", (unsigned long long)n);
+    if (n)
+        cr_assert(H5Dread(set, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, gen) >= 0);
+    H5Dclose(set);
+    set = H5Dopen2(f, "samples", H5P_DEFAULT);
+    space = H5Dget_space(set);
+    hsize_t dims[3] = {0};
+    H5Sget_simple_extent_dims(space, dims, NULL);
+    cr_assert(dims[0] == n && dims[1] == 16 && dims[2] == 7, "samples %llu x %llu x %llu",
+              (unsigned long long)dims[0], (unsigned long long)dims[1],
+              (unsigned long long)dims[2]);
+    if (first_p1_at && at < n) {
+        hsize_t start[3] = {at, 0, 0}, count[3] = {1, 1, 1};
+        hid_t mem = H5Screate_simple(3, count, NULL);
+        H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL);
+        cr_assert(H5Dread(set, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, first_p1_at) >= 0);
+        H5Sclose(mem);
+    }
+    H5Sclose(space);
+    H5Dclose(set);
+    H5Fclose(f);
+    return n;
+}
+
+/* checkpoint.draws: a run killed outright (SIGKILL) leaves an HDF5 file
+ * with the kept draws up to its last checkpoint, readable; resuming from
+ * that checkpoint appends, after dropping any rows past it. */
+Test(lua, demcmc_draws_survive_kill_and_resume_appends, .timeout = 60)
+{
+    char script[2048];
+    snprintf(script, sizeof script,
+             "local starling = require \"starling\"\n"
+             "local L = starling.likelihood('kepler_rv', {data = '%s/examples/data/rv_2planet.txt',\n"
+             "  planets = 1, backend = 'cpu'})\n"
+             "local cfg = { likelihood = L, chains = 16, seed = 4, thin = 10, burn = 0,\n"
+             "  checkpoint = {path = 'dm.ckpt', every = 50, draws = 'dr.h5'},\n"
+             "  priors = { P1 = {'uniform', 14, 15.2}, K1 = {'uniform', 10, 50}, e1 = {'uniform', 0, 0.5},\n"
+             "    w1 = {'uniform', 0, 6.2832, periodic = true}, M01 = {'uniform', 0, 6.2832, periodic = true},\n"
+             "    gamma_HIRES = {'uniform', -20, 20}, jit_HIRES = {'uniform', 0, 10} } }\n"
+             "local function with(t) for k, v in pairs(cfg) do t[k] = v end return t end\n"
+             "if arg[1] == 'resume' then\n"
+             "  local r = starling.demcmc(with{ generations = 100, resume = 'dm.ckpt' })\n"
+             "  print(string.format('resumed %%d %%.17g', r:info().first, r:samples('P1')[1]))\n"
+             "  return\n"
+             "end\n"
+             "starling.demcmc(with{ generations = 100000000 })\n",
+             SL_SOURCE_DIR);
+    write_text("dmkill.lua", script);
+    const char *const args[] = {"starling", "run", "dmkill.lua", NULL};
+    pid_t pid = spawn(args);
+    for (int i = 0; i < 3000 && !exists("dm.ckpt"); i++) {
+        int st;
+        cr_assert_eq(waitpid(pid, &st, WNOHANG), 0, "starling ended before a checkpoint");
+        usleep(10000);
+    }
+    cr_assert(exists("dm.ckpt"), "no checkpoint written");
+    usleep(700 * 1000);
+    kill(pid, SIGKILL);
+    int st;
+    waitpid(pid, &st, 0);
+    char ck[400], h5[400];
+    snprintf(ck, sizeof ck, "%s/dm.ckpt", work);
+    snprintf(h5, sizeof h5, "%s/dr.h5", work);
+    char *text = slurp(ck);
+    const char *at = text ? strstr(text, "# generations = ") : NULL;
+    cr_assert(at, "%s", text ? text : "(no checkpoint)");
+    long long G = atoll(at + 16);
+    free(text);
+    static int64_t gen[200000];
+    hsize_t n = draws_rows(h5, gen, 200000, NULL, 0);
+    cr_assert(n > 0 && G > 50, "%llu rows, checkpoint at %lld", (unsigned long long)n, G);
+    for (hsize_t i = 0; i < n; i++)
+        cr_assert_eq(gen[i], (int64_t)(10 * i + 1), "row %llu: generation %lld",
+                     (unsigned long long)i, (long long)gen[i]);
+    /* the draws are appended before each checkpoint: they reach it, at most
+     * one interval past it (killed between the two) */
+    cr_assert(gen[n - 1] > G - 10 && gen[n - 1] <= G + 50, "last row's generation %lld, "
+              "checkpoint's %lld", (long long)gen[n - 1], G);
+    hsize_t upto = 0;
+    while (upto < n && gen[upto] <= G)
+        upto++;
+    run_out o = run("run dmkill.lua resume", NULL);
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    long long first = 0;
+    double p1 = NAN, in_file = NAN;
+    cr_assert(sscanf(o.out, "resumed %lld %lg", &first, &p1) == 2, "%s", o.out);
+    cr_assert_eq(first, G);
+    hsize_t m = draws_rows(h5, gen, 200000, &in_file, upto);
+    cr_assert_eq(m, upto + 10, "%llu rows kept through generation %lld, then 10: %llu",
+                 (unsigned long long)upto, G, (unsigned long long)m);
+    for (hsize_t i = upto; i < m; i++)
+        cr_assert_eq(gen[i], (int64_t)(G + 10 * (i - upto) + 1));
+    cr_assert(in_file == p1, "the resumed run's first draw %.17g, the file's %.17g", p1,
+              in_file);
+    free_out(&o);
+}
+
 /* examples/rv_fit.lua on HD 164922's published velocities: every planet's
  * P, K and e median within the published 1-sigma interval (Fulton et al.
  * 2016), and its four outputs written. */

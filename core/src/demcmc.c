@@ -304,6 +304,7 @@ typedef struct sampler {
     int64_t *row_of;           /* proposal -> chain */
     sl_demcmc_result *res;
     const char *const *names;  /* for messages; may be NULL */
+    int64_t drawn;             /* kept generations handed to c->draws */
 } sampler;
 
 static double now_s(void)
@@ -814,6 +815,38 @@ static sl_status keep_and_check(sampler *S, int64_t k, int *done)
     return SL_OK;
 }
 
+/* The kept generations not yet handed to c->draws, through `to`. */
+static sl_status hand_draws(sampler *S, int64_t to)
+{
+    const sl_demcmc_config *c = S->c;
+    if (!c->draws || to <= S->drawn)
+        return SL_OK;
+    sl_status st = flush(S);
+    if (!st)
+        st = c->draws(c->draws_ud, S->res, S->drawn, to);
+    if (st)
+        return sl_fail_context(st, "demcmc: the draws through kept generation %lld",
+                               (long long)to);
+    S->drawn = to;
+    return SL_OK;
+}
+
+/* After generation k of this call (g in all): the draws kept so far, then
+ * the state, so that a checkpoint never runs ahead of the draws saved. */
+static sl_status save_point(sampler *S, int64_t k, int64_t g)
+{
+    const sl_demcmc_config *c = S->c;
+    int64_t kept = k < c->burn ? 0 : (k - c->burn) / c->thin + 1;
+    sl_status st = hand_draws(S, kept);
+    if (st || !c->checkpoint)
+        return st;
+    sl_demcmc_state now = {g + 1, S->x, S->lp, S->ll, S->z, S->zn};
+    if ((st = c->checkpoint(c->checkpoint_ud, &now)))
+        return sl_fail_context(st, "demcmc: checkpoint after generation %lld",
+                               (long long)(g + 1));
+    return SL_OK;
+}
+
 static sl_status generations(sampler *S, int64_t first)
 {
     const sl_demcmc_config *c = S->c;
@@ -840,7 +873,8 @@ static sl_status generations(sampler *S, int64_t first)
         S->res->proposals += N;
         if ((st = sl_cancel_check("demcmc")))
             return st;
-        int ckpt = c->checkpoint && c->checkpoint_every > 0 && (k + 1) % c->checkpoint_every == 0;
+        int ckpt = (c->checkpoint || c->draws) && c->checkpoint_every > 0 &&
+                   (k + 1) % c->checkpoint_every == 0;
         int kept = k >= c->burn && (k - c->burn) % c->thin == 0;
         if ((ckpt || (kept && !S->dev)) && (st = pull(S, ckpt)))
             return st;
@@ -849,12 +883,10 @@ static sl_status generations(sampler *S, int64_t first)
         if (!ckpt && !kept && c->progress && S->dev &&
             (st = sl__dm_dev_get(S->dev, NULL, NULL, NULL, S->res->accepted)))
             return st;
-        sl_demcmc_state now = {g + 1, S->x, S->lp, S->ll, S->z, S->zn};
-        if (ckpt && (st = c->checkpoint(c->checkpoint_ud, &now)))
-            return sl_fail_context(st, "demcmc: checkpoint after generation %lld",
-                                   (long long)(g + 1));
         int done;
         if ((st = keep_and_check(S, k, &done)))
+            return st;
+        if (ckpt && (st = save_point(S, k, g)))
             return st;
         if (c->progress) {
             int64_t acc = 0;
@@ -912,6 +944,8 @@ sl_status sl_demcmc_run(const sl_demcmc_config *c, int n_params, const sl_prior 
         sl_status cl = device_close(&S);
         st = st ? st : cl;
     }
+    if (!st)
+        st = hand_draws(&S, res->kept);
     if (!st) {
         memcpy(res->last, S.x, (size_t)(c->chains * n_params) * sizeof(double));
         for (int64_t i = 0; i < c->chains; i++) {

@@ -29,6 +29,7 @@
 SL_EXTERN_C_BEGIN
 
 struct sl_dm_half; /* demcmc_fused.h */
+struct sl_demcmc_result;
 
 /* The target: n parameter vectors (n x n_params, row-major) to n
  * log-likelihoods. -inf is a valid value (outside the model's domain);
@@ -125,6 +126,13 @@ typedef struct sl_demcmc_config {
     sl_status (*checkpoint)(void *ud, const sl_demcmc_state *s);
     void *checkpoint_ud;
     int64_t checkpoint_every;
+    /* Optional: the kept generations [from, to) of the result's samples,
+     * logpost and loglike, final and on the host, handed on as they
+     * accumulate: every checkpoint_every generations (before the
+     * checkpoint function, so that the draws handed on reach the state it
+     * saves) and at the end of the run. A failure stops the run. */
+    sl_status (*draws)(void *ud, const struct sl_demcmc_result *r, int64_t from, int64_t to);
+    void *draws_ud;
 } sl_demcmc_config;
 
 /* chains 0 (must be set), generations 0, seed 1, gamma 0, gamma1_every
