@@ -24,7 +24,7 @@ timed() {
   for _ in $(seq "$reps"); do
     local a b
     a=$(date +%s.%N)
-    env "$@" OMP_NUM_THREADS=2 $pin "$exe" run "$here/omp_wait.lua" "$what" "$data" >/dev/null
+    env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT "$@" OMP_NUM_THREADS=2 $pin "$exe" run "$here/omp_wait.lua" "$what" "$data" >/dev/null
     b=$(date +%s.%N)
     ts+=("$(echo "$b - $a" | bc -l)")
   done
