@@ -23,7 +23,9 @@
  *   r:corner_png(path[, {params = {...}, points = 5000, title = ...}])
  *   starling.demcmc{..., resume = r}  goes on from r's last generation
  *   checkpoint = {path = "run.ckpt", every = 1000}: the chains written every
- *   1000 generations; starling.demcmc{..., resume = "run.ckpt"} goes on from there
+ *   1000 generations; starling.demcmc{..., resume = "run.ckpt"} goes on from there;
+ *   checkpoint.draws = "run_draws.h5": the kept draws appended there as they come
+ *   (mcmc_hdf5.h), a resumed run appending after the generation it resumes from
  *
  * A parameter without a prior gets a uniform one over the likelihood's own
  * bounds when both are finite; otherwise it is an error naming it. Every
@@ -400,10 +402,37 @@ static int dm_progress_cb(void *ud, const sl_demcmc_progress *q)
 
 /* ---- starling.demcmc -------------------------------------------------------- */
 
+/* The schema's range for chains, [0, 1e9], says less than the rule: a
+ * negative count is told the rule itself (the sampler's check tells the
+ * others, with the free parameters counted). */
+static void check_chains_key(lua_State *L, int cfg)
+{
+    if (lua_getfield(L, cfg, "chains") == LUA_TNUMBER && lua_isinteger(L, -1)) {
+        lua_Integer n = lua_tointeger(L, -1);
+        if (n < 0)
+            sl_lua_error(L, FN ": key 'chains' = %lld: expected an even number >= 4 and >= 2 x "
+                            "the free parameters, or 0 (3 x the free parameters, at least 16)",
+                         (long long)n);
+    }
+    lua_pop(L, 1);
+}
+
+/* A core message already begins with "demcmc: "; it is not said twice. */
+static void dm_check(lua_State *L, sl_status st)
+{
+    if (st == SL_OK)
+        return;
+    const char *m = sl_last_error();
+    if (!strncmp(m, FN ": ", sizeof FN + 1))
+        m += sizeof FN + 1;
+    sl_lua_error(L, FN ": %s", m);
+}
+
 static void read_config(lua_State *L, int cfg, int resuming, dm_result *d)
 {
     sl_param_values pv;
     sl_param_values *pvs[] = {&pv};
+    check_chains_key(L, cfg);
     sl_lua_check(L, sl_params_init(&pv, dm_params, N_DM), FN);
     sl_lua_check_keys(L, cfg, FN, dm_extra, pvs, 1, 0);
     sl_lua_check(L, sl_params_complete(&pv), FN);
@@ -607,6 +636,8 @@ typedef struct ckpt {
     const char *path;
     unsigned flags; /* output.h */
     const dm_result *d;
+    const char *draws;   /* checkpoint.draws: the kept draws appended there, or NULL */
+    sl_mcmc_draws w;
 } ckpt;
 
 static void write_rows(FILE *f, const double *x, int64_t rows, int n)
@@ -651,6 +682,8 @@ static sl_status write_checkpoint(void *ud, const sl_demcmc_state *s)
     }
     return sl_out_commit(&af);
 }
+
+static sl_status append_draws(void *ud, const sl_demcmc_result *r, int64_t from, int64_t to);
 
 /* The seed, chains and parameters in the header of the checkpoint at
  * path; 0 when it is none. */
@@ -715,6 +748,21 @@ static void check_checkpoint_path(lua_State *L, ckpt *k, const dm_result *d,
     sl_lua_out_check(L, k->path, k->flags, ctx);
 }
 
+/* checkpoint.draws is written in place (appended to as the run goes), so
+ * it must be a file, not a stream; a resumed run appends to its earlier
+ * file, and a new run replaces one only as output.h's rule allows. */
+static void check_draws_path(lua_State *L, const ckpt *k, int resuming)
+{
+    char ctx[1100];
+    snprintf(ctx, sizeof ctx, FN ": checkpoint.draws = \"%.1000s\"", k->draws);
+    struct stat sb;
+    if (stat(k->draws, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode))
+        sl_lua_error(L, "%s: expected a file (HDF5 is appended to in place), not a FIFO or a "
+                        "device", ctx);
+    if (!resuming)
+        sl_lua_out_check(L, k->draws, k->flags, ctx);
+}
+
 static void read_checkpoint_key(lua_State *L, int cfg, ckpt *k, dm_result *d,
                                 const resume_point *rp)
 {
@@ -736,6 +784,43 @@ static void read_checkpoint_key(lua_State *L, int cfg, ckpt *k, dm_result *d,
     d->c.checkpoint_ud = k;
     d->c.checkpoint_every = (int64_t)lua_tointeger(L, -1);
     lua_pop(L, 2);
+    int dt = lua_getfield(L, t, "draws");
+    if (dt != LUA_TNIL && dt != LUA_TSTRING)
+        sl_lua_error(L, FN ": checkpoint.draws: expected a file name (HDF5, e.g. "
+                        "\"run_draws.h5\"), got a %s", lua_typename(L, dt));
+    if (dt == LUA_TSTRING) {
+        k->draws = lua_tostring(L, -1); /* the table at t keeps it */
+        check_draws_path(L, k, rp != NULL);
+        d->c.draws = append_draws;
+        d->c.draws_ud = k;
+    }
+    lua_pop(L, 1);
+    lua_pushnil(L);
+    while (lua_next(L, t)) { /* no other key */
+        lua_pop(L, 1);
+        const char *key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
+        if (strcmp(key, "path") && strcmp(key, "every") && strcmp(key, "draws"))
+            sl_lua_error(L, FN ": checkpoint: unknown key '%s' (expected path, every and "
+                            "optionally draws)", key);
+    }
+}
+
+/* The kept generations [from, to) appended to checkpoint.draws, with
+ * their generation numbers (1-based, counting a resumed run's earlier). */
+static sl_status append_draws(void *ud, const sl_demcmc_result *r, int64_t from, int64_t to)
+{
+    ckpt *k = ud;
+    const dm_result *d = k->d;
+    const int64_t N = r->chains, D = r->n_params, rows = to - from;
+    int64_t *gen = malloc((size_t)(rows > 0 ? rows : 1) * sizeof *gen);
+    if (!gen)
+        return sl_fail_nomem((double)rows * sizeof *gen, "%s: generation numbers", k->draws);
+    for (int64_t i = 0; i < rows; i++)
+        gen[i] = d->first + d->c.burn + (from + i) * d->c.thin + 1;
+    sl_status st = sl_mcmc_draws_append(&k->w, r->samples + from * N * D, r->logpost + from * N,
+                                        r->loglike + from * N, gen, rows);
+    free(gen);
+    return st;
 }
 
 /* backend = "cuda" keeps the generations on the likelihood's device, and
@@ -764,6 +849,18 @@ static void describe_target(const sl_lua_lik *k, dm_result *d)
                  k->be.description);
     else
         snprintf(d->target, sizeof d->target, "a Lua function");
+}
+
+/* The run's warnings on stderr, one a line; a script reads them in
+ * r:info().warnings. */
+static void print_warnings(const dm_result *d)
+{
+    const char *w = d->r.warnings;
+    while (*w) {
+        size_t n = strcspn(w, "\n");
+        fprintf(stderr, "starling: " FN ": warning: %.*s\n", (int)n, w);
+        w += n + (w[n] == '\n');
+    }
 }
 
 static int l_demcmc(lua_State *L)
@@ -797,10 +894,10 @@ static int l_demcmc(lua_State *L)
     read_config(L, 1, resuming, d);
     if (resuming)
         check_resume(L, 1, &rp, d);
-    ckpt ck = {NULL, 0, NULL};
+    ckpt ck = {NULL, 0, NULL, NULL, {0}};
     read_checkpoint_key(L, 1, &ck, d, resuming ? &rp : NULL);
     describe_target(k, d);
-    sl_lua_check(L, sl_demcmc_check(&d->c, d->n, d->priors, (const char *const *)d->names), FN);
+    dm_check(L, sl_demcmc_check(&d->c, d->n, d->priors, (const char *const *)d->names));
     dm_progress pr = {L, pt == LUA_TFUNCTION ? 3 : 0, d->first, now_s(), 0.0, 0};
     if (pt == LUA_TFUNCTION || (pt == LUA_TBOOLEAN && lua_toboolean(L, 3)))
         d->c.progress = dm_progress_cb, d->c.progress_ud = &pr;
@@ -810,16 +907,27 @@ static int l_demcmc(lua_State *L)
         d->c.device_target = dev_target, d->c.device_target_ud = &t;
     if (d->on_device && d->fused && k->l->demcmc_half_device)
         d->c.device_half = dev_half, d->c.device_half_ud = &t;
+    /* the draws file: new, or cut after the generation this run resumes from */
+    if (ck.draws)
+        dm_check(L, sl_mcmc_draws_open(&ck.w, ck.draws, d->c.chains, d->n,
+                                       (const char *const *)d->names, resuming ? d->first : -1));
     sl_status st = sl_demcmc_run(&d->c, d->n, d->priors, (const char *const *)d->names,
                                  k ? lik_target : fn_target, &t, resuming ? rp.last : NULL,
                                  d->first, &d->r);
+    if (ck.draws) {
+        sl_status cl = sl_mcmc_draws_close(&ck.w);
+        st = st ? st : cl;
+    }
+    d->c.draws = NULL, d->c.draws_ud = NULL; /* ck is this call's */
+    d->c.checkpoint = NULL, d->c.checkpoint_ud = NULL;
     d->c.device_target = NULL, d->c.device_target_ud = NULL; /* t is this call's */
     d->c.device_half = NULL, d->c.device_half_ud = NULL;
     if (t.failed || pr.failed) /* the function's own error, as Lua raised it */
         return lua_error(L);
     if (d->c.progress && !pr.fn && d->r.converged && isatty(fileno(stderr)))
         fputc('\n', stderr); /* the line stopped short of its last generation */
-    sl_lua_check(L, st, FN);
+    dm_check(L, st);
+    print_warnings(d);
     lua_pushvalue(L, 4); /* the result, below what reading the keys left */
     return 1;
 }
@@ -899,6 +1007,15 @@ static int dm_info(lua_State *L)
     lua_setfield(L, -2, "converged");
     lua_pushstring(L, d->target);
     lua_setfield(L, -2, "target");
+    lua_newtable(L); /* the run's warnings, one string each */
+    const char *w = d->r.warnings;
+    for (lua_Integer i = 1; *w; i++) {
+        size_t n = strcspn(w, "\n");
+        lua_pushlstring(L, w, n);
+        lua_rawseti(L, -2, i);
+        w += n + (w[n] == '\n');
+    }
+    lua_setfield(L, -2, "warnings");
     return 1;
 }
 

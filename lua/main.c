@@ -1085,8 +1085,26 @@ static int take_overwrite(int argc, char **argv)
     return argc;
 }
 
+/* libgomp reads OMP_WAIT_POLICY and GOMP_SPINCOUNT once, as it is loaded
+ * (before main). Left unset, a thread that waits at the end of a parallel
+ * loop spins up to 300,000 times before sleeping; on cores another process
+ * also uses, the threads spin while the one they wait for is descheduled,
+ * and a 2-thread DE-MCMC run took 48 x its 1-thread time (bench/omp_wait.sh).
+ * Unless the user set either, starling runs itself again, once, with
+ * OMP_WAIT_POLICY=passive: waiting threads sleep at once (on cores of its
+ * own that costs a wake-up per loop). When the exec fails it goes on as it
+ * is. */
+static void omp_passive_reexec(char **argv)
+{
+    if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT"))
+        return;
+    if (setenv("OMP_WAIT_POLICY", "passive", 1) == 0)
+        execv("/proc/self/exe", argv);
+}
+
 int main(int argc, char **argv)
 {
+    omp_passive_reexec(argv);
     argc = take_overwrite(argc, argv);
     if (argc < 2) {
         catch_signals();

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "csv.h"
 #include "mcmc_hdf5.h"
@@ -161,4 +162,160 @@ sl_status sl_mcmc_write_hdf5(const char *path, unsigned flags, const sl_mcmc_h5 
         return st;
     }
     return sl_out_commit(&af);
+}
+
+/* ---- draws appended as they are kept -------------------------------------------- */
+
+/* An extendible dataset [0, dims[1..]] of chunks of about 1 MiB. */
+static hid_t growing(hid_t file, const char *name, hid_t type, int rank, const hsize_t *dims)
+{
+    hsize_t cur[3], max[3], chunk[3];
+    size_t row = H5Tget_size(type);
+    for (int i = 0; i < rank; i++) {
+        cur[i] = i ? dims[i] : 0;
+        max[i] = i ? dims[i] : H5S_UNLIMITED;
+        chunk[i] = dims[i];
+        row *= i ? dims[i] : 1;
+    }
+    chunk[0] = row >= 1048576 ? 1 : 1048576 / row;
+    hid_t space = H5Screate_simple(rank, cur, max), plist = H5Pcreate(H5P_DATASET_CREATE);
+    hid_t set = -1;
+    if (space >= 0 && plist >= 0 && H5Pset_chunk(plist, rank, chunk) >= 0)
+        set = H5Dcreate2(file, name, type, space, H5P_DEFAULT, plist, H5P_DEFAULT);
+    if (plist >= 0)
+        H5Pclose(plist);
+    if (space >= 0)
+        H5Sclose(space);
+    return set;
+}
+
+static void draws_shut(sl_mcmc_draws *w)
+{
+    hid_t *sets[] = {&w->samples, &w->logpost, &w->loglike, &w->gen};
+    for (int i = 0; i < 4; i++)
+        if (*sets[i] >= 0)
+            H5Dclose(*sets[i]), *sets[i] = -1;
+    if (w->file >= 0)
+        H5Fclose(w->file), w->file = -1;
+}
+
+static sl_status draws_create(sl_mcmc_draws *w, const char *const *names)
+{
+    hsize_t N = (hsize_t)w->chains, D = (hsize_t)w->n;
+    hsize_t d3[3] = {0, N, D}, d2[2] = {0, N}, d1[1] = {0};
+    w->file = H5Fcreate(w->path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (w->file < 0)
+        return sl_fail(SL_ERR_IO, "%s: HDF5 cannot create the file", w->path);
+    w->samples = growing(w->file, "samples", H5T_NATIVE_DOUBLE, 3, d3);
+    w->logpost = growing(w->file, "log_posterior", H5T_NATIVE_DOUBLE, 2, d2);
+    w->loglike = growing(w->file, "log_likelihood", H5T_NATIVE_DOUBLE, 2, d2);
+    w->gen = growing(w->file, "generation", H5T_NATIVE_INT64, 1, d1);
+    h5w h = {w->file, w->path, "the datasets", w->samples < 0 || w->logpost < 0 ||
+                                               w->loglike < 0 || w->gen < 0};
+    strings(&h, "params", names, D);
+    attr_s(&h, "software", "starling " SL_VERSION " demcmc draws");
+    if (h.failed)
+        return sl_fail(SL_ERR_IO, "%s: HDF5 could not write '%s'", w->path, h.what);
+    return H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0
+               ? sl_fail(SL_ERR_IO, "%s: HDF5 could not flush the file", w->path) : SL_OK;
+}
+
+/* The first axis of every dataset set to rows. */
+static int draws_extent(sl_mcmc_draws *w, hsize_t rows)
+{
+    hsize_t d3[3] = {rows, (hsize_t)w->chains, (hsize_t)w->n}, d2[2] = {rows, (hsize_t)w->chains};
+    return H5Dset_extent(w->samples, d3) >= 0 && H5Dset_extent(w->logpost, d2) >= 0 &&
+           H5Dset_extent(w->loglike, d2) >= 0 && H5Dset_extent(w->gen, d3) >= 0;
+}
+
+/* An existing file's datasets, checked against this run, cut after `through`. */
+static sl_status draws_reopen(sl_mcmc_draws *w, int64_t through)
+{
+    w->file = H5Fopen(w->path, H5F_ACC_RDWR, H5P_DEFAULT);
+    if (w->file < 0)
+        return sl_fail(SL_ERR_IO, "%s: HDF5 cannot open the draws to append to", w->path);
+    w->samples = H5Dopen2(w->file, "samples", H5P_DEFAULT);
+    w->logpost = H5Dopen2(w->file, "log_posterior", H5P_DEFAULT);
+    w->loglike = H5Dopen2(w->file, "log_likelihood", H5P_DEFAULT);
+    w->gen = H5Dopen2(w->file, "generation", H5P_DEFAULT);
+    hsize_t dims[3] = {0, 0, 0};
+    hid_t space = w->samples >= 0 ? H5Dget_space(w->samples) : -1;
+    int rank = space >= 0 ? H5Sget_simple_extent_dims(space, dims, NULL) : -1;
+    if (space >= 0)
+        H5Sclose(space);
+    if (w->logpost < 0 || w->loglike < 0 || w->gen < 0 || rank != 3)
+        return sl_fail(SL_ERR_IO, "%s: not a starling draws file (samples, log_posterior, "
+                       "log_likelihood, generation)", w->path);
+    if (dims[1] != (hsize_t)w->chains || dims[2] != (hsize_t)w->n)
+        return sl_fail(SL_ERR_ARG, "%s: draws of %llu chains x %llu parameters; this run has "
+                       "%lld x %d", w->path, (unsigned long long)dims[1],
+                       (unsigned long long)dims[2], (long long)w->chains, w->n);
+    int64_t *g = malloc((dims[0] ? dims[0] : 1) * sizeof *g);
+    if (!g)
+        return sl_fail_nomem((double)dims[0] * sizeof *g, "%s: generation numbers", w->path);
+    int ok = dims[0] == 0 ||
+             H5Dread(w->gen, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, g) >= 0;
+    hsize_t keep = 0;
+    while (ok && keep < dims[0] && g[keep] <= through)
+        keep++;
+    free(g);
+    if (!ok || !draws_extent(w, keep))
+        return sl_fail(SL_ERR_IO, "%s: HDF5 could not read or cut the generations", w->path);
+    w->rows = (int64_t)keep;
+    return SL_OK;
+}
+
+sl_status sl_mcmc_draws_open(sl_mcmc_draws *w, const char *path, int64_t chains, int n,
+                             const char *const *names, int64_t through)
+{
+    *w = (sl_mcmc_draws){-1, -1, -1, -1, -1, path, 0, chains, n};
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* no printing from the library */
+    sl_status st = through >= 0 && access(path, F_OK) == 0 ? draws_reopen(w, through)
+                                                           : draws_create(w, names);
+    if (st)
+        draws_shut(w);
+    return st;
+}
+
+/* rows more rows of one dataset, of `row` elements each, from data. */
+static int append_rows(hid_t set, hid_t type, int64_t at, int64_t rows, const hsize_t *row,
+                       int rank, const void *data)
+{
+    hsize_t start[3] = {(hsize_t)at, 0, 0}, count[3] = {(hsize_t)rows, row[1], row[2]};
+    hid_t file_space = H5Dget_space(set);
+    hid_t mem = H5Screate_simple(rank, count, NULL);
+    int ok = file_space >= 0 && mem >= 0 &&
+             H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
+             H5Dwrite(set, type, mem, file_space, H5P_DEFAULT, data) >= 0;
+    if (mem >= 0)
+        H5Sclose(mem);
+    if (file_space >= 0)
+        H5Sclose(file_space);
+    return ok;
+}
+
+sl_status sl_mcmc_draws_append(sl_mcmc_draws *w, const double *samples, const double *logpost,
+                               const double *loglike, const int64_t *gen, int64_t rows)
+{
+    if (rows <= 0)
+        return SL_OK;
+    hsize_t row[3] = {1, (hsize_t)w->chains, (hsize_t)w->n};
+    int ok = draws_extent(w, (hsize_t)(w->rows + rows)) &&
+             append_rows(w->samples, H5T_NATIVE_DOUBLE, w->rows, rows, row, 3, samples) &&
+             append_rows(w->logpost, H5T_NATIVE_DOUBLE, w->rows, rows, row, 2, logpost) &&
+             append_rows(w->loglike, H5T_NATIVE_DOUBLE, w->rows, rows, row, 2, loglike) &&
+             append_rows(w->gen, H5T_NATIVE_INT64, w->rows, rows, row, 1, gen) &&
+             H5Fflush(w->file, H5F_SCOPE_GLOBAL) >= 0;
+    if (!ok)
+        return sl_fail(SL_ERR_IO, "%s: HDF5 could not append %lld kept generations", w->path,
+                       (long long)rows);
+    w->rows += rows;
+    return SL_OK;
+}
+
+sl_status sl_mcmc_draws_close(sl_mcmc_draws *w)
+{
+    int ok = w->file < 0 || H5Fflush(w->file, H5F_SCOPE_GLOBAL) >= 0;
+    draws_shut(w);
+    return ok ? SL_OK : sl_fail(SL_ERR_IO, "%s: HDF5 could not finish the draws", w->path);
 }

@@ -15,6 +15,8 @@
 #ifndef SL_LUA_MCMC_HDF5_H
 #define SL_LUA_MCMC_HDF5_H
 
+#include <hdf5.h>
+
 #include "starling/demcmc.h"
 
 typedef struct sl_mcmc_h5 {
@@ -30,5 +32,27 @@ typedef struct sl_mcmc_h5 {
 
 /* Writes the file whole or not at all (starling/output.h; flags as there). */
 sl_status sl_mcmc_write_hdf5(const char *path, unsigned flags, const sl_mcmc_h5 *h);
+
+/* The draws of a run appended to an HDF5 file as they are kept, flushed
+ * after each append, so that a run killed outright leaves the draws up to
+ * its last append: /samples, /log_posterior, /log_likelihood and
+ * /generation as above, growing along their first axis, and /params. */
+typedef struct sl_mcmc_draws {
+    hid_t file, samples, logpost, loglike, gen;
+    const char *path;
+    int64_t rows, chains;
+    int n;
+} sl_mcmc_draws;
+
+/* A new file at path (through = -1), or, resuming after generation
+ * `through`, the file there with the rows of later generations dropped (a
+ * new one when there is none). Its chains and parameters must be these. */
+sl_status sl_mcmc_draws_open(sl_mcmc_draws *w, const char *path, int64_t chains, int n,
+                             const char *const *names, int64_t through);
+/* rows kept generations (rows x chains x n samples, rows x chains log
+ * posteriors and log-likelihoods, their generation numbers), then a flush. */
+sl_status sl_mcmc_draws_append(sl_mcmc_draws *w, const double *samples, const double *logpost,
+                               const double *loglike, const int64_t *gen, int64_t rows);
+sl_status sl_mcmc_draws_close(sl_mcmc_draws *w);
 
 #endif

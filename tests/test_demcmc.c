@@ -4,6 +4,7 @@
 #include "sl_test.h"
 #include "starling/demcmc.h"
 #include "starling/mcmc_diag.h"
+#include "starling/stats.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -461,6 +462,230 @@ Test(demcmc, prior_draws)
     sl_prior per = {.kind = SL_PRIOR_UNIFORM, .lo = -1, .hi = 1, .periodic = 1};
     cr_assert(fabs(sl_prior_wrap(&per, 1.5) + 0.5) < 1e-15 &&
               fabs(sl_prior_wrap(&per, -3.25) - 0.75) < 1e-15);
+}
+
+/* ---- a flat likelihood returns the prior ---------------------------------------- */
+
+static sl_status flat_ll(void *ud, const double *p, int64_t n, double *out)
+{
+    (void)ud, (void)p;
+    for (int64_t r = 0; r < n; r++)
+        out[r] = 0.0;
+    return SL_OK;
+}
+
+static int cmp_dbl(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return (a > b) - (a < b);
+}
+
+/* ln Phi(z) for the tests' CDFs, written apart from the library's: erfc
+ * above -30, below it the Mills ratio to its 1/z^4 term (relative error
+ * 15 / z^6 < 2e-8). */
+static double t_log_phi(double z)
+{
+    if (z > -30.0)
+        return log(0.5 * erfc(-z / sqrt(2.0)));
+    double t = 1.0 / (z * z);
+    return -0.5 * z * z - log(-z) - 0.91893853320467274 + log(1.0 - t + 3.0 * t * t);
+}
+
+/* The prior's CDF at x. */
+static double prior_cdf(const sl_prior *p, double x)
+{
+    switch (p->kind) {
+    case SL_PRIOR_UNIFORM:
+        return (x - p->lo) / (p->hi - p->lo);
+    case SL_PRIOR_LOG_UNIFORM:
+        return log(x / p->lo) / log(p->hi / p->lo);
+    case SL_PRIOR_NORMAL:
+        return 0.5 * erfc(-(x - p->mu) / (p->sigma * sqrt(2.0)));
+    default: { /* truncated normal, mirrored so that its interval leans below the mean */
+        double a = (p->lo - p->mu) / p->sigma, b = (p->hi - p->mu) / p->sigma;
+        double z = (x - p->mu) / p->sigma;
+        int up = a + b > 0.0;
+        double lo = up ? -b : a, hi = up ? -a : b, w = up ? -z : z;
+        double fa = exp(t_log_phi(lo) - t_log_phi(hi)), fw = exp(t_log_phi(w) - t_log_phi(hi));
+        double f = (fw - fa) / (1.0 - fa); /* P(X <= x), mirrored: P(X >= x) */
+        return up ? 1.0 - f : f;
+    }
+    }
+}
+
+/* Under a flat likelihood the posterior is the prior: the pooled kept
+ * draws pass a Kolmogorov-Smirnov test against the prior's CDF. The draws
+ * are autocorrelated, so the test's n is the effective sample size (the
+ * smaller of the bulk and tail ESS, the conservative one), and the
+ * threshold is the KS critical value at alpha = 0.001, sqrt(ln(2 / alpha)
+ * / 2) / sqrt(n) = 1.95 / sqrt(ESS). The seed is fixed, so the outcome
+ * is too; a correct sampler fails it once in a thousand seeds, a start on
+ * one point (D near 1) always. */
+static void flat_returns_prior(const char *what, sl_prior p)
+{
+    sl_demcmc_config c;
+    sl_demcmc_config_default(&c);
+    c.chains = 16, c.generations = 3000, c.burn = 500, c.seed = 7;
+#ifdef _OPENMP
+    omp_set_num_threads(1); /* the chains are the same on any count; 8 chains a half are */
+                            /* too few to share, and a busy machine's spinning threads */
+                            /* would slow the test a hundredfold */
+#endif
+    sl_demcmc_result r;
+    SLT_OK(sl_demcmc_run(&c, 1, &p, NULL, flat_ll, NULL, NULL, 0, &r));
+    const int64_t n = r.kept * r.chains;
+    sl_mcmc_diag dg;
+    SLT_OK(sl_mcmc_diagnose(r.samples, r.kept, r.chains, r.chains, 1, &dg));
+    double ess = fmin(dg.ess_bulk, dg.ess_tail);
+    cr_assert(ess > 100.0, "%s: ESS %g (bulk %g, tail %g): the chains hardly move", what, ess,
+              dg.ess_bulk, dg.ess_tail);
+    double *x = malloc((size_t)n * sizeof *x);
+    cr_assert(x);
+    memcpy(x, r.samples, (size_t)n * sizeof *x);
+    qsort(x, (size_t)n, sizeof *x, cmp_dbl);
+    double dmax = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        double f = prior_cdf(&p, x[i]);
+        dmax = fmax(dmax, fmax(fabs(f - (double)i / n), fabs(f - (double)(i + 1) / n)));
+    }
+    double crit = sqrt(log(2.0 / 0.001) / 2.0) / sqrt(ess);
+    cr_assert(dmax < crit, "%s: KS D = %g over %lld draws (ESS %g): above %g; median %.10g, "
+              "range [%.10g, %.10g]", what, dmax, (long long)n, ess, crit, x[n / 2], x[0],
+              x[n - 1]);
+    free(x);
+    sl_demcmc_result_free(&r);
+}
+
+Test(demcmc_flat, uniform)
+{
+    flat_returns_prior("uniform", (sl_prior){.kind = SL_PRIOR_UNIFORM, .lo = -2, .hi = 3});
+}
+Test(demcmc_flat, periodic_uniform)
+{
+    flat_returns_prior("periodic uniform", (sl_prior){.kind = SL_PRIOR_UNIFORM, .lo = 0,
+                                                      .hi = 6.283185307179586, .periodic = 1});
+}
+Test(demcmc_flat, log_uniform)
+{
+    flat_returns_prior("log_uniform", (sl_prior){.kind = SL_PRIOR_LOG_UNIFORM, .lo = 0.1,
+                                                 .hi = 100});
+}
+Test(demcmc_flat, normal)
+{
+    flat_returns_prior("normal", (sl_prior){.kind = SL_PRIOR_NORMAL, .mu = 3, .sigma = 0.5});
+}
+Test(demcmc_flat, truncated_normal)
+{
+    flat_returns_prior("truncated_normal", (sl_prior){.kind = SL_PRIOR_TRUNC_NORMAL, .mu = 0,
+                                                      .sigma = 0.3, .lo = 0, .hi = 0.95});
+}
+/* The mean 410 sigma above the upper bound: the prior is a sliver of
+ * width ~sigma / 410 at 0.9 (median 0.89998). */
+Test(demcmc_flat, truncated_normal_far_above)
+{
+    flat_returns_prior("truncated_normal far above", (sl_prior){.kind = SL_PRIOR_TRUNC_NORMAL,
+                       .mu = 5, .sigma = 0.01, .lo = 0, .hi = 0.9});
+}
+Test(demcmc_flat, truncated_normal_far_below)
+{
+    flat_returns_prior("truncated_normal far below", (sl_prior){.kind = SL_PRIOR_TRUNC_NORMAL,
+                       .mu = -3, .sigma = 0.2, .lo = 1, .hi = 4});
+}
+/* 8 sigma out: the CDFs' difference there, 6e-16, is all rounding. */
+Test(demcmc_flat, truncated_normal_moderate_tail)
+{
+    flat_returns_prior("truncated_normal 8 sigma", (sl_prior){.kind = SL_PRIOR_TRUNC_NORMAL,
+                       .mu = 0, .sigma = 1, .lo = 8, .hi = 9});
+}
+
+Test(demcmc, norm_logcdf_and_its_inverse)
+{
+    const double z[] = {3.0, 0.5, -1.0, -8.0, -29.9, -30.1, -40.0, -410.0, -1e4};
+    for (size_t i = 0; i < sizeof z / sizeof *z; i++) {
+        double l = sl_norm_logcdf(z[i]);
+        cr_assert(fabs(l - t_log_phi(z[i])) <= 1e-8 * fabs(l) + 1e-15, "z %g: %.17g vs %.17g",
+                  z[i], l, t_log_phi(z[i]));
+        double back = sl_norm_logcdf_quantile(l);
+        cr_assert(fabs(back - z[i]) <= 1e-12 * fabs(z[i]) + 1e-13, "z %g: back %.17g", z[i],
+                  back);
+    }
+}
+
+/* ---- likelihoods with no finite value ------------------------------------------- */
+
+/* NaN, -inf or +inf everywhere; `finite_first` rows of the first call
+ * (the start's evaluation) get 0 instead. */
+typedef struct odd_ll {
+    double value;
+    int64_t finite_first, calls;
+} odd_ll;
+
+static sl_status odd_target(void *ud, const double *p, int64_t n, double *out)
+{
+    odd_ll *o = ud;
+    (void)p;
+    for (int64_t r = 0; r < n; r++)
+        out[r] = o->calls == 0 && r < o->finite_first ? 0.0 : o->value;
+    o->calls++;
+    return SL_OK;
+}
+
+static sl_status odd_run(odd_ll *o, sl_demcmc_result *r)
+{
+    sl_prior pr[2];
+    wide_uniform(pr, 2, 1.0);
+    const char *names[2] = {"a", "b"};
+    sl_demcmc_config c;
+    sl_demcmc_config_default(&c);
+    c.chains = 8, c.generations = 200;
+    return sl_demcmc_run(&c, 2, pr, names, odd_target, o, NULL, 0, r);
+}
+
+Test(demcmc, refuses_a_start_with_no_finite_chain)
+{
+    sl_demcmc_result r;
+    odd_ll nan_ll = {NAN, 0, 0};
+    cr_assert_neq(odd_run(&nan_ll, &r), SL_OK, "a NaN likelihood sampled");
+    cr_assert(strstr(sl_last_error(), "no chain starts with a finite log-posterior: of 8 chains "
+                     "the likelihood gave NaN at 8, -inf at 0 and +inf at 0 (chain 1: a = "),
+              "%s", sl_last_error());
+    cr_assert(strstr(sl_last_error(), "narrow the priors"), "%s", sl_last_error());
+    cr_assert_eq(nan_ll.calls, 1, "went on after the start");
+    odd_ll ninf = {-INFINITY, 0, 0};
+    cr_assert_neq(odd_run(&ninf, &r), SL_OK, "a -inf likelihood sampled");
+    cr_assert(strstr(sl_last_error(), "NaN at 0, -inf at 8"), "%s", sl_last_error());
+    cr_assert_eq(ninf.calls, 1);
+}
+
+Test(demcmc, stops_when_no_chain_is_finite)
+{
+    sl_demcmc_result r;
+    odd_ll pinf = {INFINITY, 8, 0}; /* a finite start, then +inf everywhere */
+    cr_assert_neq(odd_run(&pinf, &r), SL_OK, "sampled +inf");
+    cr_assert(strstr(sl_last_error(), "no chain has a finite log-posterior (0 at -inf, 8 at "
+                     "+inf or NaN; chain 1: a = "), "%s", sl_last_error());
+    cr_assert(strstr(sl_last_error(), "never +inf"), "%s", sl_last_error());
+    cr_assert(pinf.calls < 200, "ran on after every chain went to +inf");
+}
+
+Test(demcmc, warns_when_nothing_is_accepted)
+{
+    sl_demcmc_result r;
+    odd_ll nan_after = {NAN, 8, 0}; /* a finite start, then NaN everywhere */
+    SLT_OK(odd_run(&nan_after, &r));
+    cr_assert(strstr(r.warnings, "no proposal was accepted in 200 generations (1600 proposals"),
+              "warnings: '%s'", r.warnings);
+    sl_demcmc_result_free(&r);
+    gauss g;
+    gauss_init(&g, 2, 0.0);
+    sl_prior pr[2];
+    wide_uniform(pr, 2, 5.0);
+    sl_demcmc_config c;
+    sl_demcmc_config_default(&c);
+    c.chains = 8, c.generations = 200;
+    SLT_OK(sl_demcmc_run(&c, 2, pr, NULL, gauss_ll, &g, NULL, 0, &r));
+    cr_assert_str_eq(r.warnings, "", "a sound run warned: %s", r.warnings);
+    sl_demcmc_result_free(&r);
 }
 
 /* ---- refusals ---------------------------------------------------------------- */

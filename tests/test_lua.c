@@ -1366,6 +1366,24 @@ Test(lua, interrupt_message_and_second_signal)
     cr_expect(WIFSIGNALED(st) && WTERMSIG(st) == SIGINT, "the second SIGINT should kill");
 }
 
+/* starling runs with OMP_WAIT_POLICY=passive unless the user set it or
+ * GOMP_SPINCOUNT (libgomp reads both as it is loaded: lua/main.c runs
+ * itself again to set it), and keeps what the user set. */
+Test(lua, omp_wait_policy_passive_unless_set)
+{
+    write_text("omp.lua", "print('policy', os.getenv('OMP_WAIT_POLICY'), os.getenv('GOMP_SPINCOUNT'))\n");
+    run_out o = run_env("env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT", "run omp.lua", NULL);
+    cr_expect_eq(o.status, 0, "%s", o.err);
+    cr_expect(strstr(o.out, "policy\tpassive\tnil"), "%s%s", o.out, o.err);
+    free_out(&o);
+    o = run_env("env -u GOMP_SPINCOUNT OMP_WAIT_POLICY=active", "run omp.lua", NULL);
+    cr_expect(strstr(o.out, "policy\tactive\tnil"), "%s%s", o.out, o.err);
+    free_out(&o);
+    o = run_env("env -u OMP_WAIT_POLICY GOMP_SPINCOUNT=1000", "run omp.lua", NULL);
+    cr_expect(strstr(o.out, "policy\tnil\t1000"), "%s%s", o.out, o.err);
+    free_out(&o);
+}
+
 /* ---- progress --------------------------------------------------------------------- */
 
 /* Runs `starling ARGS` on a pseudo-terminal (stdin, stdout and stderr);
@@ -1880,6 +1898,230 @@ Test(lua, demcmc_bad_keys)
     expect_bad("starling.demcmc{ likelihood = function(p) return 0 end, params = {'a'},\n"
                "  priors = {a = {'uniform', 0, 1}}, fused = 'yes' }",
                NEEDLES("key 'fused'", "yes"));
+}
+
+/* A likelihood with no finite value at the start is refused with what was
+ * found and how to fix it, a Lua function's and a plugin's (kepler_rv,
+ * -inf for e >= 1); a run that accepts nothing ends with a warning, on
+ * stderr and in info().warnings; chains = -4 is told the rule. */
+Test(lua, demcmc_no_finite_likelihood)
+{
+    expect_bad("starling.demcmc{ likelihood = function(p) return 0/0 end, params = {'a'},\n"
+               "  priors = {a = {'uniform', 0, 1}} }",
+               NEEDLES("demcmc: no chain starts with a finite log-posterior: of 16 chains the "
+                       "likelihood gave NaN at 16, -inf at 0", "(chain 1: a = ",
+                       "narrow the priors to where it is finite"));
+    expect_bad("starling.demcmc{ likelihood = function(p) return -math.huge end, params = {'a'},\n"
+               "  priors = {a = {'uniform', 0, 1}} }",
+               NEEDLES("gave NaN at 0, -inf at 16"));
+    expect_bad("starling.demcmc{ likelihood = function(p) return 0 end, params = {'a'},\n"
+               "  priors = {a = {'uniform', 0, 1}}, chains = -4 }",
+               NEEDLES("demcmc: key 'chains' = -4: expected an even number >= 4"));
+    expect_bad("starling.demcmc{ likelihood = function(p) return 0 end, params = {'a'},\n"
+               "  priors = {a = {'uniform', 0, 1}}, chains = 2 }",
+               NEEDLES("bad.lua:3: demcmc: chains = 2: expected an even number >= 4"));
+    char line[1024];
+    snprintf(line, sizeof line,
+             "starling.demcmc{ likelihood = starling.likelihood('kepler_rv', {data = "
+             "'%s/examples/data/rv_2planet.txt', planets = 1, backend = 'cpu'}), chains = 16, "
+             "priors = { P1 = {'uniform', 14, 15.2}, K1 = {'uniform', 10, 50}, e1 = {'uniform', "
+             "1.1, 1.5}, w1 = {'uniform', 0, 6}, M01 = {'uniform', 0, 6}, gamma_HIRES = "
+             "{'uniform', -20, 20}, jit_HIRES = 2.5 } }", SL_SOURCE_DIR);
+    expect_bad(line, NEEDLES("demcmc: no chain starts with a finite log-posterior: of 16 "
+                             "chains", "-inf at 16", "e1 = 1."));
+    write_text("stuck.lua",
+               "local starling = require \"starling\"\n"
+               "local n = 0\n"
+               "local r = starling.demcmc{ likelihood = function(p) n = n + 1\n"
+               "  if n <= 16 then return 0 end return 0/0 end, params = {'a', 'b'},\n"
+               "  priors = {a = {'uniform', 0, 1}, b = {'uniform', 0, 1}}, generations = 50 }\n"
+               "local w = r:info().warnings\n"
+               "assert(#w == 1 and w[1]:find('no proposal was accepted in 50 generations'), w[1])\n"
+               "print('warned')\n");
+    run_out o = run("run stuck.lua", NULL);
+    cr_expect_eq(o.status, 0, "%s", o.err);
+    cr_expect(strstr(o.out, "warned"), "%s%s", o.out, o.err);
+    cr_expect(strstr(o.err, "starling: demcmc: warning: no proposal was accepted in 50 "
+                            "generations"), "%s", o.err);
+    free_out(&o);
+}
+
+/* The first SIGINT stops a run whose likelihood is a plugin (no Lua code
+ * runs for the hook to stop) within a second: exit 130, no temporary file
+ * left, and the checkpoint the run kept writing is whole and resumable. */
+Test(lua, demcmc_plugin_stops_on_sigint, .timeout = 60)
+{
+    char script[2048];
+    snprintf(script, sizeof script,
+             "local starling = require \"starling\"\n"
+             "local L = starling.likelihood('kepler_rv', {data = '%s/examples/data/rv_2planet.txt',\n"
+             "  planets = 1, backend = 'cpu'})\n"
+             "local cfg = { likelihood = L, chains = 32, seed = 5,\n"
+             "  priors = { P1 = {'uniform', 14, 15.2}, K1 = {'uniform', 10, 50}, e1 = {'uniform', 0, 0.5},\n"
+             "    w1 = {'uniform', 0, 6.2832, periodic = true}, M01 = {'uniform', 0, 6.2832, periodic = true},\n"
+             "    gamma_HIRES = {'uniform', -20, 20}, jit_HIRES = {'uniform', 0, 10} } }\n"
+             "local function with(t) for k, v in pairs(cfg) do t[k] = v end return t end\n"
+             "if arg[1] == 'resume' then\n"
+             "  local r = starling.demcmc(with{ generations = 20, resume = 'dm.ckpt' })\n"
+             "  print('resumed after', r:info().first)\n"
+             "  return\n"
+             "end\n"
+             "starling.demcmc(with{ generations = 100, checkpoint = {path = 'dm.ckpt', every = 100} })\n"
+             "io.write('ready\\n') io.stdout:flush()\n"
+             "starling.demcmc(with{ generations = 100000000, thin = 100000, resume = 'dm.ckpt',\n"
+             "  checkpoint = {path = 'dm.ckpt', every = 50} })\n"
+             "print('finished')\n",
+             SL_SOURCE_DIR);
+    write_text("dmsig.lua", script);
+    const char *const args[] = {"starling", "run", "dmsig.lua", NULL};
+    pid_t pid = spawn(args);
+    char out_path[400], err_path[400];
+    snprintf(out_path, sizeof out_path, "%s/stdout", base);
+    snprintf(err_path, sizeof err_path, "%s/stderr", base);
+    for (int i = 0; i < 3000; i++) {
+        char *out = slurp(out_path);
+        int ready = out && strstr(out, "ready");
+        free(out);
+        if (ready)
+            break;
+        int st;
+        cr_assert_eq(waitpid(pid, &st, WNOHANG), 0, "starling ended before the long run");
+        usleep(10000);
+    }
+    usleep(1000 * 1000); /* well inside the long run, checkpoints written */
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    kill(pid, SIGINT);
+    int st = wait_for(pid, 1.5);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    char *err = slurp(err_path);
+    cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 130, "status %d\n%s", st, err);
+    cr_expect(strstr(err, "starling: interrupted by SIGINT"), "%s", err);
+    free(err);
+    double took = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    cr_expect(took < 1.5, "exited %.2f s after SIGINT", took);
+    char names[1024];
+    cr_expect_eq(list_work(names, sizeof names), 2, "left behind: %s", names);
+    char ck[400];
+    snprintf(ck, sizeof ck, "%s/dm.ckpt", work);
+    char *text = slurp(ck);
+    cr_assert(text && !strncmp(text, "# starling demcmc checkpoint\n# seed = 5\n", 40), "%s",
+              text ? text : "(none)");
+    cr_expect(strstr(text, "\n32,"), "not every chain in the checkpoint:\n%s", text);
+    free(text);
+    run_out o = run("run dmsig.lua resume", NULL);
+    cr_expect_eq(o.status, 0, "%s", o.err);
+    cr_expect(strstr(o.out, "resumed after"), "%s%s", o.out, o.err);
+    free_out(&o);
+}
+
+/* The rows of dataset name in an HDF5 file (dims[0]), its generation
+ * numbers into gen (up to cap). */
+static hsize_t draws_rows(const char *path, int64_t *gen, size_t cap, double *first_p1_at,
+                          hsize_t at)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    cr_assert(f >= 0, "cannot open %s", path);
+    hid_t set = H5Dopen2(f, "generation", H5P_DEFAULT);
+    hid_t space = H5Dget_space(set);
+    hsize_t n = 0;
+    H5Sget_simple_extent_dims(space, &n, NULL);
+    H5Sclose(space);
+    cr_assert(n <= cap, "%llu rows", (unsigned long long)n);
+    if (n)
+        cr_assert(H5Dread(set, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, gen) >= 0);
+    H5Dclose(set);
+    set = H5Dopen2(f, "samples", H5P_DEFAULT);
+    space = H5Dget_space(set);
+    hsize_t dims[3] = {0};
+    H5Sget_simple_extent_dims(space, dims, NULL);
+    cr_assert(dims[0] == n && dims[1] == 16 && dims[2] == 7, "samples %llu x %llu x %llu",
+              (unsigned long long)dims[0], (unsigned long long)dims[1],
+              (unsigned long long)dims[2]);
+    if (first_p1_at && at < n) {
+        hsize_t start[3] = {at, 0, 0}, count[3] = {1, 1, 1};
+        hid_t mem = H5Screate_simple(3, count, NULL);
+        H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL);
+        cr_assert(H5Dread(set, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, first_p1_at) >= 0);
+        H5Sclose(mem);
+    }
+    H5Sclose(space);
+    H5Dclose(set);
+    H5Fclose(f);
+    return n;
+}
+
+/* checkpoint.draws: a run killed outright (SIGKILL) leaves an HDF5 file
+ * with the kept draws up to its last checkpoint, readable; resuming from
+ * that checkpoint appends, after dropping any rows past it. */
+Test(lua, demcmc_draws_survive_kill_and_resume_appends, .timeout = 60)
+{
+    char script[2048];
+    snprintf(script, sizeof script,
+             "local starling = require \"starling\"\n"
+             "local L = starling.likelihood('kepler_rv', {data = '%s/examples/data/rv_2planet.txt',\n"
+             "  planets = 1, backend = 'cpu'})\n"
+             "local cfg = { likelihood = L, chains = 16, seed = 4, thin = 10, burn = 0,\n"
+             "  checkpoint = {path = 'dm.ckpt', every = 50, draws = 'dr.h5'},\n"
+             "  priors = { P1 = {'uniform', 14, 15.2}, K1 = {'uniform', 10, 50}, e1 = {'uniform', 0, 0.5},\n"
+             "    w1 = {'uniform', 0, 6.2832, periodic = true}, M01 = {'uniform', 0, 6.2832, periodic = true},\n"
+             "    gamma_HIRES = {'uniform', -20, 20}, jit_HIRES = {'uniform', 0, 10} } }\n"
+             "local function with(t) for k, v in pairs(cfg) do t[k] = v end return t end\n"
+             "if arg[1] == 'resume' then\n"
+             "  local r = starling.demcmc(with{ generations = 100, resume = 'dm.ckpt' })\n"
+             "  print(string.format('resumed %%d %%.17g', r:info().first, r:samples('P1')[1]))\n"
+             "  return\n"
+             "end\n"
+             "starling.demcmc(with{ generations = 100000000 })\n",
+             SL_SOURCE_DIR);
+    write_text("dmkill.lua", script);
+    const char *const args[] = {"starling", "run", "dmkill.lua", NULL};
+    pid_t pid = spawn(args);
+    for (int i = 0; i < 3000 && !exists("dm.ckpt"); i++) {
+        int st;
+        cr_assert_eq(waitpid(pid, &st, WNOHANG), 0, "starling ended before a checkpoint");
+        usleep(10000);
+    }
+    cr_assert(exists("dm.ckpt"), "no checkpoint written");
+    usleep(700 * 1000);
+    kill(pid, SIGKILL);
+    int st;
+    waitpid(pid, &st, 0);
+    char ck[400], h5[400];
+    snprintf(ck, sizeof ck, "%s/dm.ckpt", work);
+    snprintf(h5, sizeof h5, "%s/dr.h5", work);
+    char *text = slurp(ck);
+    const char *at = text ? strstr(text, "# generations = ") : NULL;
+    cr_assert(at, "%s", text ? text : "(no checkpoint)");
+    long long G = atoll(at + 16);
+    free(text);
+    static int64_t gen[200000];
+    hsize_t n = draws_rows(h5, gen, 200000, NULL, 0);
+    cr_assert(n > 0 && G > 50, "%llu rows, checkpoint at %lld", (unsigned long long)n, G);
+    for (hsize_t i = 0; i < n; i++)
+        cr_assert_eq(gen[i], (int64_t)(10 * i + 1), "row %llu: generation %lld",
+                     (unsigned long long)i, (long long)gen[i]);
+    /* the draws are appended before each checkpoint: they reach it, at most
+     * one interval past it (killed between the two) */
+    cr_assert(gen[n - 1] > G - 10 && gen[n - 1] <= G + 50, "last row's generation %lld, "
+              "checkpoint's %lld", (long long)gen[n - 1], G);
+    hsize_t upto = 0;
+    while (upto < n && gen[upto] <= G)
+        upto++;
+    run_out o = run("run dmkill.lua resume", NULL);
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    long long first = 0;
+    double p1 = NAN, in_file = NAN;
+    cr_assert(sscanf(o.out, "resumed %lld %lg", &first, &p1) == 2, "%s", o.out);
+    cr_assert_eq(first, G);
+    hsize_t m = draws_rows(h5, gen, 200000, &in_file, upto);
+    cr_assert_eq(m, upto + 10, "%llu rows kept through generation %lld, then 10: %llu",
+                 (unsigned long long)upto, G, (unsigned long long)m);
+    for (hsize_t i = upto; i < m; i++)
+        cr_assert_eq(gen[i], (int64_t)(G + 10 * (i - upto) + 1));
+    cr_assert(in_file == p1, "the resumed run's first draw %.17g, the file's %.17g", p1,
+              in_file);
+    free_out(&o);
 }
 
 /* examples/rv_fit.lua on HD 164922's published velocities: every planet's

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "demcmc_dev.h"
+#include "starling/cancel.h"
 #include "starling/demcmc.h"
 #include "starling/demcmc_move.h"
 #include "starling/mcmc_diag.h"
@@ -140,6 +141,33 @@ sl_status sl_prior_check(const sl_prior *p, const char *name)
     return SL_OK;
 }
 
+/* The truncated normal by inversion of its CDF. Where the interval holds
+ * at least 1e-6 of the normal's mass, the difference of the two CDFs keeps
+ * p to 1e-10 and the quantile inverts it directly. Below that (an interval
+ * far in a tail, or very narrow) the differences of CDFs near 0 or 1 lose
+ * every digit: every draw would land on a bound, and differential
+ * evolution cannot move a parameter on which all chains agree. There the
+ * interval is mirrored into the lower half (where ln Phi is relatively
+ * accurate), and ln Phi(x) = ln Phi(b) + ln(u + (1 - u) Phi(a) / Phi(b))
+ * inverted in logs. */
+static double trunc_normal_draw(const sl_prior *p, double u)
+{
+    double a = (p->lo - p->mu) / p->sigma, b = (p->hi - p->mu) / p->sigma;
+    double pa = sl_norm_cdf(a), pb = sl_norm_cdf(b), x;
+    if (pb - pa >= 1e-6) {
+        x = p->mu + p->sigma * sl_norm_quantile(pa + u * (pb - pa));
+    } else {
+        double sign = a + b > 0.0 ? -1.0 : 1.0;
+        double lo = sign > 0.0 ? a : -b, hi = sign > 0.0 ? b : -a;
+        double la = sl_norm_logcdf(lo), lb = sl_norm_logcdf(hi);
+        double r = exp(la - lb); /* in [0, 1] */
+        double z = sl_norm_logcdf_quantile(lb + log(u + (1.0 - u) * r));
+        z = fmin(fmax(z, lo), hi);
+        x = p->mu + sign * p->sigma * z;
+    }
+    return fmin(fmax(x, p->lo), p->hi); /* rounding at the edges */
+}
+
 double sl_prior_draw(const sl_prior *p, double u1, double u2)
 {
     switch (p->kind) {
@@ -149,12 +177,8 @@ double sl_prior_draw(const sl_prior *p, double u1, double u2)
         return exp(log(p->lo) + u1 * (log(p->hi) - log(p->lo)));
     case SL_PRIOR_NORMAL: /* Box-Muller; 1 - u1 is in (0, 1] */
         return p->mu + p->sigma * sqrt(-2.0 * log(1.0 - u1)) * cos(TWO_PI * u2);
-    case SL_PRIOR_TRUNC_NORMAL: {
-        double a = sl_norm_cdf((p->lo - p->mu) / p->sigma);
-        double b = sl_norm_cdf((p->hi - p->mu) / p->sigma);
-        double x = p->mu + p->sigma * sl_norm_quantile(a + u1 * (b - a));
-        return fmin(fmax(x, p->lo), p->hi); /* rounding at the edges */
-    }
+    case SL_PRIOR_TRUNC_NORMAL:
+        return trunc_normal_draw(p, u1);
     case SL_PRIOR_FIXED:
         return p->value;
     default:
@@ -279,6 +303,8 @@ typedef struct sampler {
     double *rows, *out;        /* the proposals inside the support, packed; their values */
     int64_t *row_of;           /* proposal -> chain */
     sl_demcmc_result *res;
+    const char *const *names;  /* for messages; may be NULL */
+    int64_t drawn;             /* kept generations handed to c->draws */
 } sampler;
 
 static double now_s(void)
@@ -477,6 +503,85 @@ static sl_status device_close(sampler *S)
     return st;
 }
 
+/* Chain i's parameters as "name = value, ..." into buf. */
+static void describe_chain(const sampler *S, int64_t i, char *buf, size_t size)
+{
+    size_t at = 0;
+    buf[0] = 0;
+    for (int k = 0; k < S->D && at + 1 < size; k++) {
+        char v[40], nm[16];
+        sl_fmt_num(v, sizeof v, S->x[i * S->D + k]);
+        snprintf(nm, sizeof nm, "p%d", k + 1);
+        int w = snprintf(buf + at, size - at, "%s%s = %s", k ? ", " : "",
+                         S->names && S->names[k] ? S->names[k] : nm, v);
+        at += w > 0 ? (size_t)w : 0;
+    }
+}
+
+/* How many chains hold a finite log-posterior; *ninf, *pinf: how many hold
+ * -inf and +inf. */
+static int64_t finite_chains(const sampler *S, int64_t *ninf, int64_t *pinf)
+{
+    int64_t f = 0, n = 0, p = 0;
+    for (int64_t i = 0; i < S->c->chains; i++) {
+        double v = S->lp[i] + S->ll[i];
+        f += isfinite(v), n += v == -INFINITY, p += v == INFINITY || isnan(v);
+    }
+    *ninf = n, *pinf = p;
+    return f;
+}
+
+/* A start where no chain has a finite log-posterior leaves the sampler
+ * nothing to compare proposals with: every one would be taken or none,
+ * and the draws would be a random walk or the start. It is refused. */
+static sl_status finite_start(const sampler *S, int64_t nan, int given)
+{
+    int64_t ninf, pinf;
+    if (finite_chains(S, &ninf, &pinf) > 0)
+        return SL_OK;
+    char at[400];
+    describe_chain(S, 0, at, sizeof at);
+    return sl_fail(SL_ERR_ARG, "demcmc: no chain starts with a finite log-posterior: of %lld "
+                   "chains the likelihood gave NaN at %lld, -inf at %lld and +inf at %lld "
+                   "(chain 1: %s). Check the likelihood at the %s (its data, units and "
+                   "parameter order), or %s",
+                   (long long)S->c->chains, (long long)nan, (long long)(ninf - nan),
+                   (long long)pinf, at, given ? "start" : "priors' draws",
+                   given ? "start the chains where it is finite" :
+                           "narrow the priors to where it is finite");
+}
+
+/* After a generation: the chains only move to finite values unless the
+ * likelihood gives +inf, which is taken over anything; then nothing is
+ * left to sample. */
+static sl_status check_generation(const sampler *S, int64_t g)
+{
+    int64_t ninf, pinf;
+    if (finite_chains(S, &ninf, &pinf) > 0)
+        return SL_OK;
+    char at[400];
+    describe_chain(S, 0, at, sizeof at);
+    return sl_fail(SL_ERR_ARG, "demcmc: after generation %lld no chain has a finite "
+                   "log-posterior (%lld at -inf, %lld at +inf or NaN; chain 1: %s): a "
+                   "log-likelihood must be finite or -inf, never +inf",
+                   (long long)(g + 1), (long long)ninf, (long long)pinf, at);
+}
+
+/* The warnings a finished run leaves in its result. */
+static void add_warnings(sampler *S)
+{
+    sl_demcmc_result *r = S->res;
+    int64_t acc = 0;
+    for (int64_t i = 0; i < r->chains; i++)
+        acc += r->accepted[i];
+    if (acc == 0 && r->proposals > 0)
+        snprintf(r->warnings, sizeof r->warnings, "no proposal was accepted in %lld "
+                 "generations (%lld proposals, %lld outside the priors, %lld NaN): the chains "
+                 "never moved and the draws are the start, not the posterior\n",
+                 (long long)r->generations, (long long)r->proposals, (long long)r->outside,
+                 (long long)r->nan);
+}
+
 /* The start: given, or drawn from the priors; then evaluated. A start
  * outside the support is refused: every chain must begin where the
  * posterior is defined. */
@@ -505,14 +610,18 @@ static sl_status start_chains(sampler *S, const double *start)
     }
     memcpy(S->rows, S->x, (size_t)N * (size_t)S->D * sizeof(double));
     sl_status st = evaluate(S, N);
-    for (int64_t i = 0; i < N && !st; i++) {
+    if (st)
+        return st;
+    int64_t nan = 0;
+    for (int64_t i = 0; i < N; i++) {
         S->ll[i] = S->out[i];
         if (isnan(S->ll[i])) { /* worse than anything: the first proposal replaces it */
-            S->res->nan++;
+            nan++;
             S->ll[i] = -INFINITY;
         }
     }
-    return st;
+    S->res->nan += nan;
+    return finite_start(S, nan, start != NULL);
 }
 
 static int cmp_double(const void *pa, const void *pb)
@@ -585,9 +694,10 @@ static sl_status alloc_result(const sl_demcmc_config *c, int D, sl_demcmc_result
     r->accepted = calloc((size_t)N, sizeof(int64_t));
     if (!r->samples || !r->logpost || !r->loglike || !r->last || !r->last_logpost ||
         !r->last_loglike || !r->accepted) {
+        int64_t kept = r->kept;
         sl_demcmc_result_free(r);
         return sl_fail_nomem((double)nk * (D + 2) * sizeof(double), "demcmc: %lld kept "
-                             "generations of %lld chains", (long long)r->kept, (long long)N);
+                             "generations of %lld chains", (long long)kept, (long long)N);
     }
     return SL_OK;
 }
@@ -705,6 +815,38 @@ static sl_status keep_and_check(sampler *S, int64_t k, int *done)
     return SL_OK;
 }
 
+/* The kept generations not yet handed to c->draws, through `to`. */
+static sl_status hand_draws(sampler *S, int64_t to)
+{
+    const sl_demcmc_config *c = S->c;
+    if (!c->draws || to <= S->drawn)
+        return SL_OK;
+    sl_status st = flush(S);
+    if (!st)
+        st = c->draws(c->draws_ud, S->res, S->drawn, to);
+    if (st)
+        return sl_fail_context(st, "demcmc: the draws through kept generation %lld",
+                               (long long)to);
+    S->drawn = to;
+    return SL_OK;
+}
+
+/* After generation k of this call (g in all): the draws kept so far, then
+ * the state, so that a checkpoint never runs ahead of the draws saved. */
+static sl_status save_point(sampler *S, int64_t k, int64_t g)
+{
+    const sl_demcmc_config *c = S->c;
+    int64_t kept = k < c->burn ? 0 : (k - c->burn) / c->thin + 1;
+    sl_status st = hand_draws(S, kept);
+    if (st || !c->checkpoint)
+        return st;
+    sl_demcmc_state now = {g + 1, S->x, S->lp, S->ll, S->z, S->zn};
+    if ((st = c->checkpoint(c->checkpoint_ud, &now)))
+        return sl_fail_context(st, "demcmc: checkpoint after generation %lld",
+                               (long long)(g + 1));
+    return SL_OK;
+}
+
 static sl_status generations(sampler *S, int64_t first)
 {
     const sl_demcmc_config *c = S->c;
@@ -729,19 +871,22 @@ static sl_status generations(sampler *S, int64_t first)
             return st;
         S->res->generations = k + 1;
         S->res->proposals += N;
-        int ckpt = c->checkpoint && c->checkpoint_every > 0 && (k + 1) % c->checkpoint_every == 0;
+        if ((st = sl_cancel_check("demcmc")))
+            return st;
+        int ckpt = (c->checkpoint || c->draws) && c->checkpoint_every > 0 &&
+                   (k + 1) % c->checkpoint_every == 0;
         int kept = k >= c->burn && (k - c->burn) % c->thin == 0;
         if ((ckpt || (kept && !S->dev)) && (st = pull(S, ckpt)))
+            return st;
+        if ((!S->dev || ckpt) && (st = check_generation(S, g)))
             return st;
         if (!ckpt && !kept && c->progress && S->dev &&
             (st = sl__dm_dev_get(S->dev, NULL, NULL, NULL, S->res->accepted)))
             return st;
-        sl_demcmc_state now = {g + 1, S->x, S->lp, S->ll, S->z, S->zn};
-        if (ckpt && (st = c->checkpoint(c->checkpoint_ud, &now)))
-            return sl_fail_context(st, "demcmc: checkpoint after generation %lld",
-                                   (long long)(g + 1));
         int done;
         if ((st = keep_and_check(S, k, &done)))
+            return st;
+        if (ckpt && (st = save_point(S, k, g)))
             return st;
         if (c->progress) {
             int64_t acc = 0;
@@ -777,7 +922,7 @@ sl_status sl_demcmc_run(const sl_demcmc_config *c, int n_params, const sl_prior 
     sampler S;
     memset(&S, 0, sizeof S);
     S.c = c, S.D = n_params, S.d = n_free(n_params, priors), S.pr = priors;
-    S.target = target, S.ud = target_ud, S.res = res;
+    S.target = target, S.ud = target_ud, S.res = res, S.names = names;
     S.m = (sl_dm_move){c->seed, (uint64_t)n_params + (c->snooker > 0.0 ? 4 : 2), n_params, S.d,
                        c->gamma > 0.0 ? c->gamma : 2.38 / sqrt(2.0 * S.d), c->gamma1_every,
                        c->noise, c->snooker, priors};
@@ -799,6 +944,8 @@ sl_status sl_demcmc_run(const sl_demcmc_config *c, int n_params, const sl_prior 
         sl_status cl = device_close(&S);
         st = st ? st : cl;
     }
+    if (!st)
+        st = hand_draws(&S, res->kept);
     if (!st) {
         memcpy(res->last, S.x, (size_t)(c->chains * n_params) * sizeof(double));
         for (int64_t i = 0; i < c->chains; i++) {
@@ -807,6 +954,7 @@ sl_status sl_demcmc_run(const sl_demcmc_config *c, int n_params, const sl_prior 
         }
         res->archive = S.z, res->archive_rows = S.zn;
         S.z = NULL;
+        add_warnings(&S);
     }
     free_sampler(&S);
     res->wall_s = now_s() - t0;

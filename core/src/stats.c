@@ -42,3 +42,45 @@ double sl_norm_quantile(double p)
     double u = e * 2.5066282746310005024157652848110 * exp(0.5 * x * x);
     return x - u / (1.0 + 0.5 * x * u);
 }
+
+/* Below -30, erfc nears underflow; the asymptotic series of the Mills
+ * ratio, P(Z <= x) = phi(x) / |x| (1 - 1/x^2 + 3/x^4 - 15/x^6 + ...), is
+ * there accurate to rounding through its 1/x^12 term (the next, 135135 /
+ * x^14, is 3e-16 at x = -30). */
+double sl_norm_logcdf(double x)
+{
+    if (isnan(x))
+        return x;
+    if (x > 0.0)
+        return log1p(-0.5 * erfc(x / sqrt(2.0)));
+    if (x > -30.0)
+        return log(0.5 * erfc(-x / sqrt(2.0)));
+    double t = 1.0 / (x * x);
+    double s = 1.0 - t * (1.0 - 3.0 * t * (1.0 - 5.0 * t * (1.0 - 7.0 * t *
+                                                           (1.0 - 9.0 * t * (1.0 - 11.0 * t)))));
+    return -0.5 * x * x - log(-x) - 0.91893853320467274178032973640562 + log(s);
+}
+
+/* Where exp(l) is a normal double well away from underflow, the quantile;
+ * below, Newton's method on sl_norm_logcdf, which is concave and
+ * increasing: from the left of the root (-sqrt(-2 l), where ln P is below
+ * l by about ln(|x| sqrt(2 pi))) its steps rise monotonically to it. */
+double sl_norm_logcdf_quantile(double l)
+{
+    if (!(l <= 0.0))
+        return NAN;
+    if (l > -650.0)
+        return sl_norm_quantile(exp(l));
+    if (isinf(l))
+        return -INFINITY;
+    double x = -sqrt(-2.0 * l);
+    for (int i = 0; i < 60; i++) {
+        double lc = sl_norm_logcdf(x);
+        double slope = exp(-0.5 * x * x - 0.91893853320467274178032973640562 - lc);
+        double dx = (l - lc) / slope;
+        x += dx;
+        if (fabs(dx) <= 1e-15 * fabs(x))
+            break;
+    }
+    return x;
+}

@@ -29,10 +29,13 @@
 SL_EXTERN_C_BEGIN
 
 struct sl_dm_half; /* demcmc_fused.h */
+struct sl_demcmc_result;
 
 /* The target: n parameter vectors (n x n_params, row-major) to n
  * log-likelihoods. -inf is a valid value (outside the model's domain);
- * NaN is counted and the proposal rejected. A failure stops the run. */
+ * NaN is counted and the proposal rejected. A failure stops the run, and
+ * so does a start where no chain has a finite log-posterior, or a
+ * generation after which none has (+inf taken as a value). */
 typedef sl_status (*sl_loglike_fn)(void *ud, const double *params, int64_t n, double *out);
 
 /* What the progress function sees after each generation. */
@@ -123,6 +126,13 @@ typedef struct sl_demcmc_config {
     sl_status (*checkpoint)(void *ud, const sl_demcmc_state *s);
     void *checkpoint_ud;
     int64_t checkpoint_every;
+    /* Optional: the kept generations [from, to) of the result's samples,
+     * logpost and loglike, final and on the host, handed on as they
+     * accumulate: every checkpoint_every generations (before the
+     * checkpoint function, so that the draws handed on reach the state it
+     * saves) and at the end of the run. A failure stops the run. */
+    sl_status (*draws)(void *ud, const struct sl_demcmc_result *r, int64_t from, int64_t to);
+    void *draws_ud;
 } sl_demcmc_config;
 
 /* chains 0 (must be set), generations 0, seed 1, gamma 0, gamma1_every
@@ -155,6 +165,10 @@ typedef struct sl_demcmc_result {
                                * generations, the last copies out, the counts) */
     double *archive;         /* DE-MCz: archive_rows x n_params, to resume with */
     int64_t archive_rows;
+    /* What a finished run found doubtful (no proposal accepted: the draws
+     * are the start), one sentence a line; "" when nothing. The library
+     * prints nothing: a front end shows these. */
+    char warnings[512];
 } sl_demcmc_result;
 
 /* Everything sl_demcmc_run refuses before work, and nothing else. */

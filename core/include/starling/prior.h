@@ -74,7 +74,9 @@ SL_HD SL_INLINE double sl_prior_logpdf(const sl_prior *p, double x)
 }
 
 /* A draw from the prior, from two uniforms u1, u2 in [0, 1) (a truncated
- * normal by inversion of its CDF, so it needs no loop). */
+ * normal by inversion of its CDF, in logarithms where its interval holds
+ * less than 1e-6 of the normal: no rejection loop, the same draw for the
+ * same uniforms). */
 double sl_prior_draw(const sl_prior *p, double u1, double u2);
 
 SL_EXTERN_C_END

@@ -14,6 +14,15 @@ double sl_norm_cdf(double x);
  * outside [0, 1]. */
 double sl_norm_quantile(double p);
 
+/* ln P(Z <= x), relatively accurate far into the lower tail (x = -1e4
+ * included), where P itself underflows. */
+double sl_norm_logcdf(double x);
+
+/* x with ln P(Z <= x) = l, for l <= 0: the inverse of sl_norm_logcdf,
+ * relatively accurate where sl_norm_quantile(exp(l)) underflows; NaN for l
+ * > 0 or NaN. */
+double sl_norm_logcdf_quantile(double l);
+
 SL_EXTERN_C_END
 
 #endif
