@@ -26,6 +26,9 @@
  * - Numbers are decimal (1.5, -2e-3, 1.0D+03), nan or inf; anything else in
  *   a number column is an error naming file, line, column and value.
  *
+ * Reading polls sl_cancel_check (starling/cancel.h), so that a request to
+ * stop ends a read of an input that never ends.
+ *
  * Nothing here prints; every failure returns an sl_status with the file and
  * line in its message. */
 #ifndef STARLING_TABLE_H
@@ -64,6 +67,9 @@ typedef struct sl_table_spec {
     /* The user's header name per wanted column (NULL entries: the aliases
      * decide). A name given here must be in the header. */
     const char *const *names;
+    /* The most bytes read of one file (0: no limit): an input that never
+     * ends is an error naming the file and the limit, not a full memory. */
+    int64_t max_bytes;
 } sl_table_spec;
 
 typedef struct sl_table_column {
