@@ -1142,6 +1142,11 @@ static int ls_command(int argc, char **argv)
     const char *backend = "auto";
     int files = 0, stdin_files = 0;
     for (int i = 0; i < argc; i++) {
+        if (is_help(argv[i])) {
+            sl_registry_destroy(r);
+            fputs(ls_usage, stdout);
+            return SL_EXIT_OK;
+        }
         int k = ls_option(&x, argv[i], &backend);
         if (k < 0) {
             sl_registry_destroy(r);

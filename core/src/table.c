@@ -99,7 +99,7 @@ typedef struct reader {
     int32_t *slots[SL_TABLE_MAX_COLS];
     uint32_t n_slots[SL_TABLE_MAX_COLS];
     int32_t cap_levels[SL_TABLE_MAX_COLS];
-    int64_t bytes; /* read so far */
+    int64_t bytes, max_bytes; /* read so far; the limit (0: none) */
 } reader;
 
 /* The first '#' outside double quotes, or NULL. */
@@ -642,11 +642,11 @@ static void fmt_bytes(char *buf, size_t cap, int64_t n)
 
 /* The next line (its '\n' kept) into *buf, or *got = 0 at the end. Read a
  * byte at a time, so that an input that never ends (a device, a FIFO fed
- * forever, a line without end) stops at spec->max_bytes instead of filling
+ * forever, a line without end) stops at max_bytes instead of filling
  * the memory, and a cancellation request (Ctrl-C) is seen while reading. */
 static sl_status next_line(FILE *fp, reader *r, char **buf, size_t *cap, int *got)
 {
-    const int64_t max = r->spec->max_bytes;
+    const int64_t max = r->max_bytes;
     size_t n = 0;
     int c = 0;
     sl_status st;
@@ -684,13 +684,19 @@ static sl_status next_line(FILE *fp, reader *r, char **buf, size_t *cap, int *go
 sl_status sl_table_read_stream(FILE *fp, const char *name, const sl_table_spec *spec,
                                sl_table *out)
 {
+    return sl_table_read_stream_max(fp, name, spec, 0, out);
+}
+
+sl_status sl_table_read_stream_max(FILE *fp, const char *name, const sl_table_spec *spec,
+                                   int64_t max_bytes, sl_table *out)
+{
     memset(out, 0, sizeof *out);
     sl_status st = check_spec(name, spec);
     if (st)
         return st;
     if (!(out->path = strdup(name)))
         return sl_fail(SL_ERR_NOMEM, "%s: out of memory", name);
-    reader r = {.name = name, .spec = spec, .t = out};
+    reader r = {.name = name, .spec = spec, .t = out, .max_bytes = max_bytes};
     char *line = NULL;
     size_t cap = 0;
     int state = 0, got = 0;
@@ -719,11 +725,17 @@ sl_status sl_table_read_stream(FILE *fp, const char *name, const sl_table_spec *
 
 sl_status sl_table_read(const char *path, const sl_table_spec *spec, sl_table *out)
 {
+    return sl_table_read_max(path, spec, 0, out);
+}
+
+sl_status sl_table_read_max(const char *path, const sl_table_spec *spec, int64_t max_bytes,
+                            sl_table *out)
+{
     memset(out, 0, sizeof *out);
     FILE *fp = fopen(path, "r");
     if (!fp)
         return sl_fail(SL_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    sl_status st = sl_table_read_stream(fp, path, spec, out);
+    sl_status st = sl_table_read_stream_max(fp, path, spec, max_bytes, out);
     fclose(fp);
     return st;
 }

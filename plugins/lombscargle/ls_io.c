@@ -122,9 +122,7 @@ static void ls_spec(int with_id, const sl_ls_columns *names, sl_table_col cols[4
     int any = user[0] || user[1] || user[2] || user[3];
     *spec = (sl_table_spec){.what = with_id ? "a batch of light curves" : "a light curve",
                             .cols = cols, .n_cols = with_id ? 4 : 3, .can_name = 1,
-                            .names = any ? user : NULL,
-                            .max_bytes = names && names->max_bytes > 0 ? names->max_bytes
-                                                                        : SL_LS_MAX_BYTES};
+                            .names = any ? user : NULL};
 }
 
 /* Rows of one text file, in file order; NaN and inf are kept for the
@@ -137,8 +135,9 @@ static sl_status read_rows(const char *path, int with_id, const sl_ls_columns *n
     sl_table_spec spec;
     ls_spec(with_id, names, cols, user, &spec);
     sl_table tab;
-    sl_status st = strcmp(path, "-") ? sl_table_read(path, &spec, &tab)
-                                     : sl_table_read_stream(stdin, "stdin", &spec, &tab);
+    int64_t max = names && names->max_bytes > 0 ? names->max_bytes : SL_LS_MAX_BYTES;
+    sl_status st = strcmp(path, "-") ? sl_table_read_max(path, &spec, max, &tab)
+                                     : sl_table_read_stream_max(stdin, "stdin", &spec, max, &tab);
     if (st)
         return st;
     const sl_table_column *ct = &tab.col[0], *cy = &tab.col[1], *cd = &tab.col[2];

@@ -67,9 +67,6 @@ typedef struct sl_table_spec {
     /* The user's header name per wanted column (NULL entries: the aliases
      * decide). A name given here must be in the header. */
     const char *const *names;
-    /* The most bytes read of one file (0: no limit): an input that never
-     * ends is an error naming the file and the limit, not a full memory. */
-    int64_t max_bytes;
 } sl_table_spec;
 
 typedef struct sl_table_column {
@@ -117,6 +114,14 @@ sl_status sl_table_read_stream(FILE *fp, const char *name, const sl_table_spec *
  * start with the data's source ("data: column 'rv', row 3 = nan: expected
  * a finite number"). */
 sl_status sl_table_from_data(const sl_data *d, const sl_table_spec *spec, sl_table *out);
+
+/* sl_table_read and sl_table_read_stream reading at most max_bytes of the
+ * file (0: no limit): an input that never ends (a device, a FIFO fed
+ * forever) is an error naming the file and the limit, not a full memory. */
+sl_status sl_table_read_max(const char *path, const sl_table_spec *spec, int64_t max_bytes,
+                            sl_table *out);
+sl_status sl_table_read_stream_max(FILE *fp, const char *name, const sl_table_spec *spec,
+                                   int64_t max_bytes, sl_table *out);
 
 void sl_table_free(sl_table *t);
 
