@@ -104,13 +104,36 @@ sl_status sl_plot_trace(const char *path, const sl_plot_draws *d, int n_shown,
 }
 
 /* A major tick step of 1, 2 or 5 times a power of ten giving about n ticks
- * over [lo, hi]: under a panel a fifth of the picture wide, PLplot's own
- * choice (5 or 6 labels such as 1190 1200 1210) runs the labels together. */
+ * over [lo, hi]. */
 static double tick_step(double lo, double hi, int n)
 {
     double raw = (hi - lo) / n, p = pow(10.0, floor(log10(raw))), m = raw / p;
     return p * (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10);
 }
+
+/* The x tick step of a panel `chars` characters wide: the most ticks (up
+ * to 4) whose labels stand at least 2 characters apart. PLplot's own
+ * choice (5 or 6 labels such as 1190 1200 1210 1220 under a panel a sixth
+ * of the picture wide) runs the labels together. */
+static double x_tick_step(double lo, double hi, double chars)
+{
+    double step = hi - lo;
+    for (int n = 4; n >= 1; n--) {
+        step = tick_step(lo, hi, n);
+        int decimals = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
+        char a[64], b[64];
+        snprintf(a, sizeof a, "%.*f", decimals, ceil(lo / step) * step);
+        snprintf(b, sizeof b, "%.*f", decimals, floor(hi / step) * step);
+        double len = (double)(strlen(a) > strlen(b) ? strlen(a) : strlen(b));
+        if (step / (hi - lo) * chars >= len + 2)
+            break;
+    }
+    return step;
+}
+
+/* The x tick labels' character size: smaller than the rest, so that three
+ * or four fit under a panel. */
+static const double X_LABEL_SIZE = 0.55;
 
 /* Histogram of column p on the diagonal panel. */
 static void diag_panel(const sl_plot_draws *d, int p, int64_t S, double lo, double hi)
@@ -154,6 +177,7 @@ static void pair_panel(const sl_plot_draws *d, int px, int py, int64_t S, int64_
 typedef struct corner_ctx {
     const sl_plot_draws *d;
     int64_t S, every;
+    int side;
     const double *lo, *hi;
     PLFLT *xs, *ys;
     const char *title;
@@ -168,6 +192,9 @@ static void corner_draw(void *ctx)
     PLFLT *xs = k->xs, *ys = k->ys;
     const char *title = k->title;
     const int np = d->n_which;
+    /* a panel's width in characters of the x labels' size: about 11 pixels
+     * each (measured on the pictures) */
+    const double chars = (0.95 - 0.08) / np * 0.94 * k->side / 11.0;
     style();
     const double m0 = 0.08, m1 = 0.95, cell = (m1 - m0) / np;
     pladv(0); /* one page; each panel is a viewport on it */
@@ -183,8 +210,10 @@ static void corner_draw(void *ctx)
                 pair_panel(d, px, py, S, every, xs, ys);
             }
             plcol0(15);
-            plbox(r == np - 1 ? "bcnst" : "bcst", tick_step(lo[c], hi[c], 3), 0,
-                  c == 0 && r > 0 ? "bcnstv" : "bcst", 0, 0);
+            plschr(0, X_LABEL_SIZE);
+            plbox(r == np - 1 ? "bcnst" : "bcst", x_tick_step(lo[c], hi[c], chars), 0, "", 0, 0);
+            plschr(0, 0.7);
+            plbox("", 0, 0, c == 0 && r > 0 ? "bcnstv" : "bcst", 0, 0);
             if (r == np - 1)
                 plmtex("b", 3.2, 0.5, 0.5, d->names[px]);
             if (c == 0 && r > 0)
@@ -213,7 +242,7 @@ sl_status sl_plot_corner(const char *path, const sl_plot_draws *d, int max_point
     for (int q = 0; q < np; q++)
         range(d->samples + d->which[q], S, d->n_params, &lo[q], &hi[q]);
     int side = 120 + 190 * np;
-    corner_ctx k = {d, S, every, lo, hi, xs, ys, title};
+    corner_ctx k = {d, S, every, side, lo, hi, xs, ys, title};
     sl_status st = sl_plot_run(path, side, side, corner_draw, &k);
     free(xs), free(ys), free(lo), free(hi);
     return st;

@@ -2215,24 +2215,39 @@ Test(lua, ls_fifo_endless_hits_size_limit, .timeout = 60)
     }
 }
 
-/* SIGINT stops a read that never ends within a second. */
-Test(lua, ls_fifo_sigint_stops_within_1s, .timeout = 60)
+/* SIGINT stops a read that never ends within a second: a FIFO fed forever,
+ * and a sparse file of 1 TiB of zeros (a read that never waits, as from
+ * /dev/zero, so no interrupted system call ends it: the reader must poll). */
+Test(lua, ls_endless_input_sigint_stops_within_1s, .timeout = 60)
 {
-    char fifo[400], err_path[400];
+    char fifo[400], sparse[400], err_path[400];
     snprintf(fifo, sizeof fifo, "%s/endless", work);
+    snprintf(sparse, sizeof sparse, "%s/zeros", work);
     snprintf(err_path, sizeof err_path, "%s/stderr", base);
     cr_assert(mkfifo(fifo, 0600) == 0);
-    pid_t feeder = feed_fifo(fifo, "1 2\n", 4);
-    const char *const args[] = {"starling", "ls", "--backend=cpu", "endless", NULL};
-    pid_t pid = spawn(args);
-    usleep(700000);
-    kill(pid, SIGINT);
-    int st = wait_for(pid, 1.0);
-    stop_feeder(feeder);
-    char *err = slurp(err_path);
-    cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 130, "status %d\n%s", st, err);
-    cr_expect(strstr(err, "interrupted by SIGINT"), "%s", err);
-    free(err);
+    int fd = open(sparse, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    cr_assert(fd >= 0 && ftruncate(fd, (off_t)1 << 40) == 0, "cannot make a sparse file");
+    close(fd);
+    static char lines[65536];
+    for (size_t i = 0; i < sizeof lines; i += 4)
+        memcpy(lines + i, "1 2\n", 4);
+    for (int k = 0; k < 2; k++) {
+        pid_t feeder = k == 0 ? feed_fifo(fifo, lines, sizeof lines) : -1;
+        /* the default limit (1 GiB) takes seconds to reach */
+        const char *const args[] = {"starling", "ls", "--backend=cpu",
+                                    k == 0 ? "endless" : "zeros", NULL};
+        pid_t pid = spawn(args);
+        usleep(700000);
+        kill(pid, SIGINT);
+        int st = wait_for(pid, 1.0);
+        if (feeder > 0)
+            stop_feeder(feeder);
+        char *err = slurp(err_path);
+        cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 130, "case %d: status %d\n%s", k, st, err);
+        cr_expect(strstr(err, "interrupted by SIGINT"), "case %d: %s", k, err);
+        free(err);
+    }
+    unlink(sparse);
 }
 
 /* `starling help CMD` and `starling CMD --help`: each command's own text. */
