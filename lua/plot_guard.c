@@ -130,8 +130,6 @@ static void capture_stop(char *buf, size_t cap)
 
 static sl_status plot_failed(const char *path);
 
-/* The temporary picture goes with unlink, never remove: a folder that
- * happens to have its name is the user's. */
 static void handlers(int on)
 {
     plsexit(on ? on_exit_request : NULL);
@@ -169,6 +167,8 @@ static void finish(char *said, size_t cap)
     capture_stop(said, cap);
 }
 
+/* The temporary picture goes with unlink, never remove: a folder that
+ * happens to have its name is the user's. */
 static sl_status plot_failed(const char *path)
 {
     char said[600];
@@ -187,7 +187,6 @@ static sl_status plot_end(const char *path)
         unlink(G.tmp);
         return sl_fail(SL_ERR_IO, "cannot write '%s': PLplot: %s", path, G.fatal);
     }
-    plsexit(on_exit_request);
     plend1();
     handlers(0);
     capture_stop(said, sizeof said);
