@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "binding.h"
+#include "num_text.h"
 #include "csv.h"
 #include "mcmc_hdf5.h"
 #include "mcmc_plot.h"
@@ -645,7 +646,7 @@ static void write_rows(FILE *f, const double *x, int64_t rows, int n)
     for (int64_t c = 0; c < rows; c++) {
         fprintf(f, "%lld", (long long)c + 1);
         for (int i = 0; i < n; i++)
-            fprintf(f, ",%.17g", x[c * n + i]);
+            sl_put_num(f, ",", x[c * n + i]);
         fputc('\n', f);
     }
 }
@@ -1178,8 +1179,10 @@ static int dm_save(lua_State *L)
             fprintf(f, "%lld,%lld", (long long)(d->first + c->burn + k * c->thin + 1),
                     (long long)i + 1);
             for (int p = 0; p < d->n; p++)
-                fprintf(f, ",%.17g", d->r.samples[s * d->n + p]);
-            fprintf(f, ",%.17g,%.17g\n", d->r.logpost[s], d->r.loglike[s]);
+                sl_put_num(f, ",", d->r.samples[s * d->n + p]);
+            sl_put_num(f, ",", d->r.logpost[s]);
+            sl_put_num(f, ",", d->r.loglike[s]);
+            fputc('\n', f);
         }
     sl_lua_out_commit(L, af, "save");
     return 0;

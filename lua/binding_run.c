@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "binding.h"
+#include "num_text.h"
 #include "csv.h"
 #include "starling/cancel.h"
 
@@ -284,10 +285,12 @@ static void write_result_rows(FILE *f, const sl_lua_result *r, const sl_ensemble
         if (!isnan(r->stop_time[s]))
             snprintf(stop, sizeof stop, "%.17g", r->stop_time[s]);
         sl_stop_label(e, r->reason[s], r->detail[s], why, sizeof why);
-        fprintf(f, "%lld,%s,%s,%s,%s,%.17g,%lld,%.17g,%.17g", (long long)s + 1,
-                sl_status_label(r->status[s]), why, detail, stop,
-                r->time[s], (long long)r->steps[s], r->res.energy_error[s],
-                r->res.angmom_error[s]);
+        fprintf(f, "%lld,%s,%s,%s,%s", (long long)s + 1, sl_status_label(r->status[s]), why,
+                detail, stop);
+        sl_put_num(f, ",", r->time[s]);
+        fprintf(f, ",%lld", (long long)r->steps[s]);
+        sl_put_num(f, ",", r->res.energy_error[s]);
+        sl_put_num(f, ",", r->res.angmom_error[s]);
         if (r->has_megno) {
             const sl_megno_result *m = &r->megno;
             const double v[4] = {m->megno[s], m->y[s], m->lyapunov[s], m->span[s]};
@@ -295,7 +298,7 @@ static void write_result_rows(FILE *f, const sl_lua_result *r, const sl_ensemble
                 isnan(v[k]) ? (void)fputc(',', f) : (void)fprintf(f, ",%.17g", v[k]);
         }
         for (int a = 0; a < n_attr; a++)
-            fprintf(f, ",%.17g", e->attr[(size_t)a * (size_t)e->n_sys + (size_t)s]);
+            sl_put_num(f, ",", e->attr[(size_t)a * (size_t)e->n_sys + (size_t)s]);
         fputc('\n', f);
     }
 }
@@ -771,9 +774,12 @@ static sl_status log_sink(void *ud, const double *rec, int64_t n, int rec_len)
     for (int64_t i = 0; i < n; i++, rec += rec_len)
         for (int b = 0; b < nb; b++) {
             const double *s = rec + SL_LOG_HEAD + 6 * b;
-            fprintf(f, "%lld,%.17g,%lld,%s,%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n",
-                    (long long)rec[0] + 1, rec[1], (long long)rec[2], event_label(rec[3]), b + 1,
-                    s[0], s[1], s[2], s[3], s[4], s[5]);
+            fprintf(f, "%lld", (long long)rec[0] + 1);
+            sl_put_num(f, ",", rec[1]);
+            fprintf(f, ",%lld,%s,%d", (long long)rec[2], event_label(rec[3]), b + 1);
+            for (int k = 0; k < 6; k++)
+                sl_put_num(f, ",", s[k]);
+            fputc('\n', f);
         }
     if (ferror(f))
         return sl_fail(SL_ERR_IO, "writing the log: %s", strerror(errno));

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "csv.h"
+#include "num_text.h"
 #include "starling/cancel.h"
 #include "starling/nomem.h"
 #include "starling/table.h"
@@ -31,8 +32,11 @@ void sl_csv_write_ensemble(FILE *f, const sl_ensemble *e)
         for (int b = 0; b < e->n_body; b++) {
             double m, x[3], v[3];
             sl_ensemble_get_body(e, s, b, &m, x, v);
-            fprintf(f, "%lld,%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", (long long)s + 1,
-                    b + 1, m, x[0], x[1], x[2], v[0], v[1], v[2]);
+            const double row[7] = {m, x[0], x[1], x[2], v[0], v[1], v[2]};
+            fprintf(f, "%lld,%d", (long long)s + 1, b + 1);
+            for (int k = 0; k < 7; k++)
+                sl_put_num(f, ",", row[k]);
+            fputc('\n', f);
         }
 }
 

@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <dirent.h>
+#include <errno.h>
+#include <sys/stat.h>
 
 #include <lauxlib.h>
 #include <lua.h>
@@ -29,9 +32,9 @@ static const char *const usage_text =
     "       starling plugins                  list plugins and their parameters\n"
     "       starling ls [OPTIONS] FILE...     best Lomb-Scargle period of each light curve\n"
     "           (t, y[, dy] columns; --batch: id, t, y[, dy]; a folder: one curve per file;\n"
-    "            FITS tables too; --backend=auto|cpu|cuda, --engine=auto|direct|fast,\n"
-    "            --fp32, --standard, --fap, --fast-accuracy=X: the fast engine's bound,\n"
-    "            default 1e-10)\n"
+    "            -: stdin; FITS tables too; --csv, --backend=auto|cpu|cuda,\n"
+    "            --engine=auto|direct|fast, --fp32, --standard, --fap,\n"
+    "            --fast-accuracy=X, --max-size=SIZE; see starling help ls)\n"
     "       starling check-plugin [OPTIONS] FILE.so\n"
     "                                         run the plugin interface's contract on a plugin\n"
     "           (--data=FILE: likelihood data; --cpu-only: no CUDA comparisons;\n"
@@ -43,7 +46,8 @@ static const char *const usage_text =
     "       starling new KIND NAME [DIR]      write a small working plugin to start from\n"
     "           (KIND: integrator, force, likelihood or monitor; DIR defaults to NAME)\n"
     "       starling --version                version, CUDA support and devices\n"
-    "       starling --help                   this text\n"
+    "       starling help [COMMAND]           this text, or one command's in full\n"
+    "       starling COMMAND --help           the same\n"
     "       starling                          interactive prompt (reads stdin)\n"
     "\n"
     "Scripts use: local starling = require \"starling\"\n"
@@ -52,6 +56,128 @@ static const char *const usage_text =
     "             CI (set: no progress line by default)\n"
     "Exit status: 0 ok, 1 error, 2 usage, 3 ls: some objects failed or flagged,\n"
     "             130/143 interrupted by SIGINT/SIGTERM (outputs in progress removed)\n";
+
+/* ---- each command's own text: `starling help CMD`, `starling CMD --help` ---- */
+
+static const char run_usage[] =
+    "usage: starling run FILE.lua [ARGS...]\n"
+    "       starling FILE.lua [ARGS...]\n"
+    "       starling run - [ARGS...]\n"
+    "\n"
+    "Runs a Lua script with the starling module (local starling = require \"starling\").\n"
+    "ARGS are in the global table 'arg' (arg[0] is FILE.lua) and in '...'. With -, the\n"
+    "script is read from stdin. Progress of long runs is shown on a terminal.\n"
+    "Exit status: 0 ok, 1 the script failed (the error names file and line),\n"
+    "130/143 interrupted by SIGINT/SIGTERM (outputs in progress removed).\n";
+
+static const char check_usage[] =
+    "usage: starling check CONFIG.lua --reference FINAL.csv [--pos-tol=X] [--vel-tol=X]\n"
+    "\n"
+    "Runs CONFIG.lua and compares the ensemble it returns (return E, or integrate's\n"
+    "result) with FINAL.csv (E:write_csv's format), per system relative to its scale.\n"
+    "  --reference FILE   the reference final state (read before the script runs)\n"
+    "  --pos-tol=X        largest relative position difference (default 1e-8)\n"
+    "  --vel-tol=X        largest relative velocity difference (default 1e-8)\n"
+    "Exit status: 0 every system within the tolerances, 1 a system differs or an error,\n"
+    "2 usage.\n";
+
+static const char ls_usage[] =
+    "usage: starling ls [OPTIONS] FILE|FOLDER|- ...\n"
+    "\n"
+    "The best Lomb-Scargle period of each light curve (astropy's defaults: generalised\n"
+    "periodogram, autofrequency). Text files have columns t, y[, dy] (a header's names\n"
+    "choose them); FITS tables too; a folder: one curve per file, each read on its own;\n"
+    "- reads one text file from stdin.\n"
+    "  --batch              files hold many objects: columns id, t, y[, dy]\n"
+    "  --csv                comma-separated output, one header line: object, best_period,\n"
+    "                       best_frequency, power, [fap,] status (\"ok\" or why the object\n"
+    "                       was flagged; its numbers are then nan)\n"
+    "  --fap                add the false-alarm probability of the best peak\n"
+    "  --backend=auto|cpu|cuda\n"
+    "  --engine=auto|direct|fast\n"
+    "  --fast-accuracy=X    the fast engine's bound (default 1e-10)\n"
+    "  --fp32               single precision\n"
+    "  --standard           the standard (not generalised) periodogram\n"
+    "  --max-size=SIZE      the most read of one file (default 1G; K, M, G, T: powers\n"
+    "                       of 1024): an input that never ends is an error, not a full\n"
+    "                       memory\n"
+    "Files that fail are named on stderr; the others' results are still printed.\n"
+    "Exit status: 0 ok, 2 usage, 3 some objects flagged or some files failed,\n"
+    "130/143 interrupted.\n";
+
+static const char plugins_usage[] =
+    "usage: starling plugins\n"
+    "\n"
+    "Lists the plugins found (integrators, forces, monitors, likelihoods,\n"
+    "periodograms, lens models) with their parameters: name, type, default, range.\n"
+    "Plugins are looked for beside the executable and in STARLING_PLUGIN_PATH\n"
+    "(':'-separated folders).\n";
+
+static const char new_usage[] =
+    "usage: starling new KIND NAME [DIR]\n"
+    "\n"
+    "Writes a small working plugin to start from into DIR (default NAME): sources,\n"
+    "a CMakeLists.txt and a test. KIND: integrator, force, likelihood or monitor.\n"
+    "NAME must not be taken by an installed plugin; DIR must not exist or be empty.\n";
+
+static const char check_plugin_usage[] =
+    "usage: starling check-plugin [OPTIONS] FILE.so\n"
+    "\n"
+    "Runs the plugin interface's contract on every table of one plugin file.\n"
+    "  --data=FILE      likelihood data to check with\n"
+    "  --cpu-only       no CUDA comparisons\n"
+    "  --require-gpu    no usable GPU is a failure\n"
+    "  --seed=N         the checks' random seed\n"
+    "Exit status: 0 every check passed, 1 a check failed, 2 usage.\n";
+
+static const char version_usage[] =
+    "usage: starling --version\n"
+    "\n"
+    "Prints starling's version, whether CUDA is built in, the GPUs found and Lua's\n"
+    "version.\n";
+
+static const char help_usage[] =
+    "usage: starling help [COMMAND]\n"
+    "       starling COMMAND --help\n"
+    "\n"
+    "Without COMMAND: the summary of every command. COMMAND: run, check, ls, plugins,\n"
+    "new, check-plugin, version.\n";
+
+/* A command's own text, or NULL for a name that is no command. */
+static const char *command_usage(const char *cmd)
+{
+    static const struct {
+        const char *name, *text;
+    } cmds[] = {{"run", run_usage},       {"check", check_usage},
+                {"ls", ls_usage},         {"plugins", plugins_usage},
+                {"new", new_usage},       {"check-plugin", check_plugin_usage},
+                {"version", version_usage}, {"--version", version_usage},
+                {"help", help_usage}};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        if (!strcmp(cmd, cmds[i].name))
+            return cmds[i].text;
+    return NULL;
+}
+
+static int is_help(const char *a) { return !strcmp(a, "--help") || !strcmp(a, "-h"); }
+
+/* `starling help [CMD]`: the summary, or one command's text. */
+static int help_command(int argc, char **argv)
+{
+    if (argc == 0) {
+        fputs(usage_text, stdout);
+        return 0;
+    }
+    const char *text = command_usage(argv[0]);
+    if (!text || argc > 1) {
+        fprintf(stderr, "starling: help: %s '%s'; the commands: run, check, ls, plugins, new, "
+                "check-plugin, version\n", text ? "one command only, not" : "no command",
+                text ? argv[1] : argv[0]);
+        return 2;
+    }
+    fputs(text, stdout);
+    return 0;
+}
 
 /* Exit statuses (docs/GUIDE.md lists them for users); 128 + the signal
  * number after an interrupt. */
@@ -226,10 +352,48 @@ static int progress_by_default(void)
     return isatty(2) && !(ci && *ci);
 }
 
+/* print and tostring as Lua's, but a NaN as "nan": Lua formats numbers
+ * with printf, which writes "-nan" for a NaN whose sign bit is set (0/0 on
+ * x86), a spelling that says nothing more. */
+static const char *to_text(lua_State *L, int i, size_t *len)
+{
+    if (lua_type(L, i) == LUA_TNUMBER && !lua_isinteger(L, i) && isnan(lua_tonumber(L, i))) {
+        lua_pushliteral(L, "nan");
+        return lua_tolstring(L, -1, len);
+    }
+    return luaL_tolstring(L, i, len);
+}
+
+static int tostring_nan(lua_State *L)
+{
+    luaL_checkany(L, 1);
+    to_text(L, 1, NULL);
+    return 1;
+}
+
+static int print_nan(lua_State *L)
+{
+    int n = lua_gettop(L);
+    for (int i = 1; i <= n; i++) {
+        size_t len;
+        const char *s = to_text(L, i, &len);
+        if (i > 1)
+            lua_writestring("\t", 1);
+        lua_writestring(s, len);
+        lua_pop(L, 1);
+    }
+    lua_writeline();
+    return 0;
+}
+
 /* Preloads starling.core and gives it the progress printer. */
 static int open_starling(lua_State *L)
 {
     luaL_openlibs(L);
+    lua_pushcfunction(L, print_nan);
+    lua_setglobal(L, "print");
+    lua_pushcfunction(L, tostring_nan);
+    lua_setglobal(L, "tostring");
     luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
     lua_pushcfunction(L, luaopen_starling_core);
     lua_setfield(L, -2, "starling.core");
@@ -752,6 +916,215 @@ static sl_status ls_number_option(const sl_periodogram *ls, const char *key, con
     return st;
 }
 
+/* "--max-size=SIZE": bytes, or a number with K, M, G or T (powers of 1024,
+ * "KiB"/"KB" too); 0 when the text is not a positive size. */
+static int64_t ls_size_option(const char *text)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || !(v > 0))
+        return 0;
+    static const char units[] = "KMGT";
+    const char *u = *end ? strchr(units, *end & ~0x20) : NULL;
+    if (u && *end) {
+        for (int k = 0; k <= u - units; k++)
+            v *= 1024.0;
+        end++;
+        if (*end == 'i' && end[1] == 'B')
+            end += 2;
+        else if (*end == 'B')
+            end++;
+    }
+    return *end || v < 1 || v > 9e18 ? 0 : (int64_t)v;
+}
+
+/* %.*g, but NaN as "nan" whatever its sign bit (printf writes "-nan"). */
+static const char *fmt_g(char *buf, size_t cap, int prec, double v)
+{
+    if (isnan(v))
+        snprintf(buf, cap, "nan");
+    else
+        snprintf(buf, cap, "%.*g", prec, v);
+    return buf;
+}
+
+/* A CSV field: quoted (with "" for a quote) when it holds a comma, a quote
+ * or a line break. */
+static void csv_field(const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, stdout);
+        return;
+    }
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"')
+            putchar('"');
+        putchar(*s);
+    }
+    putchar('"');
+}
+
+/* How `starling ls` reads and prints. */
+typedef struct ls_run {
+    const sl_periodogram *ls;
+    sl_backend be;
+    sl_ls_options o;
+    sl_ls_columns cols; /* max_bytes only */
+    int batch, csv;
+    ls_tally tally;
+} ls_run;
+
+static void ls_header(const ls_run *x)
+{
+    if (x->csv)
+        printf("object,best_period,best_frequency,power%s,status\n", x->o.fap ? ",fap" : "");
+    else
+        printf("# %s\n%-32s %-18s %-18s %-12s%s\n", x->be.description, "object", "best_period",
+               "best_frequency", "power", x->o.fap ? " fap" : "");
+}
+
+/* One object's line: text columns, or CSV (status "ok" or the flag's name,
+ * the numbers nan when flagged). */
+static void ls_line(const ls_run *x, const char *name, const sl_ls_result *res, int64_t k)
+{
+    char p[40], f[40], w[40], a[40];
+    int flagged = res->flag[k] != SL_LS_OK;
+    double nan = NAN, bf = flagged ? nan : res->best_f[k];
+    fmt_g(p, sizeof p, 10, flagged ? nan : 1.0 / bf);
+    fmt_g(f, sizeof f, 10, bf);
+    fmt_g(w, sizeof w, 6, flagged ? nan : res->best_p[k]);
+    fmt_g(a, sizeof a, 3, flagged || !x->o.fap ? nan : res->best_fap[k]);
+    if (x->csv) {
+        csv_field(name);
+        printf(",%s,%s,%s%s%s,", p, f, w, x->o.fap ? "," : "", x->o.fap ? a : "");
+        csv_field(flagged ? sl_ls_flag_name(res->flag[k]) : "ok");
+        putchar('\n');
+    } else if (flagged)
+        printf("%-32s flagged: %s\n", name, sl_ls_flag_name(res->flag[k]));
+    else if (x->o.fap)
+        printf("%-32s %-18s %-18s %-12s %s\n", name, p, f, w, a);
+    else
+        printf("%-32s %-18s %-18s %s\n", name, p, f, w);
+}
+
+/* One light-curve file (or stdin, "-"): its objects' lines, or its error
+ * on stderr; `name` names a lone object (NULL: the path). */
+static void ls_file(ls_run *x, const char *path, int with_id, const char *name)
+{
+    sl_ls_set *set = NULL;
+    sl_ls_result res;
+    const sl_periodogram *ls = x->ls;
+    x->tally.files++;
+    if (ls->read_with(path, &x->cols, with_id, &set) ||
+        ls->compute(&x->be, &set->data, &x->o, &res)) {
+        ls->set_free(set);
+        if (caught_signal)
+            return;
+        fflush(stdout);
+        fprintf(stderr, "starling: ls: %s\n", sl_last_error());
+        x->tally.failed_files++;
+        return;
+    }
+    x->tally.objects += res.n_obj;
+    for (int64_t k = 0; k < res.n_obj; k++) {
+        const char *obj = with_id || set->data.n_obj > 1 ? set->id[k]
+                          : name ? name : strcmp(path, "-") ? path : "stdin";
+        if (res.flag[k] && (int)res.flag[k] <= SL_LS_FLAG_NUMERIC)
+            x->tally.by_flag[res.flag[k]]++;
+        x->tally.flagged += res.flag[k] != SL_LS_OK;
+        ls_line(x, obj, &res, k);
+    }
+    fflush(stdout);
+    ls->result_free(&res);
+    ls->set_free(set);
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A folder: every entry not starting with '.' is one light curve, read on
+ * its own, so that one bad file costs only its own line; objects are named
+ * by their file names. */
+static void ls_folder(ls_run *x, const char *dir)
+{
+    DIR *d = opendir(dir);
+    char **names = NULL;
+    size_t n = 0;
+    struct dirent *de;
+    while (d && (de = readdir(d))) {
+        if (de->d_name[0] == '.')
+            continue;
+        char **grown = realloc(names, (n + 1) * sizeof *names);
+        if (!grown)
+            break;
+        names = grown;
+        if (!(names[n] = strdup(de->d_name)))
+            break;
+        n++;
+    }
+    if (!d || n == 0) {
+        fflush(stdout);
+        fprintf(stderr, "starling: ls: %s: %s\n", dir,
+                d ? "the folder holds no light-curve files" : strerror(errno));
+        x->tally.files++, x->tally.failed_files++;
+    }
+    if (d)
+        closedir(d);
+    qsort(names, n, sizeof *names, cmp_name);
+    for (size_t i = 0; i < n && !caught_signal; i++) {
+        char path[PATH_MAX];
+        struct stat sb;
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+            fflush(stdout);
+            fprintf(stderr, "starling: ls: %s: a folder inside a folder (folders are not read "
+                    "recursively)\n", path);
+            x->tally.files++, x->tally.failed_files++;
+        } else
+            ls_file(x, path, 0, names[i]);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+/* One option of `starling ls`: 1 taken, 0 not an option, -1 bad (said). */
+static int ls_option(ls_run *x, const char *a, const char **backend)
+{
+    const sl_periodogram *ls = x->ls;
+    if (!strcmp(a, "--batch")) x->batch = 1;
+    else if (!strcmp(a, "--csv")) x->csv = 1;
+    else if (!strcmp(a, "--fp32")) x->o.precision = SL_LS_FP32;
+    else if (!strcmp(a, "--standard")) x->o.method = SL_LS_STANDARD;
+    else if (!strcmp(a, "--fap")) x->o.fap = 1;
+    else if (!strncmp(a, "--backend=", 10)) *backend = a + 10;
+    else if (!strncmp(a, "--engine=", 9)) {
+        if (ls->set_choice(&x->o, "engine", a + 9)) {
+            fprintf(stderr, "starling: ls: %s\n", sl_last_error());
+            return -1;
+        }
+    } else if (!strncmp(a, "--fast-accuracy=", 16)) {
+        if (ls_number_option(ls, "fast_accuracy", a + 16, &x->o.fast_accuracy)) {
+            fprintf(stderr, "starling: ls: --fast-accuracy: %s\n", sl_last_error());
+            return -1;
+        }
+    } else if (!strncmp(a, "--max-size=", 11)) {
+        if (!(x->cols.max_bytes = ls_size_option(a + 11))) {
+            fprintf(stderr, "starling: ls: --max-size '%s': expected a size in bytes, e.g. "
+                    "4G, 512M or 1000000\n", a + 11);
+            return -1;
+        }
+    } else if (a[0] == '-' && a[1]) {
+        fprintf(stderr, "starling: ls: unknown option '%s'\n%s", a, ls_usage);
+        return -1;
+    } else
+        return 0;
+    return 1;
+}
+
 /* `starling ls`: the best period of each light curve, with astropy's
  * defaults (generalised periodogram, autofrequency 5/5). */
 static int ls_command(int argc, char **argv)
@@ -764,90 +1137,51 @@ static int ls_command(int argc, char **argv)
         sl_registry_destroy(r);
         return 1;
     }
-    const sl_periodogram *ls = t;
-    sl_ls_options o;
-    sl_ls_options_default(&o);
+    ls_run x = {.ls = t};
+    sl_ls_options_default(&x.o);
+    x.cols.max_bytes = SL_LS_MAX_BYTES;
     const char *backend = "auto";
-    int batch = 0, files = 0;
-    ls_tally tally = {0};
+    int files = 0, stdin_files = 0;
     for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--batch")) batch = 1;
-        else if (!strcmp(argv[i], "--fp32")) o.precision = SL_LS_FP32;
-        else if (!strcmp(argv[i], "--standard")) o.method = SL_LS_STANDARD;
-        else if (!strcmp(argv[i], "--fap")) o.fap = 1;
-        else if (!strncmp(argv[i], "--backend=", 10)) backend = argv[i] + 10;
-        else if (!strncmp(argv[i], "--engine=", 9)) {
-            if (ls->set_choice(&o, "engine", argv[i] + 9)) {
-                fprintf(stderr, "starling: ls: %s\n", sl_last_error());
-                sl_registry_destroy(r);
-                return SL_EXIT_USAGE;
-            }
-        }
-        else if (!strncmp(argv[i], "--fast-accuracy=", 16)) {
-            if (ls_number_option(ls, "fast_accuracy", argv[i] + 16, &o.fast_accuracy)) {
-                fprintf(stderr, "starling: ls: --fast-accuracy: %s\n", sl_last_error());
-                sl_registry_destroy(r);
-                return 2;
-            }
-        }
-        else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "starling: ls: unknown option '%s'\n%s", argv[i], usage_text);
+        if (is_help(argv[i])) {
             sl_registry_destroy(r);
-            return 2;
-        } else files++;
+            fputs(ls_usage, stdout);
+            return SL_EXIT_OK;
+        }
+        int k = ls_option(&x, argv[i], &backend);
+        if (k < 0) {
+            sl_registry_destroy(r);
+            return SL_EXIT_USAGE;
+        }
+        files += k == 0;
+        stdin_files += k == 0 && !strcmp(argv[i], "-");
     }
-    sl_backend be;
-    if (files == 0 || sl_backend_open(backend, &be)) {
-        fprintf(stderr, "starling: ls: %s\n", files ? sl_last_error() : "expected light-curve files");
+    const char *why = files == 0 ? "expected light-curve files (or - for stdin)"
+                      : stdin_files > 1 ? "stdin (-) can be read once only" : NULL;
+    if (why || sl_backend_open(backend, &x.be)) {
+        fprintf(stderr, "starling: ls: %s\n%s", why ? why : sl_last_error(), why ? ls_usage : "");
         sl_registry_destroy(r);
-        return 2;
+        return SL_EXIT_USAGE;
     }
-    printf("# %s\n%-32s %-18s %-18s %-12s%s\n", be.description, "object", "best_period",
-           "best_frequency", "power", o.fap ? " fap" : "");
-    for (int i = 0; i < argc; i++) {
+    ls_header(&x);
+    for (int i = 0; i < argc && !caught_signal; i++) {
+        struct stat sb;
         if (argv[i][0] == '-' && argv[i][1])
             continue;
-        if (caught_signal)
-            break;
-        sl_ls_set *set = NULL;
-        sl_ls_result res;
-        tally.files++;
-        if (ls->read(argv[i], batch, &set) || ls->compute(&be, &set->data, &o, &res)) {
-            ls->set_free(set);
-            if (caught_signal)
-                break;
-            fflush(stdout);
-            fprintf(stderr, "starling: ls: %s\n", sl_last_error());
-            tally.failed_files++;
-            continue;
-        }
-        tally.objects += res.n_obj;
-        for (int64_t k = 0; k < res.n_obj; k++) {
-            const char *name = batch || set->data.n_obj > 1 ? set->id[k] : argv[i];
-            if (res.flag[k] && (int)res.flag[k] <= SL_LS_FLAG_NUMERIC)
-                tally.by_flag[res.flag[k]]++;
-            tally.flagged += res.flag[k] != SL_LS_OK;
-            if (res.flag[k])
-                printf("%-32s flagged: %s\n", name, sl_ls_flag_name(res.flag[k]));
-            else if (o.fap)
-                printf("%-32s %-18.10g %-18.10g %-12.6g %.3g\n", name, 1.0 / res.best_f[k],
-                       res.best_f[k], res.best_p[k], res.best_fap[k]);
-            else
-                printf("%-32s %-18.10g %-18.10g %.6g\n", name, 1.0 / res.best_f[k], res.best_f[k],
-                       res.best_p[k]);
-        }
-        ls->result_free(&res);
-        ls->set_free(set);
+        if (strcmp(argv[i], "-") && stat(argv[i], &sb) == 0 && S_ISDIR(sb.st_mode))
+            ls_folder(&x, argv[i]);
+        else
+            ls_file(&x, argv[i], x.batch, NULL);
     }
     fflush(stdout);
     sl_registry_destroy(r);
     if (caught_signal) {
         char where[96];
-        snprintf(where, sizeof where, "ls: stopped in file %d of %d", tally.files, files);
+        snprintf(where, sizeof where, "ls: stopped in file %d of %d", x.tally.files, files);
         report_interrupt(where);
         return interrupted_status();
     }
-    return ls_summary(&tally);
+    return ls_summary(&x.tally);
 }
 
 /* `starling check-plugin`: the conformance suite (starling/conformance.h)
@@ -1111,8 +1445,10 @@ int main(int argc, char **argv)
         return repl();
     }
     const char *cmd = argv[1];
-    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
-        fputs(usage_text, stdout);
+    if (is_help(cmd) || !strcmp(cmd, "help"))
+        return help_command(argc - 2, argv + 2);
+    if (argc > 2 && is_help(argv[2]) && command_usage(cmd)) {
+        fputs(command_usage(cmd), stdout);
         return 0;
     }
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "-v") || !strcmp(cmd, "version"))

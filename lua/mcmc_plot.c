@@ -20,30 +20,11 @@ static void palette(void)
         plscol0(i + 1, rgb[i][0], rgb[i][1], rgb[i][2]);
 }
 
-/* A PNG stream of its own (PLplot keeps global state per stream) into a
- * temporary file beside path; *tmp names it. */
-static void open_png(const char *path, int w, int h, char *tmp, size_t cap)
+/* The colours and the character size every picture here uses. */
+static void style(void)
 {
-    snprintf(tmp, cap, "%s.tmp.png", path);
-    PLINT strm;
-    plmkstrm(&strm);
-    plsdev("pngcairo");
-    plsfnam(tmp);
-    plspage(0, 0, w, h, 0, 0);
-    plscolbg(255, 255, 255);
-    plinit();
     palette();
     plschr(0, 0.7);
-}
-
-static sl_status close_png(const char *path, const char *tmp)
-{
-    plend1();
-    if (rename(tmp, path)) {
-        remove(tmp);
-        return sl_fail(SL_ERR_IO, "cannot write %s", path);
-    }
-    return SL_OK;
 }
 
 /* Range of values v[k * stride] over n, widened by 5 % (and made non-empty). */
@@ -63,23 +44,22 @@ static void range(const double *v, int64_t n, int64_t stride, double *lo, double
     *lo = a - m, *hi = b + m;
 }
 
-sl_status sl_plot_trace(const char *path, const sl_plot_draws *d, int n_shown,
-                        const char *title)
+/* The trace picture's panels, one per parameter, on a stream that is open. */
+typedef struct trace_ctx {
+    const sl_plot_draws *d;
+    int show;
+    PLFLT *x, *y;
+    const char *title;
+} trace_ctx;
+
+static void trace_draw(void *ctx)
 {
-    sl_status ready = sl_plot_png_ready(path);
-    if (ready)
-        return ready;
-    const int np = d->n_which;
-    int show = n_shown < d->chains ? n_shown : (int)d->chains;
-    PLFLT *x = malloc((size_t)d->kept * sizeof *x), *y = malloc((size_t)d->kept * sizeof *y);
-    if (!x || !y) {
-        free(x), free(y);
-        return sl_fail_nomem((double)d->kept * 2 * sizeof(PLFLT), "trace plot");
-    }
-    for (int64_t k = 0; k < d->kept; k++)
-        x[k] = (PLFLT)(d->first_gen + k * d->thin);
-    char tmp[1024];
-    open_png(path, 1000, 140 + 170 * np, tmp, sizeof tmp);
+    const trace_ctx *t = ctx;
+    const sl_plot_draws *d = t->d;
+    PLFLT *x = t->x, *y = t->y;
+    const char *title = t->title;
+    const int np = d->n_which, show = t->show;
+    style();
     plssub(1, np);
     for (int q = 0; q < np; q++) {
         int p = d->which[q];
@@ -100,9 +80,60 @@ sl_status sl_plot_trace(const char *path, const sl_plot_draws *d, int n_shown,
             plline((PLINT)d->kept, x, y);
         }
     }
-    free(x), free(y);
-    return close_png(path, tmp);
 }
+
+sl_status sl_plot_trace(const char *path, const sl_plot_draws *d, int n_shown,
+                        const char *title)
+{
+    sl_status ready = sl_plot_png_ready(path);
+    if (ready)
+        return ready;
+    const int np = d->n_which;
+    int show = n_shown < d->chains ? n_shown : (int)d->chains;
+    PLFLT *x = malloc((size_t)d->kept * sizeof *x), *y = malloc((size_t)d->kept * sizeof *y);
+    if (!x || !y) {
+        free(x), free(y);
+        return sl_fail_nomem((double)d->kept * 2 * sizeof(PLFLT), "trace plot");
+    }
+    for (int64_t k = 0; k < d->kept; k++)
+        x[k] = (PLFLT)(d->first_gen + k * d->thin);
+    trace_ctx t = {d, show, x, y, title};
+    sl_status st = sl_plot_run(path, 1000, 140 + 170 * np, trace_draw, &t);
+    free(x), free(y);
+    return st;
+}
+
+/* A major tick step of 1, 2 or 5 times a power of ten giving about n ticks
+ * over [lo, hi]. */
+static double tick_step(double lo, double hi, int n)
+{
+    double raw = (hi - lo) / n, p = pow(10.0, floor(log10(raw))), m = raw / p;
+    return p * (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10);
+}
+
+/* The x tick step of a panel `chars` characters wide: the most ticks (up
+ * to 4) whose labels stand at least 2 characters apart. PLplot's own
+ * choice (5 or 6 labels such as 1190 1200 1210 1220 under a panel a sixth
+ * of the picture wide) runs the labels together. */
+static double x_tick_step(double lo, double hi, double chars)
+{
+    double step = hi - lo;
+    for (int n = 4; n >= 1; n--) {
+        step = tick_step(lo, hi, n);
+        int decimals = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
+        char a[64], b[64];
+        snprintf(a, sizeof a, "%.*f", decimals, ceil(lo / step) * step);
+        snprintf(b, sizeof b, "%.*f", decimals, floor(hi / step) * step);
+        double len = (double)(strlen(a) > strlen(b) ? strlen(a) : strlen(b));
+        if (step / (hi - lo) * chars >= len + 2)
+            break;
+    }
+    return step;
+}
+
+/* The x tick labels' character size: smaller than the rest, so that three
+ * or four fit under a panel. */
+static const double X_LABEL_SIZE = 0.55;
 
 /* Histogram of column p on the diagonal panel. */
 static void diag_panel(const sl_plot_draws *d, int p, int64_t S, double lo, double hi)
@@ -142,6 +173,56 @@ static void pair_panel(const sl_plot_draws *d, int px, int py, int64_t S, int64_
     plpoin(m, xs, ys, 1);
 }
 
+/* The corner picture's panels on a stream that is open. */
+typedef struct corner_ctx {
+    const sl_plot_draws *d;
+    int64_t S, every;
+    int side;
+    const double *lo, *hi;
+    PLFLT *xs, *ys;
+    const char *title;
+} corner_ctx;
+
+static void corner_draw(void *ctx)
+{
+    const corner_ctx *k = ctx;
+    const sl_plot_draws *d = k->d;
+    const int64_t S = k->S, every = k->every;
+    const double *lo = k->lo, *hi = k->hi;
+    PLFLT *xs = k->xs, *ys = k->ys;
+    const char *title = k->title;
+    const int np = d->n_which;
+    /* a panel's width in characters of the x labels' size: about 11 pixels
+     * each (measured on the pictures) */
+    const double chars = (0.95 - 0.08) / np * 0.94 * k->side / 11.0;
+    style();
+    const double m0 = 0.08, m1 = 0.95, cell = (m1 - m0) / np;
+    pladv(0); /* one page; each panel is a viewport on it */
+    for (int r = 0; r < np; r++)
+        for (int c = 0; c <= r; c++) {
+            plvpor(m0 + c * cell + 0.06 * cell, m0 + (c + 1) * cell,
+                   m1 - (r + 1) * cell + 0.06 * cell, m1 - r * cell);
+            int px = d->which[c], py = d->which[r];
+            if (r == c) {
+                diag_panel(d, px, S, lo[c], hi[c]);
+            } else {
+                plwind(lo[c], hi[c], lo[r], hi[r]);
+                pair_panel(d, px, py, S, every, xs, ys);
+            }
+            plcol0(15);
+            plschr(0, X_LABEL_SIZE);
+            plbox(r == np - 1 ? "bcnst" : "bcst", x_tick_step(lo[c], hi[c], chars), 0, "", 0, 0);
+            plschr(0, 0.7);
+            plbox("", 0, 0, c == 0 && r > 0 ? "bcnstv" : "bcst", 0, 0);
+            if (r == np - 1)
+                plmtex("b", 3.2, 0.5, 0.5, d->names[px]);
+            if (c == 0 && r > 0)
+                plmtex("l", 5.0, 0.5, 0.5, d->names[py]);
+            if (r == 0 && c == 0 && title)
+                plmtex("t", 1.0, 0.0, 0.0, title);
+        }
+}
+
 sl_status sl_plot_corner(const char *path, const sl_plot_draws *d, int max_points,
                          const char *title)
 {
@@ -160,34 +241,51 @@ sl_status sl_plot_corner(const char *path, const sl_plot_draws *d, int max_point
     }
     for (int q = 0; q < np; q++)
         range(d->samples + d->which[q], S, d->n_params, &lo[q], &hi[q]);
-    char tmp[1024];
     int side = 120 + 190 * np;
-    open_png(path, side, side, tmp, sizeof tmp);
-    const double m0 = 0.08, m1 = 0.95, cell = (m1 - m0) / np;
-    pladv(0); /* one page; each panel is a viewport on it */
-    for (int r = 0; r < np; r++)
-        for (int c = 0; c <= r; c++) {
-            plvpor(m0 + c * cell + 0.06 * cell, m0 + (c + 1) * cell,
-                   m1 - (r + 1) * cell + 0.06 * cell, m1 - r * cell);
-            int px = d->which[c], py = d->which[r];
-            if (r == c) {
-                diag_panel(d, px, S, lo[c], hi[c]);
-            } else {
-                plwind(lo[c], hi[c], lo[r], hi[r]);
-                pair_panel(d, px, py, S, every, xs, ys);
-            }
-            plcol0(15);
-            plbox(r == np - 1 ? "bcnst" : "bcst", 0, 0,
-                  c == 0 && r > 0 ? "bcnstv" : "bcst", 0, 0);
-            if (r == np - 1)
-                plmtex("b", 3.2, 0.5, 0.5, d->names[px]);
-            if (c == 0 && r > 0)
-                plmtex("l", 5.0, 0.5, 0.5, d->names[py]);
-            if (r == 0 && c == 0 && title)
-                plmtex("t", 1.0, 0.0, 0.0, title);
-        }
+    corner_ctx k = {d, S, every, side, lo, hi, xs, ys, title};
+    sl_status st = sl_plot_run(path, side, side, corner_draw, &k);
     free(xs), free(ys), free(lo), free(hi);
-    return close_png(path, tmp);
+    return st;
+}
+
+/* The points picture on a stream that is open, over [xa, xb] x [ya, yb]. */
+typedef struct points_ctx {
+    const sl_plot_points_spec *p;
+    double xa, xb, ya, yb;
+    PLFLT *gx, *gy;
+} points_ctx;
+
+static void points_draw(void *ctx)
+{
+    const points_ctx *c = ctx;
+    const sl_plot_points_spec *p = c->p;
+    const double xa = c->xa, xb = c->xb, ya = c->ya, yb = c->yb;
+    PLFLT *gx = c->gx, *gy = c->gy;
+    style();
+    plscol0(9, 150, 150, 150);
+    plcol0(15);
+    plenv(xa, xb, ya, yb, 0, 0);
+    pllab(p->xlabel ? p->xlabel : "", p->ylabel ? p->ylabel : "", p->title ? p->title : "");
+    for (int64_t k = 0; k < p->n_grid; k++)
+        gx[k] = p->grid[k];
+    for (int64_t l = 0; l < p->n_lines; l++) {
+        for (int64_t k = 0; k < p->n_grid; k++)
+            gy[k] = p->lines[l * p->n_grid + k];
+        plcol0(l == p->n_lines - 1 && p->last_bold ? 15 : 9);
+        plwidth(l == p->n_lines - 1 && p->last_bold ? 1.5 : 0.5);
+        plline((PLINT)p->n_grid, gx, gy);
+    }
+    plwidth(1.0);
+    for (int64_t i = 0; i < p->n; i++) {
+        PLFLT x = p->x[i], y = p->y[i];
+        plcol0(1 + (p->group ? p->group[i] : 0) % 8);
+        if (p->err) {
+            PLFLT lo = y - p->err[i], hi = y + p->err[i];
+            plerry(1, &x, &lo, &hi);
+        }
+        plssym(0, 0.6);
+        plpoin(1, &x, &y, 17);
+    }
 }
 
 sl_status sl_plot_points(const char *path, const sl_plot_points_spec *p)
@@ -215,32 +313,8 @@ sl_status sl_plot_points(const char *path, const sl_plot_points_spec *p)
         free(gx), free(gy);
         return sl_fail_nomem((double)p->n_grid * 2 * sizeof(PLFLT), "points plot");
     }
-    char tmp[1024];
-    open_png(path, p->width, p->height, tmp, sizeof tmp);
-    plscol0(9, 150, 150, 150);
-    plcol0(15);
-    plenv(x0 - mx, x1 + mx, y0 - my, y1 + my, 0, 0);
-    pllab(p->xlabel ? p->xlabel : "", p->ylabel ? p->ylabel : "", p->title ? p->title : "");
-    for (int64_t k = 0; k < p->n_grid; k++)
-        gx[k] = p->grid[k];
-    for (int64_t l = 0; l < p->n_lines; l++) {
-        for (int64_t k = 0; k < p->n_grid; k++)
-            gy[k] = p->lines[l * p->n_grid + k];
-        plcol0(l == p->n_lines - 1 && p->last_bold ? 15 : 9);
-        plwidth(l == p->n_lines - 1 && p->last_bold ? 1.5 : 0.5);
-        plline((PLINT)p->n_grid, gx, gy);
-    }
-    plwidth(1.0);
-    for (int64_t i = 0; i < p->n; i++) {
-        PLFLT x = p->x[i], y = p->y[i];
-        plcol0(1 + (p->group ? p->group[i] : 0) % 8);
-        if (p->err) {
-            PLFLT lo = y - p->err[i], hi = y + p->err[i];
-            plerry(1, &x, &lo, &hi);
-        }
-        plssym(0, 0.6);
-        plpoin(1, &x, &y, 17);
-    }
+    points_ctx c = {p, x0 - mx, x1 + mx, y0 - my, y1 + my, gx, gy};
+    sl_status st = sl_plot_run(path, p->width, p->height, points_draw, &c);
     free(gx), free(gy);
-    return close_png(path, tmp);
+    return st;
 }

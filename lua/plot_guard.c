@@ -1,12 +1,55 @@
-/* sl_plot_png_ready (plot_guard.h): PLplot's list of the devices it can
- * load, asked before plsdev, whose failure would exit. */
+/* The PLplot guard (plot_guard.h): checks before plotting, PLplot's exit
+ * and abort handlers, and its stderr text captured into the messages. */
+#define _GNU_SOURCE
 #include "plot_guard.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <plplot.h>
+#include <setjmp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-sl_status sl_plot_png_ready(const char *path)
+/* The state of the one plot in progress: static, so that it keeps its
+ * values across the longjmp out of PLplot. */
+static struct {
+    jmp_buf jump;
+    int saved_err;  /* the real stderr while PLplot's is captured; -1: none */
+    FILE *capture;  /* what PLplot printed */
+    char tmp[PATH_MAX + 16];
+    char fatal[512];   /* plexit's message */
+    char refused[512]; /* the first plabort message */
+} G = {.saved_err = -1};
+
+/* The folder that will hold path: it must exist and be writable. */
+static sl_status folder_ready(const char *path)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
+    struct stat sb;
+    if (stat(dir, &sb) != 0)
+        return sl_fail(SL_ERR_IO, "cannot write '%s': folder '%s': %s", path, dir,
+                       strerror(errno));
+    if (!S_ISDIR(sb.st_mode))
+        return sl_fail(SL_ERR_IO, "cannot write '%s': '%s' is not a folder", path, dir);
+    if (access(dir, W_OK | X_OK) != 0)
+        return sl_fail(SL_ERR_IO, "cannot write '%s': folder '%s': %s", path, dir,
+                       strerror(errno));
+    return SL_OK;
+}
+
+/* PLplot's list of the devices it can load, asked before plsdev. */
+static sl_status driver_ready(const char *path)
 {
     enum { N = 128 };
     const char *menu[N], *dev[N];
@@ -21,4 +64,152 @@ sl_status sl_plot_png_ready(const char *path)
                    "devices found%s%s); install PLplot's cairo driver (Debian: "
                    "plplot-driver-cairo) or point PLPLOT_DRV_DIR at it", path,
                    n, dir ? ", PLPLOT_DRV_DIR = " : "", dir ? dir : "");
+}
+
+sl_status sl_plot_png_ready(const char *path)
+{
+    sl_status st = folder_ready(path);
+    return st ? st : driver_ready(path);
+}
+
+/* plexit calls this, then prints and exits if it returns: it never does. */
+static int on_exit_request(PLCHAR_VECTOR msg)
+{
+    snprintf(G.fatal, sizeof G.fatal, "%s", msg && *msg ? msg : "stopped");
+    longjmp(G.jump, 1);
+}
+
+static void on_abort(PLCHAR_VECTOR msg)
+{
+    if (!G.refused[0])
+        snprintf(G.refused, sizeof G.refused, "%s", msg && *msg ? msg : "an operation failed");
+}
+
+static void capture_start(void)
+{
+    fflush(stderr);
+    G.saved_err = -1;
+    G.capture = tmpfile();
+    if (!G.capture)
+        return;
+    G.saved_err = dup(2);
+    if (G.saved_err < 0 || dup2(fileno(G.capture), 2) < 0) {
+        if (G.saved_err >= 0)
+            close(G.saved_err);
+        G.saved_err = -1;
+    }
+}
+
+/* Restores stderr; buf gets PLplot's lines, its banners and repeats left
+ * out, joined by "; " (empty when it printed nothing). */
+static void capture_stop(char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    fflush(stderr);
+    if (G.saved_err >= 0) {
+        dup2(G.saved_err, 2);
+        close(G.saved_err);
+        G.saved_err = -1;
+    }
+    if (!G.capture)
+        return;
+    rewind(G.capture);
+    char line[512], last[512] = "";
+    size_t used = 0;
+    while (fgets(line, sizeof line, G.capture)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        if (!line[0] || !strncmp(line, "*** PLPLOT", 10) || !strcmp(line, last))
+            continue;
+        snprintf(last, sizeof last, "%s", line);
+        if (used + 1 < cap)
+            used += (size_t)snprintf(buf + used, cap - used, "%s%s", used ? "; " : "", line);
+    }
+    fclose(G.capture);
+    G.capture = NULL;
+}
+
+static sl_status plot_failed(const char *path);
+
+static void handlers(int on)
+{
+    plsexit(on ? on_exit_request : NULL);
+    plsabort(on ? on_abort : NULL);
+}
+
+static sl_status plot_begin(const char *path, int w, int h)
+{
+    sl_status st = sl_plot_png_ready(path);
+    if (st)
+        return st;
+    if ((size_t)snprintf(G.tmp, sizeof G.tmp, "%s.tmp.png", path) >= sizeof G.tmp)
+        return sl_fail(SL_ERR_IO, "cannot write '%s': the path is too long", path);
+    G.fatal[0] = G.refused[0] = '\0';
+    capture_start();
+    handlers(1);
+    if (setjmp(G.jump))
+        return plot_failed(path);
+    PLINT strm;
+    plmkstrm(&strm); /* a stream of its own: PLplot keeps state per stream */
+    plsdev("pngcairo");
+    plsfnam(G.tmp);
+    plspage(0, 0, w, h, 0, 0);
+    plscolbg(255, 255, 255);
+    plinit();
+    return SL_OK;
+}
+
+/* Ends the stream (its handlers off first: an error while ending it must
+ * not jump into a frame that is gone) and restores stderr. */
+static void finish(char *said, size_t cap)
+{
+    handlers(0);
+    plend1();
+    capture_stop(said, cap);
+}
+
+/* The temporary picture goes with unlink, never remove: a folder that
+ * happens to have its name is the user's. */
+static sl_status plot_failed(const char *path)
+{
+    char said[600];
+    finish(said, sizeof said);
+    unlink(G.tmp);
+    return sl_fail(SL_ERR_IO, "cannot write '%s': PLplot: %s%s%s%s", path, G.fatal,
+                   said[0] ? " (it said: " : "", said, said[0] ? ")" : "");
+}
+
+static sl_status plot_end(const char *path)
+{
+    char said[600];
+    if (setjmp(G.jump)) { /* plend1 itself failed */
+        handlers(0);
+        capture_stop(said, sizeof said);
+        unlink(G.tmp);
+        return sl_fail(SL_ERR_IO, "cannot write '%s': PLplot: %s", path, G.fatal);
+    }
+    plend1();
+    handlers(0);
+    capture_stop(said, sizeof said);
+    if (G.refused[0]) {
+        unlink(G.tmp);
+        return sl_fail(SL_ERR_IO, "cannot write '%s': PLplot refused an operation: %s%s%s%s",
+                       path, G.refused, said[0] ? " (it said: " : "", said, said[0] ? ")" : "");
+    }
+    if (rename(G.tmp, path)) {
+        int e = errno;
+        unlink(G.tmp);
+        return sl_fail(SL_ERR_IO, "cannot write '%s': %s", path, strerror(e));
+    }
+    return SL_OK;
+}
+
+sl_status sl_plot_run(const char *path, int w, int h, void (*draw)(void *ctx), void *ctx)
+{
+    sl_status st = plot_begin(path, w, h);
+    if (st)
+        return st;
+    if (setjmp(G.jump))
+        return plot_failed(path);
+    draw(ctx);
+    return plot_end(path);
 }

@@ -191,6 +191,14 @@ static void remove_tree(const char *dir)
     rmdir(dir);
 }
 
+/* The process's umask (reading it means setting it: set it back at once). */
+static mode_t current_umask(void)
+{
+    mode_t m = umask(022);
+    umask(m);
+    return m;
+}
+
 /* Whether `dir` is an empty folder (1), absent (0), or neither (an error). */
 static sl_status target_state(const char *dir, int *empty)
 {
@@ -291,6 +299,13 @@ sl_status sl_scaffold_write(const char *templates, const char *kind, const char 
         return sl_fail(SL_ERR_ARG, "path too long: %s", dir);
     if (!mkdtemp(tmp))
         return sl_fail(SL_ERR_IO, "cannot create a folder at %s: %s", tmp, strerror(errno));
+    /* mkdtemp's folder is private (0700); the one that appears as DIR has
+     * the permissions mkdir would give it */
+    if (!empty && chmod(tmp, 0777 & ~current_umask()) != 0) {
+        st = sl_fail(SL_ERR_IO, "cannot set the permissions of %s: %s", tmp, strerror(errno));
+        rmdir(tmp);
+        return st;
+    }
     st = copy_tree(src, tmp, name, n_files);
     if (!st && !empty && rename(tmp, dir) != 0)
         st = sl_fail(SL_ERR_IO, "cannot rename %s to %s: %s", tmp, dir, strerror(errno));

@@ -2332,3 +2332,292 @@ Test(lua, demcmc_checkpoint_and_resume_from_file)
     free(ck);
     free_out(&o);
 }
+
+/* ---- nothing lost: plots, ls, help, numbers -------------------------------------- */
+
+/* A short DE-MC run, then corner_png(PATH) inside pcall; the script goes on
+ * and prints what pcall caught. */
+static void write_corner_script(void)
+{
+    write_text("corner.lua",
+               "local starling = require \"starling\"\n"
+               "local function f(p) return -0.5 * ((p[1] - 1)^2 + (p[2] + 2)^2) end\n"
+               "local r = starling.demcmc{ likelihood = f, params = {'a', 'b'}, chains = 8,\n"
+               "  priors = {a = {'uniform', -9, 9}, b = {'uniform', -9, 9}}, generations = 100,\n"
+               "  seed = 2 }\n"
+               "local ok, err = pcall(r.corner_png, r, arg[1])\n"
+               "print('caught', ok, err)\n"
+               "r:save('kept.csv')\n");
+}
+
+/* PLplot printed its error 11 times and exited: pcall never saw it and the
+ * draws were lost. A folder that is not there is now an error before any
+ * plotting, naming the path and the OS's reason. */
+Test(lua, corner_png_missing_folder_is_an_error)
+{
+    write_corner_script();
+    run_out o = run("run corner.lua nodir/c.png", NULL);
+    cr_expect_eq(o.status, 0, "exit %d\n%s", o.status, o.err);
+    cr_expect(strstr(o.out, "caught\tfalse\tcorner.lua:6: corner_png: cannot write 'nodir/c.png': "
+                            "folder 'nodir': No such file or directory"), "%s", o.out);
+    cr_expect(!strstr(o.err, "PLPLOT") && !strstr(o.err, "Can't open"), "%s", o.err);
+    cr_expect(exists("kept.csv"), "the script did not go on to save its draws");
+    free_out(&o);
+}
+
+/* A fatal error inside PLplot (plexit): its temporary picture cannot be
+ * opened because a folder has that name. PLplot's exit handler returns
+ * control; its messages end up in the error, not raw on stderr. */
+Test(lua, corner_png_plplot_fatal_error_is_caught)
+{
+    write_corner_script();
+    char dir[400];
+    snprintf(dir, sizeof dir, "%s/c.png.tmp.png", work);
+    cr_assert(mkdir(dir, 0755) == 0);
+    run_out o = run("run corner.lua c.png", NULL);
+    cr_expect_eq(o.status, 0, "exit %d\n%s", o.status, o.err);
+    cr_expect(strstr(o.out, "caught\tfalse\tcorner.lua:6: corner_png: cannot write 'c.png': "
+                            "PLplot: Too many tries. (it said: Can't open c.png.tmp.png.)"),
+              "%s", o.out);
+    cr_expect(!strstr(o.err, "PLPLOT") && !strstr(o.err, "Can't open"), "%s", o.err);
+    cr_expect(exists("kept.csv"), "the script did not go on to save its draws");
+    cr_expect(exists("c.png.tmp.png") && !exists("c.png"), "the folder in the way was touched");
+    free_out(&o);
+    /* the same process draws again once the path is free */
+    o = run("run corner.lua ok.png", NULL);
+    cr_expect(strstr(o.out, "caught\ttrue\tnil"), "%s%s", o.out, o.err);
+    cr_expect(exists("ok.png"));
+    free_out(&o);
+}
+
+/* One bad file in a folder cost every other file's line. */
+Test(lua, ls_folder_one_bad_file_others_printed)
+{
+    char dir[400];
+    snprintf(dir, sizeof dir, "%s/curves", work);
+    cr_assert(mkdir(dir, 0755) == 0);
+    write_curve("curves/a.txt", NULL);
+    write_text("curves/b.txt", "t y\n1 x\n");
+    write_curve("curves/c.txt", NULL);
+    run_out o = run("ls --backend=cpu curves", NULL);
+    cr_expect_eq(o.status, 3, "exit %d\n%s", o.status, o.err);
+    cr_expect(strstr(o.out, "\na.txt ") && strstr(o.out, "\nc.txt "), "%s", o.out);
+    cr_expect(strstr(o.err, "starling: ls: curves/b.txt:2: column 2 (y) = \"x\""), "%s", o.err);
+    cr_expect(strstr(o.err, "1 of 3 files failed"), "%s", o.err);
+    free_out(&o);
+}
+
+/* A child that writes `chunk` into the FIFO until the reader goes (SIGPIPE
+ * ends it). */
+static pid_t feed_fifo(const char *fifo, const char *chunk, size_t len)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int fd = open(fifo, O_WRONLY);
+        while (fd >= 0 && write(fd, chunk, len) > 0)
+            ;
+        _exit(0);
+    }
+    return pid;
+}
+
+static void stop_feeder(pid_t pid)
+{
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+}
+
+/* An input that never ends grew the memory by 0.5 GB/s: now the size limit
+ * stops it with a message naming the file, the limit and the option. */
+Test(lua, ls_fifo_endless_hits_size_limit, .timeout = 60)
+{
+    char fifo[400], err_path[400];
+    snprintf(fifo, sizeof fifo, "%s/endless", work);
+    snprintf(err_path, sizeof err_path, "%s/stderr", base);
+    static char zeros[65536];
+    const struct {
+        const char *chunk;
+        size_t len;
+        const char *max, *says;
+    } cases[] = {{"1 2\n", 4, "--max-size=1M", "endless: more than 1 MiB read (line 262145)"},
+                 {zeros, sizeof zeros, "--max-size=2MiB", "endless: more than 2 MiB read (line 1)"}};
+    for (int k = 0; k < 2; k++) {
+        cr_assert(mkfifo(fifo, 0600) == 0);
+        pid_t feeder = feed_fifo(fifo, cases[k].chunk, cases[k].len);
+        const char *const args[] = {"starling", "ls", "--backend=cpu", cases[k].max, "endless",
+                                    NULL};
+        int st = wait_for(spawn(args), 20);
+        stop_feeder(feeder);
+        char *err = slurp(err_path);
+        cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 3, "case %d: status %d\n%s", k, st, err);
+        cr_expect(strstr(err, cases[k].says) && strstr(err, "--max-size=SIZE"), "case %d: %s", k,
+                  err);
+        free(err);
+        unlink(fifo);
+    }
+}
+
+/* SIGINT stops a read that never ends within a second: a FIFO fed forever,
+ * and a sparse file of 1 TiB of zeros (a read that never waits, as from
+ * /dev/zero, so no interrupted system call ends it: the reader must poll). */
+Test(lua, ls_endless_input_sigint_stops_within_1s, .timeout = 60)
+{
+    char fifo[400], sparse[400], err_path[400];
+    snprintf(fifo, sizeof fifo, "%s/endless", work);
+    snprintf(sparse, sizeof sparse, "%s/zeros", work);
+    snprintf(err_path, sizeof err_path, "%s/stderr", base);
+    cr_assert(mkfifo(fifo, 0600) == 0);
+    int fd = open(sparse, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    cr_assert(fd >= 0 && ftruncate(fd, (off_t)1 << 40) == 0, "cannot make a sparse file");
+    close(fd);
+    static char lines[65536];
+    for (size_t i = 0; i < sizeof lines; i += 4)
+        memcpy(lines + i, "1 2\n", 4);
+    for (int k = 0; k < 2; k++) {
+        pid_t feeder = k == 0 ? feed_fifo(fifo, lines, sizeof lines) : -1;
+        /* the default limit (1 GiB) takes seconds to reach */
+        const char *const args[] = {"starling", "ls", "--backend=cpu",
+                                    k == 0 ? "endless" : "zeros", NULL};
+        pid_t pid = spawn(args);
+        usleep(700000);
+        kill(pid, SIGINT);
+        int st = wait_for(pid, 1.0);
+        if (feeder > 0)
+            stop_feeder(feeder);
+        char *err = slurp(err_path);
+        cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 130, "case %d: status %d\n%s", k, st, err);
+        cr_expect(strstr(err, "interrupted by SIGINT"), "case %d: %s", k, err);
+        free(err);
+    }
+    unlink(sparse);
+}
+
+/* `starling help CMD` and `starling CMD --help`: each command's own text. */
+Test(lua, help_per_command)
+{
+    const struct {
+        const char *cmd, *says;
+    } cmds[] = {{"run", "usage: starling run FILE.lua"},
+                {"check", "--pos-tol=X"},
+                {"ls", "--max-size=SIZE"},
+                {"plugins", "STARLING_PLUGIN_PATH"},
+                {"new", "KIND: integrator, force"},
+                {"check-plugin", "--require-gpu"},
+                {"version", "usage: starling --version"}};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        char args[64];
+        for (int form = 0; form < 3; form++) {
+            snprintf(args, sizeof args, form == 0 ? "help %s" : form == 1 ? "%s --help" : "%s -h",
+                     cmds[i].cmd);
+            run_out o = run(args, NULL);
+            cr_expect_eq(o.status, 0, "%s: exit %d\n%s", args, o.status, o.err);
+            cr_expect(strstr(o.out, cmds[i].says), "%s:\n%s", args, o.out);
+            cr_expect(!strstr(o.out, "starling new KIND NAME [DIR]      write"),
+                      "%s printed the summary, not the command's text", args);
+            free_out(&o);
+        }
+    }
+    run_out o = run("help ls", NULL);
+    expect_all(o.out, NEEDLES("--csv", "object, best_period", "- reads one text file from stdin"),
+               "help ls");
+    free_out(&o);
+    o = run("help frobnicate", NULL);
+    cr_expect_eq(o.status, 2);
+    cr_expect(strstr(o.err, "no command 'frobnicate'"), "%s", o.err);
+    free_out(&o);
+    o = run("help", NULL);
+    cr_expect_eq(o.status, 0);
+    cr_expect(strstr(o.out, "usage: starling run FILE.lua") && strstr(o.out, "starling help"),
+              "%s", o.out);
+    free_out(&o);
+}
+
+/* `starling ls -`: one light curve from stdin. */
+Test(lua, ls_reads_stdin)
+{
+    write_curve("a.txt", NULL);
+    char path[400];
+    snprintf(path, sizeof path, "%s/a.txt", work);
+    char *curve = slurp(path);
+    run_out o = run("ls --backend=cpu -", curve);
+    cr_expect_eq(o.status, 0, "exit %d\n%s", o.status, o.err);
+    const char *line = strstr(o.out, "\nstdin ");
+    double period = 0;
+    cr_expect(line && sscanf(line + 7, "%lf", &period) == 1 && fabs(period - 3.1) < 0.05,
+              "%s", o.out);
+    free_out(&o);
+    o = run("ls --backend=cpu - -", curve);
+    cr_expect_eq(o.status, 2);
+    cr_expect(strstr(o.err, "stdin (-) can be read once only"), "%s", o.err);
+    free_out(&o);
+    free(curve);
+}
+
+/* `starling ls --csv`: one header line, an object per line, flagged ones
+ * with nan (never -nan) and the reason in `status`. */
+Test(lua, ls_csv_columns)
+{
+    write_text("b.csv", "id,t,y\n\"x,1\",1,1\n\"x,1\",2,2\nflat,1,5\nflat,2,5\nflat,3,5\n");
+    write_curve("b.csv", "good");
+    run_out o = run("ls --csv --batch --fap --backend=cpu b.csv", NULL);
+    cr_expect_eq(o.status, 3, "exit %d\n%s", o.status, o.err);
+    cr_expect(!strncmp(o.out, "object,best_period,best_frequency,power,fap,status\n", 51), "%s",
+              o.out);
+    expect_all(o.out, NEEDLES("\n\"x,1\",nan,nan,nan,nan,fewer than 3 points\n",
+                              "\nflat,nan,nan,nan,nan,constant values\n", "\ngood,3.09"),
+               "stdout");
+    cr_expect(!strstr(o.out, "-nan") && !strstr(o.out, "#"), "%s", o.out);
+    const char *good = strstr(o.out, "\ngood,");
+    double p = 0, f = 0, w = 0, fap = -1;
+    char status[16] = "";
+    cr_expect(good && sscanf(good + 6, "%lf,%lf,%lf,%lf,%15s", &p, &f, &w, &fap, status) == 5 &&
+                  fabs(p * f - 1) < 1e-9 && w > 0.9 && fap >= 0 && !strcmp(status, "ok"),
+              "%s", o.out);
+    free_out(&o);
+}
+
+/* Lua prints the NaN of 0/0 as "-nan"; starling's print and tostring say nan. */
+Test(lua, print_nan_not_minus_nan)
+{
+    write_text("nan.lua", "print(0/0, -(0/0), tostring(0/0), 1.5, 2, 'x', nil, true)\n");
+    run_out o = run("run nan.lua", NULL);
+    cr_expect_eq(o.status, 0, "%s", o.err);
+    cr_expect_str_eq(o.out, "nan\tnan\tnan\t1.5\t2\tx\tnil\ttrue\n");
+    free_out(&o);
+}
+
+/* `starling new` made its folder 0700 (mkdtemp's); mkdir gives 0777 & ~umask. */
+Test(lua, new_honours_umask)
+{
+    const struct {
+        const char *umask, *name;
+        mode_t mode;
+    } cases[] = {{"022", "um_a", 0755}, {"027", "um_b", 0750}};
+    for (int k = 0; k < 2; k++) {
+        char cmd[1024], path[400];
+        snprintf(cmd, sizeof cmd, "cd '%s' && umask %s && '%s' new force %s >/dev/null",
+                 work, cases[k].umask, STARLING, cases[k].name);
+        cr_assert_eq(system(cmd), 0, "%s", cmd);
+        snprintf(path, sizeof path, "%s/%s", work, cases[k].name);
+        struct stat sb;
+        cr_assert(stat(path, &sb) == 0, "%s not written", path);
+        cr_expect_eq(sb.st_mode & 07777, cases[k].mode, "umask %s: mode %o", cases[k].umask,
+                     sb.st_mode & 07777);
+    }
+}
+
+/* Bytes from a file quoted in a message are escaped: a header or a value
+ * of binary garbage or terminal escapes is not echoed raw. */
+Test(lua, ls_error_escapes_file_bytes)
+{
+    write_text("g.txt", "t\x1b[31mred\xff y\n1 2\n");
+    write_text("h.txt", "t y\n1 \x1b[2J\x01\n");
+    run_out o = run("ls --backend=cpu g.txt h.txt", NULL);
+    cr_expect_eq(o.status, 3, "exit %d\n%s", o.status, o.err);
+    expect_all(o.err, NEEDLES("(\"t\\x1B[31mred\\xFF\", \"y\")", "= \"\\x1B[2J\\x01\""), "stderr");
+    cr_expect(!strchr(o.err, '\x1b') && !strchr(o.err, '\x01') && !strchr(o.err, '\xff'), "%s",
+              o.err);
+    free_out(&o);
+}

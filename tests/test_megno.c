@@ -383,6 +383,9 @@ Test(megno, refuses_bad_settings_before_work)
     m.interval = NAN;
     refused(&c, &m, (const char *const[]){"interval = nan", NULL});
     m.interval = 1.0;
+    c.t_end = 0.5; /* less than one interval: no whole sample to average */
+    refused(&c, &m, (const char *const[]){"system 1 runs 0.5", "less than one interval (1)",
+                                          "interval <= 0.5", NULL});
     c.t_end = -1.0;
     refused(&c, &m, (const char *const[]){"t_end", NULL}); /* sl_integrate's own checks too */
     slt_unload(&p);

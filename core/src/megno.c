@@ -90,6 +90,17 @@ sl_status sl_megno_check(const sl_backend *be, const sl_ensemble *e, const sl_ru
                        "integrator '%s' (dt = %s), whose sequence of equal steps it would break: "
                        "give %s or %s", a, c->prop->name, b, lo, hi);
     }
+    /* <Y> is a mean over whole intervals: a run shorter than one would
+     * report a number measured over a fraction of one */
+    for (int64_t s = 0; s < e->n_sys; s++) {
+        double span = c->t_end - e->time[s];
+        if (e->status[s] != SL_SYS_ACTIVE || !(span > 0.0) || span >= iv)
+            continue;
+        sl_fmt_num(b, sizeof b, span);
+        return sl_fail(SL_ERR_ARG, "megno: system %lld runs %s (to t_end), less than one "
+                       "interval (%s): MEGNO needs at least one whole interval; give a later "
+                       "t_end or interval <= %s", (long long)s + 1, b, a, b);
+    }
     return SL_OK;
 }
 

@@ -2,12 +2,38 @@
 #define _GNU_SOURCE
 #include "starling/table.h"
 
+#include "starling/cancel.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+/* ---- text from a file, in messages ----------------------------------------- */
+
+/* s as a message quotes it: printable ASCII as is, every other byte (binary
+ * garbage, a terminal's escape sequences) and the backslash as \xNN, cut
+ * with "..." after max bytes of s or when buf is full. */
+static const char *shown(const char *s, size_t max, char *buf, size_t cap)
+{
+    size_t o = 0, i = 0;
+    for (; s[i] && i < max; i++) {
+        unsigned char b = (unsigned char)s[i];
+        int plain = b >= 0x20 && b <= 0x7e && b != '\\';
+        if (o + (plain ? 1 : 4) + 4 > cap)
+            break;
+        if (plain)
+            buf[o++] = (char)b;
+        else
+            o += (size_t)snprintf(buf + o, cap - o, "\\x%02X", b);
+    }
+    if (s[i] && o + 4 <= cap)
+        memcpy(buf + o, "...", 3), o += 3;
+    buf[o] = '\0';
+    return buf;
+}
 
 /* ---- numbers ------------------------------------------------------------- */
 
@@ -73,6 +99,7 @@ typedef struct reader {
     int32_t *slots[SL_TABLE_MAX_COLS];
     uint32_t n_slots[SL_TABLE_MAX_COLS];
     int32_t cap_levels[SL_TABLE_MAX_COLS];
+    int64_t bytes, max_bytes; /* read so far; the limit (0: none) */
 } reader;
 
 /* The first '#' outside double quotes, or NULL. */
@@ -236,8 +263,10 @@ static void list_names(char *const *f, int n, char *buf, size_t cap)
 {
     size_t u = 0;
     buf[0] = '\0';
+    char one[200];
     for (int i = 0; i < n && u < cap; i++)
-        u += (size_t)snprintf(buf + u, cap - u, "%s\"%s\"", i ? ", " : "", f[i]);
+        u += (size_t)snprintf(buf + u, cap - u, "%s\"%s\"", i ? ", " : "",
+                              shown(f[i], 48, one, sizeof one));
 }
 
 static void list_aliases(const sl_table_col *c, char *buf, size_t cap)
@@ -476,10 +505,12 @@ static sl_status grow_rows(reader *r)
 void sl_table_where(const sl_table *t, int col, char *buf, size_t cap)
 {
     const sl_table_column *c = &t->col[col];
+    char name[200];
+    shown(c->header ? c->header : c->name, 48, name, sizeof name);
     if (t->in_memory)
-        snprintf(buf, cap, "column '%s'", c->header ? c->header : c->name);
+        snprintf(buf, cap, "column '%s'", name);
     else
-        snprintf(buf, cap, "column %d (%s)", c->src, c->header ? c->header : c->name);
+        snprintf(buf, cap, "column %d (%s)", c->src, name);
 }
 
 void sl_table_at(const sl_table *t, int col, int64_t row, char *buf, size_t cap)
@@ -523,8 +554,9 @@ static sl_status add_row(reader *r, int n)
         double x;
         if (!sl_table_parse_number(v, &x) || (spec->cols[c].finite && !isfinite(x))) {
             sl_table_where(t, c, where, sizeof where);
-            return sl_fail(SL_ERR_ARG, "%s:%lld: %s = \"%.40s\": expected a %snumber",
-                           r->name, (long long)r->ln, where, v,
+            char value[200];
+            return sl_fail(SL_ERR_ARG, "%s:%lld: %s = \"%s\": expected a %snumber",
+                           r->name, (long long)r->ln, where, shown(v, 40, value, sizeof value),
                            spec->cols[c].finite ? "finite " : "");
         }
         col->num[i] = x;
@@ -598,8 +630,65 @@ static sl_status check_spec(const char *name, const sl_table_spec *spec)
     return SL_OK;
 }
 
+/* "1 GiB", "512 MiB", "1000 bytes": a limit as users would write it. */
+static void fmt_bytes(char *buf, size_t cap, int64_t n)
+{
+    static const char *const unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (u < 4 && n >= 1024 && n % 1024 == 0)
+        n /= 1024, u++;
+    snprintf(buf, cap, "%lld %s", (long long)n, unit[u]);
+}
+
+/* The next line (its '\n' kept) into *buf, or *got = 0 at the end. Read a
+ * byte at a time, so that an input that never ends (a device, a FIFO fed
+ * forever, a line without end) stops at max_bytes instead of filling
+ * the memory, and a cancellation request (Ctrl-C) is seen while reading. */
+static sl_status next_line(FILE *fp, reader *r, char **buf, size_t *cap, int *got)
+{
+    const int64_t max = r->max_bytes;
+    size_t n = 0;
+    int c = 0;
+    sl_status st;
+    while ((c = getc_unlocked(fp)) != EOF) {
+        if (n + 2 > *cap) {
+            size_t grown = *cap ? 2 * *cap : 256;
+            char *b = realloc(*buf, grown);
+            if (!b)
+                return sl_fail(SL_ERR_NOMEM, "%s:%lld: out of memory for a line of %zu bytes",
+                               r->name, (long long)r->ln + 1, n);
+            *buf = b, *cap = grown;
+        }
+        (*buf)[n++] = (char)c;
+        if (++r->bytes % 65536 == 0 && (st = sl_cancel_check(r->name)))
+            return st;
+        if (max > 0 && r->bytes > max) {
+            char lim[32];
+            fmt_bytes(lim, sizeof lim, max);
+            return sl_fail(SL_ERR_IO, "%s: more than %s read (line %lld): over the size limit "
+                           "for one file; is it a device or a FIFO that never ends? If the file "
+                           "is that large, raise the limit (starling ls --max-size=SIZE)",
+                           r->name, lim, (long long)r->ln + 1);
+        }
+        if (c == '\n')
+            break;
+    }
+    if (c == EOF && ferror(fp) && (st = sl_cancel_check(r->name)))
+        return st; /* a blocked read that the signal interrupted */
+    if (n)
+        (*buf)[n] = '\0';
+    *got = n > 0;
+    return SL_OK;
+}
+
 sl_status sl_table_read_stream(FILE *fp, const char *name, const sl_table_spec *spec,
                                sl_table *out)
+{
+    return sl_table_read_stream_max(fp, name, spec, 0, out);
+}
+
+sl_status sl_table_read_stream_max(FILE *fp, const char *name, const sl_table_spec *spec,
+                                   int64_t max_bytes, sl_table *out)
 {
     memset(out, 0, sizeof *out);
     sl_status st = check_spec(name, spec);
@@ -607,19 +696,22 @@ sl_status sl_table_read_stream(FILE *fp, const char *name, const sl_table_spec *
         return st;
     if (!(out->path = strdup(name)))
         return sl_fail(SL_ERR_NOMEM, "%s: out of memory", name);
-    reader r = {.name = name, .spec = spec, .t = out};
+    reader r = {.name = name, .spec = spec, .t = out, .max_bytes = max_bytes};
     char *line = NULL;
     size_t cap = 0;
-    int state = 0;
-    while (!st && getline(&line, &cap, fp) >= 0) {
+    int state = 0, got = 0;
+    flockfile(fp);
+    while (!st && !(st = next_line(fp, &r, &line, &cap, &got)) && got) {
         r.ln++;
         st = one_line(&r, line, &state);
     }
+    funlockfile(fp);
     free(line);
     for (int c = 0; c < SL_TABLE_MAX_COLS; c++)
         free(r.slots[c]);
     if (!st && ferror(fp))
-        st = sl_fail(SL_ERR_IO, "%s: read error after line %lld", name, (long long)r.ln);
+        st = sl_fail(SL_ERR_IO, "%s: read error after line %lld: %s", name, (long long)r.ln,
+                     strerror(errno));
     if (!st && out->n_rows == 0) {
         char want[256];
         expected_cols(spec, want, sizeof want);
@@ -633,11 +725,17 @@ sl_status sl_table_read_stream(FILE *fp, const char *name, const sl_table_spec *
 
 sl_status sl_table_read(const char *path, const sl_table_spec *spec, sl_table *out)
 {
+    return sl_table_read_max(path, spec, 0, out);
+}
+
+sl_status sl_table_read_max(const char *path, const sl_table_spec *spec, int64_t max_bytes,
+                            sl_table *out)
+{
     memset(out, 0, sizeof *out);
     FILE *fp = fopen(path, "r");
     if (!fp)
         return sl_fail(SL_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    sl_status st = sl_table_read_stream(fp, path, spec, out);
+    sl_status st = sl_table_read_stream_max(fp, path, spec, max_bytes, out);
     fclose(fp);
     return st;
 }

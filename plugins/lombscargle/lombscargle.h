@@ -163,7 +163,14 @@ typedef struct sl_ls_set {
 typedef struct sl_ls_columns {
     const char *t, *y, *dy, *id;
     int hdu;
+    /* Text files: the most bytes read of one file (0: SL_LS_MAX_BYTES), so
+     * that an input that never ends (a device, a FIFO) is an error naming
+     * the file and the limit. */
+    int64_t max_bytes;
 } sl_ls_columns;
+
+/* The default of max_bytes: 1 GiB. */
+#define SL_LS_MAX_BYTES ((int64_t)1 << 30)
 
 typedef struct sl_periodogram {
     SL_TABLE_HEAD; /* kind SL_KIND_PERIODOGRAM; params: numeric keys front ends validate
@@ -186,7 +193,9 @@ typedef struct sl_periodogram {
     sl_status (*read_fits)(const char *path, const sl_ls_columns *cols, int with_id,
                            sl_ls_set **out);
     /* Text, FITS or a folder, with columns named by the user (cols may be
-     * NULL; hdu is for FITS). Text files follow starling/table.h. */
+     * NULL; hdu is for FITS). Text files follow starling/table.h. The path
+     * "-" reads text from stdin (its objects named "stdin"); other files
+     * that are not regular (FIFOs, /dev/stdin) are read once, as text. */
     sl_status (*read_with)(const char *path, const sl_ls_columns *cols, int with_id,
                            sl_ls_set **out);
 } sl_periodogram;

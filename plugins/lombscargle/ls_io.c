@@ -135,7 +135,9 @@ static sl_status read_rows(const char *path, int with_id, const sl_ls_columns *n
     sl_table_spec spec;
     ls_spec(with_id, names, cols, user, &spec);
     sl_table tab;
-    sl_status st = sl_table_read(path, &spec, &tab);
+    int64_t max = names && names->max_bytes > 0 ? names->max_bytes : SL_LS_MAX_BYTES;
+    sl_status st = strcmp(path, "-") ? sl_table_read_max(path, &spec, max, &tab)
+                                     : sl_table_read_stream_max(stdin, "stdin", &spec, max, &tab);
     if (st)
         return st;
     const sl_table_column *ct = &tab.col[0], *cy = &tab.col[1], *cd = &tab.col[2];
@@ -156,7 +158,7 @@ static sl_status read_rows(const char *path, int with_id, const sl_ls_columns *n
 static sl_ls_set *new_set(const char *path)
 {
     sl_ls_set *s = calloc(1, sizeof *s);
-    if (s && !(s->path = strdup(path))) {
+    if (s && !(s->path = strdup(strcmp(path, "-") ? path : "stdin"))) {
         free(s);
         s = NULL;
     }
@@ -342,11 +344,13 @@ sl_status sl_ls_read_with(const char *path, const sl_ls_columns *cols, int with_
 {
     *out = NULL;
     struct stat sb;
-    if (stat(path, &sb) != 0)
+    int is_stdin = !strcmp(path, "-");
+    if (!is_stdin && stat(path, &sb) != 0)
         return sl_fail(SL_ERR_IO, "%s: cannot be read: %s", path, strerror(errno));
-    if (S_ISDIR(sb.st_mode))
+    if (!is_stdin && S_ISDIR(sb.st_mode))
         return read_dir(path, cols, out);
-    if (is_fits(path))
+    /* only a regular file can be looked into and then read again */
+    if (!is_stdin && S_ISREG(sb.st_mode) && is_fits(path))
         return sl_ls_read_fits(path, cols, with_id, out);
     rows r;
     memset(&r, 0, sizeof r);
@@ -356,7 +360,7 @@ sl_status sl_ls_read_with(const char *path, const sl_ls_columns *cols, int with_
     if (!st && !(s = new_set(path)))
         st = sl_fail(SL_ERR_NOMEM, "%s", path);
     if (!st)
-        st = group_rows(&r, with_id, has_dy, path, s);
+        st = group_rows(&r, with_id, has_dy, s->path, s);
     rows_free(&r);
     if (st) {
         sl_ls_set_free(s);

@@ -26,6 +26,9 @@
  * - Numbers are decimal (1.5, -2e-3, 1.0D+03), nan or inf; anything else in
  *   a number column is an error naming file, line, column and value.
  *
+ * Reading polls sl_cancel_check (starling/cancel.h), so that a request to
+ * stop ends a read of an input that never ends.
+ *
  * Nothing here prints; every failure returns an sl_status with the file and
  * line in its message. */
 #ifndef STARLING_TABLE_H
@@ -111,6 +114,14 @@ sl_status sl_table_read_stream(FILE *fp, const char *name, const sl_table_spec *
  * start with the data's source ("data: column 'rv', row 3 = nan: expected
  * a finite number"). */
 sl_status sl_table_from_data(const sl_data *d, const sl_table_spec *spec, sl_table *out);
+
+/* sl_table_read and sl_table_read_stream reading at most max_bytes of the
+ * file (0: no limit): an input that never ends (a device, a FIFO fed
+ * forever) is an error naming the file and the limit, not a full memory. */
+sl_status sl_table_read_max(const char *path, const sl_table_spec *spec, int64_t max_bytes,
+                            sl_table *out);
+sl_status sl_table_read_stream_max(FILE *fp, const char *name, const sl_table_spec *spec,
+                                   int64_t max_bytes, sl_table *out);
 
 void sl_table_free(sl_table *t);
 
