@@ -354,7 +354,8 @@ sl_status sl_registry_load_dir(sl_registry *r, const char *dir)
     closedir(d);
     /* Sorted, so that which of two duplicates wins does not depend on the
      * file system's order. */
-    qsort(names, n, sizeof *names, cmp_str);
+    if (n > 1) /* qsort's array must not be NULL, even when empty */
+        qsort(names, n, sizeof *names, cmp_str);
     for (size_t i = 0; i < n; i++) {
         char path[PATH_MAX + 256]; /* a folder and a file name of at most 255 */
         snprintf(path, sizeof path, "%s/%s", canon, names[i]);
