@@ -1190,7 +1190,8 @@ static int dm_save(lua_State *L)
 
 /* The options table of a plot (index 3, may be absent): params = {names}
  * (default: every parameter that is not fixed) into d->which; *count and
- * title from `count_key` and `title`. */
+ * title from `count_key` and `title` (overwrite = true is read by the
+ * caller). */
 static void plot_options(lua_State *L, const dm_result *d, const char *fn, int *which,
                          sl_plot_draws *pd, const char *count_key, int *count,
                          const char **title)
@@ -1243,7 +1244,9 @@ static int dm_trace_png(lua_State *L)
     sl_plot_draws pd;
     const char *title;
     plot_options(L, d, "trace_png", which, &pd, "chains", &shown, &title);
-    sl_lua_check(L, sl_plot_trace(path, &pd, shown, title ? title : d->target), "trace_png");
+    unsigned flags = sl_lua_out_flags(L, 3, "trace_png");
+    sl_lua_check(L, sl_plot_trace(path, flags, &pd, shown, title ? title : d->target),
+                 "trace_png");
     return 0;
 }
 
@@ -1258,7 +1261,8 @@ static int dm_corner_png(lua_State *L)
     plot_options(L, d, "corner_png", which, &pd, "points", &points, &title);
     if (d->r.kept < 1)
         sl_lua_error(L, "corner_png: no kept draws");
-    sl_lua_check(L, sl_plot_corner(path, &pd, points, title ? title : d->target),
+    unsigned flags = sl_lua_out_flags(L, 3, "corner_png");
+    sl_lua_check(L, sl_plot_corner(path, flags, &pd, points, title ? title : d->target),
                  "corner_png");
     return 0;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "binding.h"
+#include "starling/output.h"
 #include "ml_plot.h"
 #include "plot_guard.h"
 #include "starling/plugins/microlensing/microlensing.h"
@@ -394,7 +395,7 @@ static int ml_map_gc(lua_State *L)
 /* The map's PNG with the lenses' caustics over it (resolution a quarter
  * of a pixel). */
 static void ml_map_png(lua_State *L, const sl_lens *lens, const sl_ml_map_spec *spec,
-                       const sl_ml_map *m, const char *png, const char *ctx)
+                       const sl_ml_map *m, const char *png, unsigned flags, const char *ctx)
 {
     ml_lua_caustics *u = ml_owner(L, sizeof *u, ml_caustics_gc);
     u->lens = lens;
@@ -411,7 +412,7 @@ static void ml_map_png(lua_State *L, const sl_lens *lens, const sl_ml_map_spec *
     char title[128];
     snprintf(title, sizeof title, "%d lenses, %llu rays", spec->lenses.n,
              (unsigned long long)m->rays);
-    ml_check(L, sl_plot_map(png, m->A, m->nx, m->ny, box, cv, u->c.n_curves, title), ctx);
+    ml_check(L, sl_plot_map(png, flags, m->A, m->nx, m->ny, box, cv, u->c.n_curves, title), ctx);
     lua_pop(L, 1);
 }
 
@@ -543,7 +544,7 @@ static int l_ml_map(lua_State *L)
     if (png) {
         snprintf(kctx, sizeof kctx, "%s: key 'png'", ctx);
         sl_lua_out_check(L, png, flags, kctx);
-        ml_check(L, sl_plot_png_ready(png), ctx);
+        ml_check(L, sl_plot_png_ready(png, flags), ctx);
     }
     lua_getfield(L, 1, "values");
     int values = lua_toboolean(L, -1);
@@ -558,7 +559,7 @@ static int l_ml_map(lua_State *L)
     if (fits)
         ml_check(L, lens->map_write_fits(&u->m, &spec, fits, flags), ctx);
     if (png)
-        ml_map_png(L, lens, &spec, &u->m, png, ctx);
+        ml_map_png(L, lens, &spec, &u->m, png, flags, ctx);
     const sl_ml_map *m = &u->m;
     lua_createtable(L, 0, 14);
     lua_pushinteger(L, m->nx);
@@ -611,7 +612,8 @@ static int l_ml_map(lua_State *L)
 static int l_ml_png_ready(lua_State *L)
 {
     const char *path = sl_lua_check_str(L, 1, "microlensing.gridsearch", "png");
-    ml_check(L, sl_plot_png_ready(path), "microlensing.gridsearch");
+    ml_check(L, sl_plot_png_ready(path, lua_toboolean(L, 2) ? SL_OUT_OVERWRITE : 0),
+             "microlensing.gridsearch");
     return 0;
 }
 
@@ -644,7 +646,9 @@ static int l_ml_chi2_png(lua_State *L)
     }
     lua_getfield(L, 1, "title");
     const char *title = lua_tostring(L, -1);
-    ml_check(L, sl_plot_chi2_grid(path, c, nx, ny, box, title), ctx);
+    lua_getfield(L, 1, "overwrite");
+    unsigned flags = lua_toboolean(L, -1) ? SL_OUT_OVERWRITE : 0;
+    ml_check(L, sl_plot_chi2_grid(path, flags, c, nx, ny, box, title), ctx);
     return 0;
 }
 

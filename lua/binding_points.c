@@ -75,10 +75,11 @@ static int l_points_png(lua_State *L)
     lua_settop(L, 1);
     static const char *const keys[] = {"path", "x", "y", "err", "group", "grid", "lines",
                                        "last_bold", "title", "xlabel", "ylabel", "width",
-                                       "height", NULL};
+                                       "height", "overwrite", NULL};
     sl_lua_check_keys(L, 1, FN, keys, NULL, 0, 0);
     lua_getfield(L, 1, "path");
     const char *path = sl_lua_check_str(L, -1, FN, "path");
+    unsigned flags = sl_lua_out_flags(L, 1, FN);
     sl_plot_points_spec p;
     memset(&p, 0, sizeof p);
     p.n = -1;
@@ -131,7 +132,7 @@ static int l_points_png(lua_State *L)
     p.height = opt_int(L, 1, "height", 600);
     if (p.n < 1)
         sl_lua_error(L, FN ": x is empty: expected at least one point");
-    sl_lua_check(L, sl_plot_points(path, &p), FN);
+    sl_lua_check(L, sl_plot_points(path, flags, &p), FN);
     return 0;
 }
 

@@ -82,10 +82,10 @@ static void trace_draw(void *ctx)
     }
 }
 
-sl_status sl_plot_trace(const char *path, const sl_plot_draws *d, int n_shown,
-                        const char *title)
+sl_status sl_plot_trace(const char *path, unsigned flags, const sl_plot_draws *d,
+                        int n_shown, const char *title)
 {
-    sl_status ready = sl_plot_png_ready(path);
+    sl_status ready = sl_plot_png_ready(path, flags);
     if (ready)
         return ready;
     const int np = d->n_which;
@@ -98,7 +98,7 @@ sl_status sl_plot_trace(const char *path, const sl_plot_draws *d, int n_shown,
     for (int64_t k = 0; k < d->kept; k++)
         x[k] = (PLFLT)(d->first_gen + k * d->thin);
     trace_ctx t = {d, show, x, y, title};
-    sl_status st = sl_plot_run(path, 1000, 140 + 170 * np, trace_draw, &t);
+    sl_status st = sl_plot_run(path, flags, 1000, 140 + 170 * np, trace_draw, &t);
     free(x), free(y);
     return st;
 }
@@ -223,10 +223,10 @@ static void corner_draw(void *ctx)
         }
 }
 
-sl_status sl_plot_corner(const char *path, const sl_plot_draws *d, int max_points,
-                         const char *title)
+sl_status sl_plot_corner(const char *path, unsigned flags, const sl_plot_draws *d,
+                         int max_points, const char *title)
 {
-    sl_status ready = sl_plot_png_ready(path);
+    sl_status ready = sl_plot_png_ready(path, flags);
     if (ready)
         return ready;
     const int np = d->n_which;
@@ -243,7 +243,7 @@ sl_status sl_plot_corner(const char *path, const sl_plot_draws *d, int max_point
         range(d->samples + d->which[q], S, d->n_params, &lo[q], &hi[q]);
     int side = 120 + 190 * np;
     corner_ctx k = {d, S, every, side, lo, hi, xs, ys, title};
-    sl_status st = sl_plot_run(path, side, side, corner_draw, &k);
+    sl_status st = sl_plot_run(path, flags, side, side, corner_draw, &k);
     free(xs), free(ys), free(lo), free(hi);
     return st;
 }
@@ -288,9 +288,9 @@ static void points_draw(void *ctx)
     }
 }
 
-sl_status sl_plot_points(const char *path, const sl_plot_points_spec *p)
+sl_status sl_plot_points(const char *path, unsigned flags, const sl_plot_points_spec *p)
 {
-    sl_status ready = sl_plot_png_ready(path);
+    sl_status ready = sl_plot_png_ready(path, flags);
     if (ready)
         return ready;
     double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
@@ -314,7 +314,7 @@ sl_status sl_plot_points(const char *path, const sl_plot_points_spec *p)
         return sl_fail_nomem((double)p->n_grid * 2 * sizeof(PLFLT), "points plot");
     }
     points_ctx c = {p, x0 - mx, x1 + mx, y0 - my, y1 + my, gx, gy};
-    sl_status st = sl_plot_run(path, p->width, p->height, points_draw, &c);
+    sl_status st = sl_plot_run(path, flags, p->width, p->height, points_draw, &c);
     free(gx), free(gy);
     return st;
 }

@@ -20,11 +20,11 @@ typedef struct sl_plot_draws {
     int64_t first_gen, thin;
 } sl_plot_draws;
 
-sl_status sl_plot_trace(const char *path, const sl_plot_draws *d, int n_shown,
-                        const char *title);
+sl_status sl_plot_trace(const char *path, unsigned flags, const sl_plot_draws *d,
+                        int n_shown, const char *title);
 /* At most max_points draws (evenly thinned) in each pair panel. */
-sl_status sl_plot_corner(const char *path, const sl_plot_draws *d, int max_points,
-                         const char *title);
+sl_status sl_plot_corner(const char *path, unsigned flags, const sl_plot_draws *d,
+                         int max_points, const char *title);
 
 
 
@@ -42,5 +42,5 @@ typedef struct sl_plot_points_spec {
     int width, height;
 } sl_plot_points_spec;
 
-sl_status sl_plot_points(const char *path, const sl_plot_points_spec *p);
+sl_status sl_plot_points(const char *path, unsigned flags, const sl_plot_points_spec *p);
 #endif

@@ -69,10 +69,11 @@ static void map_draw(void *ctx)
     pllab("y1 [Einstein radii]", "y2 [Einstein radii]", lab);
 }
 
-sl_status sl_plot_map(const char *path, const double *A, int nx, int ny, const double *box,
-                      const sl_plot_curve *curves, int n_curves, const char *title)
+sl_status sl_plot_map(const char *path, unsigned flags, const double *A, int nx, int ny,
+                      const double *box, const sl_plot_curve *curves, int n_curves,
+                      const char *title)
 {
-    sl_status st = sl_plot_png_ready(path);
+    sl_status st = sl_plot_png_ready(path, flags);
     if (st)
         return st;
     PLFLT **z;
@@ -95,7 +96,7 @@ sl_status sl_plot_map(const char *path, const double *A, int nx, int ny, const d
                 z[i][j] = lo; /* no ray: as dark as the darkest pixel */
     int h = (int)(900.0 * (box[3] - box[2]) / (box[1] - box[0])) + 60;
     map_ctx m = {z, nx, ny, lo, hi, box, curves, n_curves, title};
-    st = sl_plot_run(path, 900, h < 300 ? 300 : h > 2000 ? 2000 : h, map_draw, &m);
+    st = sl_plot_run(path, flags, 900, h < 300 ? 300 : h > 2000 ? 2000 : h, map_draw, &m);
     plFree2dGrid(z, nx, ny);
     return st;
 }
@@ -148,10 +149,10 @@ static void chi2_draw(void *ctx)
  * chi2 + j nx) over box {x0, x1, y0, y1} (cell edges), coloured by
  * log10(1 + chi2 - min) so that the minimum is darkest and every
  * Delta chi^2 from 1 to 1e6 stays visible; the best cell marked. */
-sl_status sl_plot_chi2_grid(const char *path, const double *chi2, int nx, int ny,
+sl_status sl_plot_chi2_grid(const char *path, unsigned flags, const double *chi2, int nx, int ny,
                             const double *box, const char *title)
 {
-    sl_status st = sl_plot_png_ready(path);
+    sl_status st = sl_plot_png_ready(path, flags);
     if (st)
         return st;
     PLFLT **z;
@@ -179,7 +180,7 @@ sl_status sl_plot_chi2_grid(const char *path, const double *chi2, int nx, int ny
     if (!(hi > 0.0))
         hi = 1.0;
     chi2_ctx g = {z, nx, ny, lo, hi, bi, bj, box, title};
-    st = sl_plot_run(path, 800, 700, chi2_draw, &g);
+    st = sl_plot_run(path, flags, 800, 700, chi2_draw, &g);
     plFree2dGrid(z, nx, ny);
     return st;
 }

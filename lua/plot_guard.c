@@ -13,40 +13,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "starling/output.h"
+
 /* The state of the one plot in progress: static, so that it keeps its
  * values across the longjmp out of PLplot. */
 static struct {
     jmp_buf jump;
     int saved_err;  /* the real stderr while PLplot's is captured; -1: none */
     FILE *capture;  /* what PLplot printed */
-    char tmp[PATH_MAX + 16];
+    sl_out out;     /* the picture's file (output.h); PLplot writes out.tmp */
     char fatal[512];   /* plexit's message */
     char refused[512]; /* the first plabort message */
 } G = {.saved_err = -1};
-
-/* The folder that will hold path: it must exist and be writable. */
-static sl_status folder_ready(const char *path)
-{
-    char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == dir)
-        dir[1] = '\0';
-    else
-        *slash = '\0';
-    struct stat sb;
-    if (stat(dir, &sb) != 0)
-        return sl_fail(SL_ERR_IO, "cannot write '%s': folder '%s': %s", path, dir,
-                       strerror(errno));
-    if (!S_ISDIR(sb.st_mode))
-        return sl_fail(SL_ERR_IO, "cannot write '%s': '%s' is not a folder", path, dir);
-    if (access(dir, W_OK | X_OK) != 0)
-        return sl_fail(SL_ERR_IO, "cannot write '%s': folder '%s': %s", path, dir,
-                       strerror(errno));
-    return SL_OK;
-}
 
 /* PLplot's list of the devices it can load, asked before plsdev. */
 static sl_status driver_ready(const char *path)
@@ -66,9 +44,9 @@ static sl_status driver_ready(const char *path)
                    n, dir ? ", PLPLOT_DRV_DIR = " : "", dir ? dir : "");
 }
 
-sl_status sl_plot_png_ready(const char *path)
+sl_status sl_plot_png_ready(const char *path, unsigned flags)
 {
-    sl_status st = folder_ready(path);
+    sl_status st = sl_out_check(path, flags);
     return st ? st : driver_ready(path);
 }
 
@@ -136,13 +114,13 @@ static void handlers(int on)
     plsabort(on ? on_abort : NULL);
 }
 
-static sl_status plot_begin(const char *path, int w, int h)
+static sl_status plot_begin(const char *path, unsigned flags, int w, int h)
 {
-    sl_status st = sl_plot_png_ready(path);
+    sl_status st = sl_plot_png_ready(path, flags);
+    if (!st)
+        st = sl_out_open(&G.out, path, flags | SL_OUT_BY_NAME);
     if (st)
         return st;
-    if ((size_t)snprintf(G.tmp, sizeof G.tmp, "%s.tmp.png", path) >= sizeof G.tmp)
-        return sl_fail(SL_ERR_IO, "cannot write '%s': the path is too long", path);
     G.fatal[0] = G.refused[0] = '\0';
     capture_start();
     handlers(1);
@@ -151,7 +129,7 @@ static sl_status plot_begin(const char *path, int w, int h)
     PLINT strm;
     plmkstrm(&strm); /* a stream of its own: PLplot keeps state per stream */
     plsdev("pngcairo");
-    plsfnam(G.tmp);
+    plsfnam(G.out.tmp);
     plspage(0, 0, w, h, 0, 0);
     plscolbg(255, 255, 255);
     plinit();
@@ -167,13 +145,13 @@ static void finish(char *said, size_t cap)
     capture_stop(said, cap);
 }
 
-/* The temporary picture goes with unlink, never remove: a folder that
- * happens to have its name is the user's. */
+/* The temporary picture goes (sl_out_abort removes that file, never
+ * anything else). */
 static sl_status plot_failed(const char *path)
 {
     char said[600];
     finish(said, sizeof said);
-    unlink(G.tmp);
+    sl_out_abort(&G.out);
     return sl_fail(SL_ERR_IO, "cannot write '%s': PLplot: %s%s%s%s", path, G.fatal,
                    said[0] ? " (it said: " : "", said, said[0] ? ")" : "");
 }
@@ -184,28 +162,24 @@ static sl_status plot_end(const char *path)
     if (setjmp(G.jump)) { /* plend1 itself failed */
         handlers(0);
         capture_stop(said, sizeof said);
-        unlink(G.tmp);
+        sl_out_abort(&G.out);
         return sl_fail(SL_ERR_IO, "cannot write '%s': PLplot: %s", path, G.fatal);
     }
     plend1();
     handlers(0);
     capture_stop(said, sizeof said);
     if (G.refused[0]) {
-        unlink(G.tmp);
+        sl_out_abort(&G.out);
         return sl_fail(SL_ERR_IO, "cannot write '%s': PLplot refused an operation: %s%s%s%s",
                        path, G.refused, said[0] ? " (it said: " : "", said, said[0] ? ")" : "");
     }
-    if (rename(G.tmp, path)) {
-        int e = errno;
-        unlink(G.tmp);
-        return sl_fail(SL_ERR_IO, "cannot write '%s': %s", path, strerror(e));
-    }
-    return SL_OK;
+    return sl_out_commit(&G.out);
 }
 
-sl_status sl_plot_run(const char *path, int w, int h, void (*draw)(void *ctx), void *ctx)
+sl_status sl_plot_run(const char *path, unsigned flags, int w, int h, void (*draw)(void *ctx),
+                      void *ctx)
 {
-    sl_status st = plot_begin(path, w, h);
+    sl_status st = plot_begin(path, flags, w, h);
     if (st)
         return st;
     if (setjmp(G.jump))

@@ -5,6 +5,9 @@
 sl_add_test(test_lua SOURCES test_lua.c TIMEOUT 600 COST 400)
 add_dependencies(test_lua starling hermite mvs newton monitors plummer kepler_rv slt_um_watch)
 target_compile_definitions(test_lua PRIVATE SLT_UM_DIR="${SLT_UM_DIR}")
+# PLplot's driver folder: a test copies its cairo listing without the driver
+pkg_get_variable(SLT_PLPLOT_DRV_DIR plplot drvdir)
+target_compile_definitions(test_lua PRIVATE SLT_PLPLOT_DRV_DIR="${SLT_PLPLOT_DRV_DIR}")
 target_link_libraries(test_lua PRIVATE PkgConfig::HDF5) # reads back :save("x.h5")
 # Under the sanitizers: not the statistical check of DE-MC (three seeds to
 # R-hat < 1.01, up to 6e4 generations) nor examples/rv_fit.lua end to end;

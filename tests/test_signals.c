@@ -118,14 +118,23 @@ static void wait_for(const char *word)
 }
 
 /* Sends sig after `delay` s and returns the seconds starling took to exit;
- * *code gets its exit status (-1 if it did not exit normally). */
+ * *code gets its exit status (-1 if it did not exit normally). One that
+ * has not exited 10 s after the signal is killed, so that a failure does
+ * not leave it running. */
 static double interrupt(pid_t pid, int sig, double delay, int *code)
 {
     usleep((useconds_t)(delay * 1e6));
     double t0 = now_s();
     kill(pid, sig);
-    int status;
-    waitpid(pid, &status, 0);
+    int status = 0;
+    while (waitpid(pid, &status, WNOHANG) == 0) {
+        if (now_s() - t0 > 10.0) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            break;
+        }
+        usleep(10000);
+    }
     *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return now_s() - t0;
 }
@@ -150,7 +159,8 @@ static const char *const lua_sampler =
     "local resume = arg[1]\n"
     "local r = starling.demcmc{ likelihood = function(p) return -0.5 * (p[1]^2 + p[2]^2) end,\n"
     "  priors = {a = {\"uniform\", -5, 5}, b = {\"uniform\", -5, 5}}, params = {\"a\", \"b\"},\n"
-    "  chains = 16, generations = resume and 20 or 100000000, seed = 11, resume = resume,\n"
+    "  chains = 16, generations = resume and 20 or 10000000, seed = 11, resume = resume,\n"
+    "  burn = resume and 0 or 9999000,\n"
     "  checkpoint = {path = \"run.ckpt\", every = 200},\n"
     "  progress = function(g) if g == 1 then io.stderr:write(\"sampling\\n\") end end }\n"
     "r:save(\"post.csv\", {overwrite = true})\n";
@@ -169,7 +179,8 @@ static const char *const builtin_sampler =
     "    M01 = {\"uniform\", 0, T, periodic = true}, gamma_k = {\"uniform\", -20, 20},\n"
     "    gamma_j = {\"uniform\", -20, 20}, gamma_a = {\"uniform\", -20, 20},\n"
     "    jit_k = {\"uniform\", 0, 10}, jit_j = {\"uniform\", 0, 10}, jit_a = {\"uniform\", 0, 10} },\n"
-    "  chains = 64, generations = resume and 20 or 100000000, seed = 5, resume = resume,\n"
+    "  chains = 64, generations = resume and 20 or 1000000, seed = 5, resume = resume,\n"
+    "  burn = resume and 0 or 999000,\n"
     "  checkpoint = {path = \"run.ckpt\", every = 100} }\n"
     "r:save(\"post.csv\", {overwrite = true})\n";
 

@@ -400,7 +400,7 @@ local function ml_gridsearch(cfg)
       core.output_check(cfg[key], cfg.overwrite, ctx .. ": key '" .. key .. "'")
     end
   end
-  if cfg.png ~= nil then core.microlensing.png_ready(cfg.png) end
+  if cfg.png ~= nil then core.microlensing.png_ready(cfg.png, cfg.overwrite) end
   local t_start = core.clock()
   local S = ml_axis(ctx, "s", cfg.s, { from = 0.3, to = 3, n = 15 })
   local Q = ml_axis(ctx, "q", cfg.q, { from = 1e-5, to = 1, n = 11 })
@@ -581,7 +581,8 @@ ml_grid_write = function(cfg, ctx, out, S, Q, na, iters, tol)
     local hq = #Q > 1 and (ls(Q[#Q]) - ls(Q[1])) / (#Q - 1) / 2 or 0.05
     core.microlensing.chi2_png{ path = cfg.png, chi2 = chi2, nx = #S, ny = #Q,
       box = { ls(S[1]) - hs, ls(S[#S]) + hs, ls(Q[1]) - hq, ls(Q[#Q]) + hq },
-      title = string.format("grid search: best s = %.3f, q = %.2e", fit.s, fit.q) }
+      title = string.format("grid search: best s = %.3f, q = %.2e", fit.s, fit.q),
+      overwrite = cfg.overwrite }
   end
   return out
 end
