@@ -31,6 +31,7 @@ local grid = full and {s = {from = 0.5, to = 2.0, n = 11}, q = {from = 1e-4, to 
                       polish = 3}
                    or {s = {from = 0.87, to = 1.52, n = 3}, q = {from = 2e-3, to = 2e-2, n = 2},
                        polish = 1}
+local truth = {t0 = 8000, u0 = 0.03, tE = 30, s = 1.15, q = 2e-3, alpha = 60}
 math.randomseed(seed)
 
 local function gauss()
