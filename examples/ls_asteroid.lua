@@ -17,6 +17,7 @@ for i = 1, 3554 do
   y[i] = 18 + 0.3 * math.sin(2 * ph) + 0.1 * math.sin(ph) + dy[i] * (rand() - 0.5) * 2
 end
 
+print("Lomb-Scargle periodogram of 3554 points at 28194 frequencies")
 local r = starling.lombscargle{
   t = t, y = y, dy = dy,
   grid = "explicit", f_min = 3.142 / (2 * math.pi), f_max = 150.796 / (2 * math.pi), n_f = 28194,

@@ -26,6 +26,7 @@ local function cadence_time()
   return 365.25 * year + night + 0.35 * night / 240 + 0.25 * rand()
 end
 
+print(string.format("making %d synthetic asteroids", n_obj))
 local objects, truth = {}, {}
 for i = 1, n_obj do
   local n = math.floor(math.exp(math.log(120) + 0.8 * gauss()) + 0.5)   -- log-normal N_t
@@ -46,6 +47,7 @@ for i = 1, n_obj do
 end
 
 -- the seed's batch grid: [1.005, 150.796) rad/d, N_f = 28,608
+print(string.format("Lomb-Scargle periodograms of %d objects at 28608 frequencies each", n_obj))
 local r = starling.lombscargle{
   objects = objects,
   grid = "explicit", f_min = 1.005 / (2 * math.pi), f_max = 150.796 / (2 * math.pi), n_f = 28608,

@@ -16,6 +16,7 @@ for i = 1, 300 do
          + dy[i] * (2 * rand() - 1)
 end
 
+print("periodogram of 300 points at 6000 frequencies")
 local r = starling.lombscargle{t = t, y = y, dy = dy, full = true, fap = true, top_k = 2,
                                grid = "explicit", f_min = 0.01, f_max = 3, n_f = 6000}
 local o = r[1]

@@ -72,6 +72,7 @@ for i = 1, n do
   end
   systems[i] = bodies
 end
+print(string.format("integrating %d systems to t = %g with MEGNO", n, t_end))
 local E = starling.ensemble{systems = systems, seed = 1}
 for i = 1, n do
   local a2 = a_lo + (a_hi - a_lo) * (i - 1) / (n - 1)

@@ -33,6 +33,7 @@ local n = math.tointeger(tonumber(n_arg)) or 1500
 local orbits = tonumber(o_arg) or 300
 local s_lo, s_hi = 0.15, 0.6
 
+print(string.format("integrating %d systems for %g inner orbits", n, orbits))
 local E = starling.ensemble{
   n = n, planets = 3, planet_mass = 1e-3, a1 = 1,
   spacing = {min = s_lo, max = s_hi}, random_phase = true, seed = 11,

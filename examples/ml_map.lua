@@ -9,6 +9,7 @@ local ml = starling.microlensing
 
 local prefix = (arg and arg[1]) or "ml_map"
 local backend = (arg and arg[2]) or "auto"
+print("shooting rays for a 1024 x 1024 map, 100 rays per pixel")
 local m = ml.map{s = 1.1, q = 0.01, box = {-0.35, 0.35, -0.35, 0.35}, pixels = 1024,
                  rays = 100, seed = 1, backend = backend,
                  fits = prefix .. ".fits", png = prefix .. ".png"}

@@ -15,6 +15,7 @@ local planet = {s = 1.1, q = 1e-3, alpha = 45}
 
 local t = {}
 for i = 1, 4001 do t[i] = -40 + 80 * (i - 1) / 4000 end
+print("magnifications of 4001 epochs, without and with the planet")
 local A_pspl = ml.pspl{t0 = event.t0, u0 = event.u0, tE = event.tE, t = t, backend = backend}
 local A = ml.binary{t0 = event.t0, u0 = event.u0, tE = event.tE, s = planet.s, q = planet.q,
                     alpha = planet.alpha, t = t, backend = backend}

@@ -60,6 +60,7 @@ for i = 1, n do
   systems:set_attr("delta_over_rh", i, delta_over_rh(systems:attr("spacing", i)))
 end
 
+print(("integrating %d systems for %g inner orbits"):format(n, orbits))
 local r = starling.integrate{
   ensemble = systems,
   integrator = "hermite", force = "newton",

@@ -28,7 +28,8 @@
 local starling = require "starling"
 
 local n_models = tonumber(arg[1]) or 1000000
-local data = arg[2] or "examples/data/rv_2planet.txt"
+local here = arg[0]:match("^(.*)/[^/]*$") or "."
+local data = arg[2] or here .. "/data/rv_2planet.txt"
 local backend = arg[3] or "auto"
 local ROUNDS = 20
 
@@ -94,6 +95,8 @@ local keep = 50
 local t_eval, t_start = 0, starling.clock()
 local per_round = math.ceil(n_models / ROUNDS)
 local done = 0
+print(string.format("%d models in %d rounds against %s on %s", n_models, ROUNDS, data,
+                    lik:info().backend))
 for round = 1, ROUNDS do
   local batch = {}
   local s = round > 1 and spread(best)
@@ -107,6 +110,10 @@ for round = 1, ROUNDS do
   for i = 1, #batch do best[#best + 1] = { p = batch[i], ll = ll[i], chi2 = chi2[i] } end
   table.sort(best, function(a, b) return a.chi2 < b.chi2 end)
   for i = #best, keep + 1, -1 do best[i] = nil end
+  if round % 5 == 0 then
+    print(string.format("round %d of %d: %d models, best chi2 %.2f (%.1f s)", round, ROUNDS, done,
+                        best[1].chi2, starling.clock() - t_start))
+  end
 end
 local t_all = starling.clock() - t_start
 

@@ -2,7 +2,8 @@
 # The CPU test suites under AddressSanitizer (with LeakSanitizer) and
 # UndefinedBehaviorSanitizer, in ${SAN_BUILD_DIR:-build-asan}: any invalid
 # access, leak or undefined behaviour fails its test. CPU-only (ASan and
-# the CUDA driver do not mix); GPU suites (label gpu) are left out. The
+# the CUDA driver do not mix); GPU suites (label gpu) and the examples'
+# default-size runs (label example, tests/examples.cmake) are left out. The
 # fuzz corpora run too (ctest label fuzz), as regression inputs.
 # See docs/TESTING.md. Extra arguments go to ctest.
 set -euo pipefail
@@ -32,4 +33,4 @@ cmake --build "$build" -j "${JOBS:-$(nproc)}"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_string_checks=1:intercept_tls_get_addr=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export LSAN_OPTIONS="suppressions=$PWD/tests/sanitizers/lsan.supp:print_suppressions=0"
-ctest --test-dir "$build" --output-on-failure -j "${JOBS:-$(nproc)}" -LE gpu "$@"
+ctest --test-dir "$build" --output-on-failure -j "${JOBS:-$(nproc)}" -LE "gpu|example" "$@"

@@ -6,7 +6,11 @@
 #include "sl_test.h"
 #include "slt_files.h"
 
+#include <dirent.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define STARLING SL_BUILD_DIR "/bin/starling"
@@ -435,4 +439,159 @@ Test(lua_ml, gridsearch_finite_source, .timeout = 600)
     }
     fclose(f);
     cr_assert(config && header, "config %d header %d", config, header);
+}
+
+/* ---- interrupts ------------------------------------------------------------------- */
+
+static double slt_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Starts `starling run s.lua` (script written first) in a folder of its
+ * own, stdout and stderr to files beside that folder. */
+static pid_t spawn_script(const char *dir, const char *script)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/s.lua", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fputs(script, f);
+    fclose(f);
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        char out[400], err[400];
+        snprintf(out, sizeof out, "%s/stdout", work);
+        snprintf(err, sizeof err, "%s/stderr", work);
+        if (chdir(dir) || !freopen(out, "w", stdout) || !freopen(err, "w", stderr))
+            _exit(120);
+        execl(STARLING, "starling", "run", "s.lua", (char *)NULL);
+        _exit(121);
+    }
+    return pid;
+}
+
+/* Waits until the script has written `mark` to stderr (its signal handlers
+ * are in place by then), at most limit_s. */
+static void wait_for_mark(pid_t pid, const char *mark, double limit_s)
+{
+    char path[400], buf[4096];
+    snprintf(path, sizeof path, "%s/stderr", work);
+    for (double t0 = slt_now(); slt_now() - t0 < limit_s; usleep(10000)) {
+        int st;
+        cr_assert_eq(waitpid(pid, &st, WNOHANG), 0, "starling ended before '%s'", mark);
+        FILE *f = fopen(path, "r");
+        size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+        if (f)
+            fclose(f);
+        buf[n] = 0;
+        if (strstr(buf, mark))
+            return;
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    cr_assert_fail("the script never wrote '%s'", mark);
+}
+
+/* Sends SIGINT `after_s` after the mark; returns the seconds until the exit
+ * (the child killed, and the test failed, after limit_s) and the status. */
+static double interrupt_after(pid_t pid, double after_s, double limit_s, int *status)
+{
+    usleep((useconds_t)(after_s * 1e6));
+    cr_assert_eq(waitpid(pid, status, WNOHANG), 0, "starling ended before the signal");
+    kill(pid, SIGINT);
+    double t0 = slt_now();
+    while (slt_now() - t0 < limit_s) {
+        if (waitpid(pid, status, WNOHANG) == pid)
+            return slt_now() - t0;
+        usleep(5000);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, status, 0);
+    cr_assert_fail("starling did not exit within %.1f s of SIGINT", limit_s);
+    return limit_s;
+}
+
+/* The names in dir but s.lua, space-separated, into names; their count. */
+static int leftovers(const char *dir, char *names, size_t cap)
+{
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d);
+    int n = 0;
+    names[0] = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || !strcmp(de->d_name, "s.lua"))
+            continue;
+        n++;
+        strncat(names, de->d_name, cap - strlen(names) - 2);
+        strcat(names, " ");
+    }
+    closedir(d);
+    return n;
+}
+
+/* One interrupted script: SIGINT a second after its mark; it must end with
+ * 130 within 1.5 s of the signal and leave no file (finished, partial or
+ * temporary) in its folder. */
+static void expect_prompt_interrupt(const char *script, const char *mark, const char *what)
+{
+    char dir[400];
+    snprintf(dir, sizeof dir, "%s/run", work);
+    cr_assert(mkdir(dir, 0700) == 0);
+    pid_t pid = spawn_script(dir, script);
+    wait_for_mark(pid, mark, 30);
+    int st = 0;
+    double took = interrupt_after(pid, 1.0, 10.0, &st);
+    char path[400];
+    snprintf(path, sizeof path, "%s/stderr", work);
+    FILE *f = fopen(path, "r");
+    char err[4096] = {0};
+    if (f) {
+        size_t n = fread(err, 1, sizeof err - 1, f);
+        err[n] = 0;
+        fclose(f);
+    }
+    cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 130, "%s: status %d\n%s", what,
+              WIFEXITED(st) ? WEXITSTATUS(st) : -1, err);
+    cr_expect(strstr(err, "starling: interrupted by SIGINT"), "%s: %s", what, err);
+    cr_expect_leq(took, 1.5, "%s: %.2f s from SIGINT to the exit\n%s", what, took, err);
+    char names[2048];
+    cr_expect_eq(leftovers(dir, names, sizeof names), 0, "%s left behind: %s", what, names);
+}
+
+/* A CPU map of 4096^2 pixels and 400 rays per pixel (minutes on a few
+ * cores, most of it finding the active cells of a lens plane of 3e8 cells,
+ * then shooting): the first SIGINT ends it within a second, with no FITS or
+ * PNG, whole or partial, left behind. */
+Test(lua_ml, map_interrupt_within_a_second, .timeout = 60)
+{
+    expect_prompt_interrupt(
+        "local ml = require('starling').microlensing\n"
+        "io.stderr:write('mapping\\n')\n"
+        "ml.map{s = 1.1, q = 0.01, box = {-0.35, 0.35, -0.35, 0.35}, pixels = 4096, rays = 400,\n"
+        "       seed = 1, backend = 'cpu', fits = 'm.fits', png = 'm.png'}\n"
+        "print('finished')\n",
+        "mapping", "a 4096^2 CPU map");
+}
+
+/* The grid search polls the request in every batch of fits (the simplex
+ * checks it after each batch of likelihood calls): SIGINT ends a CPU grid
+ * search within a second, and its table and picture are not written. */
+Test(lua_ml, gridsearch_interrupt_within_a_second, .timeout = 60)
+{
+    char script[2048];
+    snprintf(script, sizeof script,
+             "local ml = require('starling').microlensing\n"
+             "io.stderr:write('searching\\n')\n"
+             "ml.gridsearch{data = '%s/microlensing/phot_event.csv', s = {from = 0.3, to = 3, n = 40},\n"
+             "  q = {from = 1e-5, to = 1, n = 20}, alpha = 16, progress = false, csv = 'g.csv',\n"
+             "  png = 'g.png', backend = 'cpu'}\n"
+             "print('finished')\n",
+             SL_TEST_DATA_DIR);
+    expect_prompt_interrupt(script, "searching", "a CPU grid search");
 }

@@ -50,7 +50,19 @@ static sl_status ml_map_check(const sl_ml_map_spec *m)
     return SL_OK;
 }
 
-/* The active cells of grid g (CPU), in order. */
+static sl_status ml_map_cancelled(void)
+{
+    return sl_fail(SL_ERR_CANCELLED, "microlensing: map: cancelled");
+}
+
+/* Cells the serial pass over the flags covers between polls of the
+ * cancellation request (a few milliseconds' work). */
+#define ML_MAP_POLL_CELLS (1LL << 22)
+
+/* The active cells of grid g (CPU), in order. A large map's lens plane
+ * holds up to ML_MAP_CELLS_MAX cells, whose tests take tens of seconds on
+ * a few cores: every row polls the cancellation request, so that a signal
+ * ends the search within a row's time. */
 static sl_status ml_active_cpu(const sl_ml_map_spec *m, const ml_map_grid *g, ml_active *out)
 {
     int64_t cells = g->ncx * g->ncy, n = 0;
@@ -59,12 +71,20 @@ static sl_status ml_active_cpu(const sl_ml_map_spec *m, const ml_map_grid *g, ml
         return sl_fail_nomem((size_t)cells, "microlensing: map: the lens-plane cells");
     int on_edge = 0;
 #pragma omp parallel for schedule(static) reduction(+ : n) reduction(| : on_edge)
-    for (int64_t c = 0; c < cells; c++) {
-        int64_t cy = c / g->ncx, cx = c - cy * g->ncx;
-        flag[c] = (unsigned char)sl_ml_cell_active(m, g->lx0, g->ly0, g->h, cx, cy);
-        n += flag[c];
-        if (flag[c] && (cx == 0 || cy == 0 || cx == g->ncx - 1 || cy == g->ncy - 1))
-            on_edge |= 1;
+    for (int64_t cy = 0; cy < g->ncy; cy++) {
+        if (sl_cancelled()) /* the rows left are skipped; checked after the loop */
+            continue;
+        for (int64_t cx = 0; cx < g->ncx; cx++) {
+            int64_t c = cy * g->ncx + cx;
+            flag[c] = (unsigned char)sl_ml_cell_active(m, g->lx0, g->ly0, g->h, cx, cy);
+            n += flag[c];
+            if (flag[c] && (cx == 0 || cy == 0 || cx == g->ncx - 1 || cy == g->ncy - 1))
+                on_edge |= 1;
+        }
+    }
+    if (sl_cancelled()) {
+        free(flag);
+        return ml_map_cancelled();
     }
     int64_t *l = malloc((size_t)(n > 0 ? n : 1) * sizeof *l);
     if (!l) {
@@ -72,9 +92,17 @@ static sl_status ml_active_cpu(const sl_ml_map_spec *m, const ml_map_grid *g, ml
         return sl_fail_nomem((size_t)n * sizeof *l, "microlensing: map: the active cells");
     }
     int64_t k = 0;
-    for (int64_t c = 0; c < cells; c++)
-        if (flag[c])
-            l[k++] = c;
+    for (int64_t c0 = 0; c0 < cells; c0 += ML_MAP_POLL_CELLS) {
+        if (sl_cancelled()) {
+            free(flag);
+            free(l);
+            return ml_map_cancelled();
+        }
+        int64_t c1 = c0 + ML_MAP_POLL_CELLS < cells ? c0 + ML_MAP_POLL_CELLS : cells;
+        for (int64_t c = c0; c < c1; c++)
+            if (flag[c])
+                l[k++] = c;
+    }
     free(flag);
     out->cells = l;
     out->n = n;
@@ -188,7 +216,7 @@ static sl_status ml_map_one(const sl_backend *be, const sl_ml_map_spec *m, sl_ml
     } else {
         ml_shoot_cpu(m, &g, &act, out->count);
         out->seconds = ml_now() - t0;
-        st = sl_cancelled() ? sl_fail(SL_ERR_CANCELLED, "microlensing: map: cancelled") : SL_OK;
+        st = sl_cancelled() ? ml_map_cancelled() : SL_OK;
     }
     ml_active_free(&act);
     if (st) {
