@@ -21,7 +21,7 @@ local r = starling.lombscargle{t = t, y = y, dy = dy, full = true, fap = true, t
                                grid = "explicit", f_min = 0.01, f_max = 3, n_f = 6000}
 local o = r[1]
 starling.plot_png{
-  path = out, object = o, mark = o.best_frequency,
+  path = out, overwrite = true, object = o, mark = o.best_frequency,
   title = string.format("generalised lomb-scargle: best f = %.4f c/d (fap %.1e)",
                         o.best_frequency, o.fap),
   xlabel = "frequency [1/d]", ylabel = "power (standard normalisation)",

@@ -87,7 +87,7 @@ local r = starling.integrate{
   megno = {interval = 100 * 2 * math.pi / 100, seed = 1},
   monitors = {{"close_encounter", hill = 1}},
 }
-r:write_csv(out .. ".csv")
+r:write_csv(out .. ".csv", {overwrite = true}) -- an example: a re-run replaces its outputs
 
 local x, y, chaotic = {}, {}, 0
 for i = 1, n do
@@ -96,7 +96,7 @@ for i = 1, n do
   if (r:megno(i) or 8) > 4 then chaotic = chaotic + 1 end
 end
 starling.plot_png{
-  path = out .. ".png", x = x, y = y, mark = 2.0,
+  path = out .. ".png", overwrite = true, x = x, y = y, mark = 2.0,
   title = string.format("MEGNO, time mean, of two Jupiters at t = %g (%d systems)", t_end, n),
   xlabel = "period ratio P2/P1", ylabel = "mean Y (capped at 8)",
 }

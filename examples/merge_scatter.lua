@@ -49,7 +49,7 @@ local r = starling.integrate{
     {"eject", r = 100},
   },
 }
-r:write_csv(out .. ".csv")
+r:write_csv(out .. ".csv", {overwrite = true}) -- an example: a re-run replaces its outputs
 
 local bins, merged, count = 15, {}, {}
 for b = 1, bins do merged[b], count[b] = 0, 0 end
@@ -69,7 +69,7 @@ for b = 1, bins do
   y[b] = count[b] > 0 and merged[b] / count[b] or 0
 end
 starling.plot_png{
-  path = out .. ".png", x = x, y = y,
+  path = out .. ".png", overwrite = true, x = x, y = y,
   title = string.format("Three Jupiters, %g orbits: systems with a merge (%d systems)",
                         orbits, n),
   xlabel = "spacing s (a ratio 1 + s)", ylabel = "fraction with a merge",

@@ -85,7 +85,7 @@ print(string.format("grid search: %d s x %d q cells x 8 alpha slices on %s%s "
                     full and "" or "; --full for the 11 x 7 grid"))
 local r = ml.gridsearch{data = path, backend = backend, s = grid.s, q = grid.q, alpha = 8,
                         polish = grid.polish, csv = prefix .. "_grid.csv",
-                        png = prefix .. "_chi2.png"}
+                        png = prefix .. "_chi2.png", overwrite = true}
 local b = r.best
 print(string.format("PSPL start: t0 %.3f u0 %.4f tE %.2f chi2 %.1f", r.pspl.t0, r.pspl.u0,
                     r.pspl.tE, r.pspl.chi2))

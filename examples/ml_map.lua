@@ -12,7 +12,7 @@ local backend = (arg and arg[2]) or "auto"
 print("shooting rays for a 1024 x 1024 map, 100 rays per pixel")
 local m = ml.map{s = 1.1, q = 0.01, box = {-0.35, 0.35, -0.35, 0.35}, pixels = 1024,
                  rays = 100, seed = 1, backend = backend,
-                 fits = prefix .. ".fits", png = prefix .. ".png"}
+                 fits = prefix .. ".fits", png = prefix .. ".png", overwrite = true}
 print(string.format("%d x %d pixels, %d rays from %d of %d lens-plane cells in %.3f s (%.3g rays/s)",
                     m.nx, m.ny, m.rays, m.active, m.cells, m.seconds, m.rays / m.seconds))
 print(string.format("lens plane [%.2f, %.2f] x [%.2f, %.2f]; %s", m.lens_box.x_min,

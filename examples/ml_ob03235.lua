@@ -65,7 +65,7 @@ print(string.format("point-source grid search of %s: %d s x %d q cells x %d alph
                     .. "search"))
 local r = ml.gridsearch{data = data, backend = backend, s = grid.s, q = grid.q,
                         alpha = grid.alpha, polish = grid.polish,
-                        csv = prefix .. "_grid.csv", png = prefix .. "_chi2.png"}
+                        csv = prefix .. "_grid.csv", png = prefix .. "_chi2.png", overwrite = true}
 local b = r.best
 print(string.format("PSPL: t0 %.3f u0 %.4f tE %.2f chi2 %.1f", r.pspl.t0, r.pspl.u0, r.pspl.tE,
                     r.pspl.chi2))
@@ -96,7 +96,7 @@ local f = ml.gridsearch{data = data, backend = backend,
                         s = {b.s / 1.04, b.s, b.s * 1.04}, q = {b.q / 1.5, b.q, b.q * 1.5},
                         alpha = 12, rho = {min = 3e-4, max = 5e-3}, pixel = 1e-4, rays = 100,
                         start = {t0 = b.t0, u0 = b.u0, tE = b.tE, alpha = b.alpha},
-                        csv = prefix .. "_fs_grid.csv"}
+                        csv = prefix .. "_fs_grid.csv", overwrite = true}
 local fb = f.best
 print(string.format("binary (finite source): t0 %.3f u0 %+.4f tE %.2f s %.4f q %.3e alpha %.1f "
                     .. "rho %.2e chi2 %.1f (point source - finite = %.1f)", fb.t0, fb.u0, fb.tE,

@@ -30,7 +30,7 @@ print(string.format("binary peak A = %.3f at t = %.2f d; PSPL peak %.3f", peak, 
                     A_pspl[2001]))
 print(string.format("largest planetary deviation %+.1f %% at t = %.2f d", 100 * dev, dev_at))
 starling.plot_png{
-  path = out, x = t, y = A, mark = event.t0,
+  path = out, overwrite = true, x = t, y = A, mark = event.t0,
   title = string.format("s = %.2f, q = %.0e, alpha = %d, u0 = %.2f, tE = %g d",
                         planet.s, planet.q, planet.alpha, event.u0, event.tE),
   xlabel = "t - t0 [d]", ylabel = "magnification",

@@ -143,5 +143,5 @@ print(("worst relative energy error |E/E0 - 1| among survivors: %.2e"):format(wo
 -- Results beside this script unless a path is given.
 local here = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "."
 local out = out_arg or here .. "/out/quickstart.csv"
-r:write_csv(out)
+r:write_csv(out, {overwrite = true}) -- an example: a re-run replaces its output
 print(("results (one row per system): %s"):format(out))

@@ -79,9 +79,12 @@ end
 print(all and "every median within the published 1-sigma interval" or "some medians differ")
 
 print("writing " .. out .. "_posterior.csv and the plots")
-r:save(out .. "_posterior.csv")
-r:trace_png(out .. "_trace.png", { params = {"P1", "K1", "e1", "P2", "K2", "e2"}, chains = 6 })
-r:corner_png(out .. "_corner.png", { params = {"P1", "K1", "e1", "P2", "K2", "e2"} })
+-- an example: a re-run replaces its outputs (overwrite = true)
+r:save(out .. "_posterior.csv", {overwrite = true})
+r:trace_png(out .. "_trace.png", { params = {"P1", "K1", "e1", "P2", "K2", "e2"}, chains = 6,
+                                   overwrite = true })
+r:corner_png(out .. "_corner.png", { params = {"P1", "K1", "e1", "P2", "K2", "e2"},
+                                     overwrite = true })
 
 -- data less each instrument's median offset, against posterior models
 local params = {}
@@ -106,7 +109,7 @@ for l = 1, 30 do
   lines[l] = L:model(grid, p)
 end
 lines[#lines + 1] = L:model(grid, median)
-starling.points_png{ path = out .. "_rv.png", x = data.t, y = y, err = data.err, group = group,
+starling.points_png{ path = out .. "_rv.png", overwrite = true, x = data.t, y = y, err = data.err, group = group,
                      grid = grid, lines = lines, last_bold = true,
                      title = "HD 164922: HIRES (blue, red), APF (green); 30 posterior models, median in black",
                      xlabel = "BJD (TDB)", ylabel = "radial velocity less offset (m/s)" }
