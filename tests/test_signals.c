@@ -44,10 +44,11 @@ static double moment(double lo, double hi)
 static void seed_moments(const char *name)
 {
     const char *s = getenv("SLT_SIGNAL_SEED");
-    rng_state = s ? strtoull(s, NULL, 10) : (unsigned long long)time(NULL);
+    unsigned long long seed = s ? strtoull(s, NULL, 10) : (unsigned long long)time(NULL);
+    cr_log_info("%s: SLT_SIGNAL_SEED=%llu replays these moments", name, seed);
+    rng_state = seed;
     for (const char *c = name; *c; c++)
         rng_state = rng_state * 31 + (unsigned char)*c;
-    cr_log_info("%s: SLT_SIGNAL_SEED=%llu", name, rng_state);
 }
 
 static double now_s(void)
