@@ -6,12 +6,14 @@
 # unless the user set it or GOMP_SPINCOUNT (lua/main.c); GOMP_SPINCOUNT =
 # 300000, libgomp's own default, gives the spinning policy back.
 #
-#   bench/omp_wait.sh BUILD_DIR [REPEATS]
-# Each run and a spinner (sh -c 'while :; do :; done') share two CPUs
-# (taskset -c 0,1); the run has 2 threads. Prints each case's median wall
-# time over REPEATS (default 3) and the ratios.
+#   bench/omp_wait.sh BUILD_DIR [REPEATS [SPINNERS]]
+# Each run has 2 threads on CPUs 0 and 1 (taskset -c 0,1), alone and
+# beside SPINNERS busy processes (sh -c 'while :; do :; done', default 4,
+# not pinned: more runnable threads than cores, as on a shared node).
+# Prints each case's median wall time over REPEATS (default 3) and the
+# ratios.
 set -euo pipefail
-build=$1 reps=${2:-3}
+build=$1 reps=${2:-3} nspin=${3:-4}
 here=$(cd "$(dirname "$0")" && pwd)
 data="$here/../examples/data/rv_2planet.txt"
 exe="$build/bin/starling"
@@ -32,19 +34,21 @@ timed() {
 }
 
 spinner=
-stop_spinner() { [ -n "$spinner" ] && kill "$spinner" 2>/dev/null; spinner=; }
+stop_spinner() { [ -n "$spinner" ] && kill $spinner 2>/dev/null; spinner=; }
 trap stop_spinner EXIT
 
 for what in demcmc integrate; do
   idle_spin=$(timed "$what" GOMP_SPINCOUNT=300000)
   idle_pass=$(timed "$what")
-  $pin sh -c 'while :; do :; done' &
-  spinner=$!
+  for _ in $(seq "$nspin"); do
+    sh -c 'while :; do :; done' &
+    spinner="$spinner $!"
+  done
   busy_spin=$(timed "$what" GOMP_SPINCOUNT=300000)
   busy_pass=$(timed "$what")
   stop_spinner
   printf '%-9s alone: spinning %7.3f s, passive %7.3f s (passive/spinning %.2f)\n' \
     "$what" "$idle_spin" "$idle_pass" "$(echo "$idle_pass / $idle_spin" | bc -l)"
-  printf '%-9s beside a spinner: spinning %7.3f s, passive %7.3f s (spinning/passive %.1f)\n' \
-    "$what" "$busy_spin" "$busy_pass" "$(echo "$busy_spin / $busy_pass" | bc -l)"
+  printf '%-9s beside %d spinners: spinning %7.3f s, passive %7.3f s (spinning/passive %.1f)\n' \
+    "$what" "$nspin" "$busy_spin" "$busy_pass" "$(echo "$busy_spin / $busy_pass" | bc -l)"
 done
