@@ -253,6 +253,8 @@ static sl_status make_tmp(sl_out *o, int in_tmpdir, mode_t mode, const struct st
 
 static sl_status open_stream(sl_out *o)
 {
+    if (o->fd == STDOUT_FILENO || o->fd == STDERR_FILENO) /* what was printed comes first */
+        fflush(o->fd == STDOUT_FILENO ? stdout : stderr);
     int fd = o->fd >= 0 ? dup(o->fd) : open(o->dest, O_WRONLY | O_CLOEXEC);
     if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
         int err = errno;
