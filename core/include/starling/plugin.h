@@ -11,29 +11,10 @@
 
 SL_EXTERN_C_BEGIN
 
-/* Bumped whenever any interface table or sl_run_args changes layout. */
-#define SL_ABI_VERSION 12u /* 2: sl_run_args start time/steps; sl_likelihood chi2 and model
-                              * entries. 3: sl_likelihood last_kernel_s. 4: kernel sets
-                              * (SL_KIND_KERNELS), the periodogram table read_with, lombscargle
-                              * fast_accuracy. 5: every table starts with sl_table_head
-                              * (a kind field; sl_likelihood's options are the head's params,
-                              * its parameter-vector entry is free_params); the kernel
-                              * contract (launch.h): masses to point/apply, velocities to acc,
-                              * fp strided and per system (sl_run_args fp_sys, n_fp), sl_force
-                              * acc with v, n_packed in sl_propagator and sl_force; sl_monitor
-                              * prepare/check/release/codes (user monitors). 6: adaptive
-                              * stepping (SL_PROP_<P>_ADAPTIVE, sl_prop_<P>_control,
-                              * sl_run_args h_next), sl_kernel_entry traits (what a kernel was
-                              * compiled with). 7: force flags (SL_FORCE_<F>_JERK, _PERTURB,
-                              * sl_force caps, acc_perturb), SL_PROP_<P>_PERTURB and the
-                              * traits' perturb. 8: sl_monitor_config collide_radius,
-                              * collide_density, collide_central (the collision monitor). 9:
-                              * sl_monitor_config collide_merge. 10: sl_likelihood
-                              * eval_batch_device (device-resident samplers). 11: sl_likelihood
-                              * example_data (conformance checks on the plugin's own kind
-                              * of data); SL_KIND_LENS. 12: sl_likelihood
-                              * demcmc_half_device (a sampler's half-generation fused
-                              * into the plugin's kernel, demcmc_fused.h). */
+/* Bumped whenever any interface table or sl_run_args changes layout, so
+ * that the registry refuses a plugin built against another layout instead
+ * of calling into it. What each version changed is in CHANGELOG.md. */
+#define SL_ABI_VERSION 12u
 #define SL_PLUGIN_ENTRY_SYMBOL "sl_plugin_entry"
 
 typedef enum sl_kind {
