@@ -511,6 +511,40 @@ static long long read_rows(FILE *f, int *ln, long long rows, int n, double *x)
     return 0;
 }
 
+/* A checkpoint's header: its "# key = value" lines. */
+typedef struct ckpt_head {
+    long long seed, gens, chains, archive_rows;
+    char params[4096];
+} ckpt_head;
+
+/* Reads the magic line and the header from f, and the column names' line
+ * after it; the number of lines read, 0 when f is no checkpoint. Keys
+ * not found are -1 (archive_rows 0, params ""). */
+static int read_ckpt_head(FILE *f, ckpt_head *h)
+{
+    char line[8192];
+    *h = (ckpt_head){-1, -1, -1, 0, ""};
+    if (!fgets(line, sizeof line, f) || strncmp(line, CKPT_MAGIC "\n", sizeof CKPT_MAGIC))
+        return 0;
+    int ln = 1;
+    while (fgets(line, sizeof line, f) && line[0] == '#') {
+        ln++;
+        line[strcspn(line, "\r\n")] = 0;
+        const char *v;
+        if ((v = header_value(line, "seed")))
+            h->seed = atoll(v);
+        else if ((v = header_value(line, "generations")))
+            h->gens = atoll(v);
+        else if ((v = header_value(line, "chains")))
+            h->chains = atoll(v);
+        else if ((v = header_value(line, "archive_rows")))
+            h->archive_rows = atoll(v);
+        else if ((v = header_value(line, "params")))
+            snprintf(h->params, sizeof h->params, "%.4000s", v);
+    }
+    return ln;
+}
+
 /* The checkpoint file at path into *rp (its arrays in userdata on the stack);
  * errors name the file and line. */
 static void read_checkpoint(lua_State *L, const char *path, resume_point *rp)
@@ -519,29 +553,14 @@ static void read_checkpoint(lua_State *L, const char *path, resume_point *rp)
     if (!f)
         sl_lua_error(L, FN ": resume: cannot open %s", path);
     char line[8192];
-    int ln = 0;
-    long long seed = -1, gens = -1, chains = -1, zrows = 0;
-    char params[4096] = "";
-    if (!fgets(line, sizeof line, f) || strncmp(line, CKPT_MAGIC "\n", sizeof CKPT_MAGIC)) {
+    ckpt_head h;
+    int ln = read_ckpt_head(f, &h);
+    long long seed = h.seed, gens = h.gens, chains = h.chains, zrows = h.archive_rows;
+    const char *params = h.params;
+    if (!ln) {
         fclose(f);
         sl_lua_error(L, FN ": resume: %s:1: not a starling demcmc checkpoint (expected the line "
                         "\"" CKPT_MAGIC "\")", path);
-    }
-    ln = 1;
-    while (fgets(line, sizeof line, f) && line[0] == '#') {
-        ln++;
-        line[strcspn(line, "\r\n")] = 0;
-        const char *v;
-        if ((v = header_value(line, "seed")))
-            seed = atoll(v);
-        else if ((v = header_value(line, "generations")))
-            gens = atoll(v);
-        else if ((v = header_value(line, "chains")))
-            chains = atoll(v);
-        else if ((v = header_value(line, "archive_rows")))
-            zrows = atoll(v);
-        else if ((v = header_value(line, "params")))
-            snprintf(params, sizeof params, "%s", v);
     }
     if (seed < 0 || gens < 0 || chains < 1 || !params[0]) {
         fclose(f);
@@ -686,27 +705,11 @@ static sl_status write_checkpoint(void *ud, const sl_demcmc_state *s)
 
 static sl_status append_draws(void *ud, const sl_demcmc_result *r, int64_t from, int64_t to);
 
-/* The seed, chains and parameters in the header of the checkpoint at
- * path; 0 when it is none. */
-static int checkpoint_header(const char *path, long long *seed, long long *chains, long long *gens,
-                             char *params, size_t cap)
+/* The header of the checkpoint at path; 0 when it is none. */
+static int checkpoint_header(const char *path, ckpt_head *h)
 {
     FILE *f = fopen(path, "r");
-    char line[8192];
-    int ok = f && fgets(line, sizeof line, f) && !strncmp(line, CKPT_MAGIC "\n", sizeof CKPT_MAGIC);
-    *seed = *chains = *gens = -1;
-    while (ok && fgets(line, sizeof line, f) && line[0] == '#') {
-        line[strcspn(line, "\r\n")] = 0;
-        const char *v;
-        if ((v = header_value(line, "seed")))
-            *seed = atoll(v);
-        else if ((v = header_value(line, "chains")))
-            *chains = atoll(v);
-        else if ((v = header_value(line, "generations")))
-            *gens = atoll(v);
-        else if ((v = header_value(line, "params")))
-            snprintf(params, cap, "%.4000s", v);
-    }
+    int ok = f && read_ckpt_head(f, h);
     if (f)
         fclose(f);
     return ok;
@@ -731,20 +734,20 @@ static void check_checkpoint_path(lua_State *L, ckpt *k, const dm_result *d,
     snprintf(ctx, sizeof ctx, FN ": key 'checkpoint': path = \"%.1000s\"", k->path);
     if (rp && rp->from && same_file(rp->from, k->path))
         k->flags |= SL_OUT_OVERWRITE;
-    long long seed, chains, gens;
-    char params[4096] = "", mine[4096] = "";
+    ckpt_head h;
+    char mine[4096] = "";
     if (!(k->flags & SL_OUT_OVERWRITE) && !sl_out_made_here(k->path) &&
-        checkpoint_header(k->path, &seed, &chains, &gens, params, sizeof params)) {
+        checkpoint_header(k->path, &h)) {
         for (int i = 0; i < d->n; i++)
             snprintf(mine + strlen(mine), sizeof mine - strlen(mine), "%s%s", i ? "," : "",
                      d->names[i]);
-        if (seed == (long long)d->c.seed && chains == d->c.chains && !strcmp(params, mine))
+        if (h.seed == (long long)d->c.seed && h.chains == d->c.chains && !strcmp(h.params, mine))
             sl_lua_error(L, "%s: it holds an earlier run of this configuration (%lld "
                             "generations): resume it with resume = \"%s\", or pass overwrite = "
-                            "true to start again", ctx, gens, k->path);
+                            "true to start again", ctx, h.gens, k->path);
         sl_lua_error(L, "%s: it holds another run's checkpoint (seed %lld, %lld chains, "
                         "parameters %s): choose another path, or pass overwrite = true to "
-                        "replace it", ctx, seed, chains, params);
+                        "replace it", ctx, h.seed, h.chains, h.params);
     }
     sl_lua_out_check(L, k->path, k->flags, ctx);
 }

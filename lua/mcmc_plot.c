@@ -7,6 +7,7 @@
 
 #include "mcmc_plot.h"
 #include "plot_guard.h"
+#include "plot_ticks.h"
 #include "starling/nomem.h"
 
 /* cmap0 1..8: colours that stay apart on white */
@@ -103,14 +104,6 @@ sl_status sl_plot_trace(const char *path, unsigned flags, const sl_plot_draws *d
     return st;
 }
 
-/* A major tick step of 1, 2 or 5 times a power of ten giving about n ticks
- * over [lo, hi]. */
-static double tick_step(double lo, double hi, int n)
-{
-    double raw = (hi - lo) / n, p = pow(10.0, floor(log10(raw))), m = raw / p;
-    return p * (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10);
-}
-
 /* The x tick step of a panel `chars` characters wide: the most ticks (up
  * to 4) whose labels stand at least 2 characters apart. PLplot's own
  * choice (5 or 6 labels such as 1190 1200 1210 1220 under a panel a sixth
@@ -119,7 +112,7 @@ static double x_tick_step(double lo, double hi, double chars)
 {
     double step = hi - lo;
     for (int n = 4; n >= 1; n--) {
-        step = tick_step(lo, hi, n);
+        step = sl_plot_tick_step(lo, hi, n);
         int decimals = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
         char a[64], b[64];
         snprintf(a, sizeof a, "%.*f", decimals, ceil(lo / step) * step);

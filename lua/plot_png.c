@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "binding.h"
+#include "plot_ticks.h"
 #include "csv.h"
 
 typedef struct canvas {
@@ -108,13 +109,6 @@ static void text(canvas *c, int x, int y, const char *s, rgb k)
             break;
         }
     }
-}
-
-/* A "nice" tick step (1, 2 or 5 times a power of ten) for about n ticks. */
-static double tick_step(double lo, double hi, int n)
-{
-    double raw = (hi - lo) / n, p = pow(10.0, floor(log10(raw))), m = raw / p;
-    return p * (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10);
 }
 
 static const double *field_list(lua_State *L, int t, const char *k, int64_t *n)
@@ -264,7 +258,7 @@ int sl_lua_plot_png(lua_State *L)
 #define PX(v) (L0 + (int)lround(((v) - x0) / (x1 - x0) * (R0 - L0)))
 #define PY(v) (B0 - (int)lround(((v) - y0) / (y1 - y0) * (B0 - T0)))
     char lab[64];
-    double sx = tick_step(x0, x1, 8), sy = tick_step(y0, y1, 6);
+    double sx = sl_plot_tick_step(x0, x1, 8), sy = sl_plot_tick_step(y0, y1, 6);
     for (double v = ceil(x0 / sx) * sx; v <= x1 + 1e-9 * sx; v += sx) {
         int px = PX(v);
         line(&c, px, T0, px, B0, grey);
