@@ -41,8 +41,8 @@ function(sl_install_package)
     VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
   # The integrators and forces whose SL_HD headers are installed, for
   # starling_add_integrator/starling_add_force in plugins built later.
-  set(physics "# Generated: the integrators and forces this starling installs.\n")
-  foreach(kind INTEGRATOR FORCE)
+  set(physics "# Generated: the integrators, forces and terms this starling installs.\n")
+  foreach(kind INTEGRATOR FORCE TERM)
     get_property(names GLOBAL PROPERTY STARLING_${kind}S)
     foreach(n IN LISTS names)
       get_property(h GLOBAL PROPERTY STARLING_${kind}_HEADER_${n})

@@ -38,6 +38,20 @@
 #               {SL_KIND_FORCE, "NAME", &table}, STARLING_KERNEL_TABLES};
 #       Without HEADER, no kernels are stamped.
 #
+#   starling_add_force(NAME TERM HEADER term.h SOURCES ... [STACKS base ...])
+#       A term (force_term.h): a correction added to a base force, whose
+#       header defines sl_term_NAME_central and sl_term_NAME_potential. It
+#       carries no kernels itself; with STACKS, a stack base__NAME is built
+#       for each base named (starling_add_force_stack), so that a run can
+#       say force = {"base", "NAME"}.
+#
+#   starling_add_force_stack(BASE base TERMS t ... [INTEGRATORS p ...]
+#                            [NBODIES n ...] [OUTPUT_DIRECTORY dir])
+#       A stack: the plugin base__t1__t2... whose kernels, of every
+#       integrator this starling knows (or those in INTEGRATORS), sum the
+#       base force and any of the terms a run lists (force_stack.h). The
+#       terms' and the base's headers come from starling_register_physics.
+#
 #   starling_add_likelihood / starling_add_monitor(NAME SOURCES ... [CUDA_SOURCES ...]
 #                                                  [OUTPUT_DIRECTORY dir])
 #       Exactly starling_add_plugin: nothing is stamped for these kinds. A
@@ -167,8 +181,9 @@ function(starling_add_plugin name)
 endfunction()
 
 function(starling_register_physics kind name header)
-  if(NOT kind MATCHES "^(INTEGRATOR|FORCE)$")
-    message(FATAL_ERROR "starling_register_physics(${kind} ${name}): expected INTEGRATOR or FORCE")
+  if(NOT kind MATCHES "^(INTEGRATOR|FORCE|TERM)$")
+    message(FATAL_ERROR "starling_register_physics(${kind} ${name}): expected INTEGRATOR, FORCE "
+                        "or TERM")
   endif()
   get_property(known GLOBAL PROPERTY STARLING_${kind}S)
   if(NOT name IN_LIST known)
@@ -345,7 +360,215 @@ function(starling_add_integrator name)
 endfunction()
 
 function(starling_add_force name)
-  _starling_add_physics(FORCE ${name} ${ARGN})
+  cmake_parse_arguments(T "TERM" "HEADER" "STACKS;SOURCES;NBODIES" ${ARGN})
+  if(NOT T_TERM)
+    _starling_add_physics(FORCE ${name} ${ARGN})
+    return()
+  endif()
+  _starling_check_identifier("starling_add_force" "${name}")
+  if(NOT T_HEADER)
+    message(FATAL_ERROR "starling_add_force(${name} TERM): HEADER (the term's SL_HD header) "
+                        "is required")
+  endif()
+  if(T_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "starling_add_force(${name} TERM): unexpected arguments "
+                        "'${T_UNPARSED_ARGUMENTS}'; expected HEADER, SOURCES, STACKS, NBODIES")
+  endif()
+  get_filename_component(header "${T_HEADER}" ABSOLUTE)
+  get_filename_component(header_dir "${header}" DIRECTORY)
+  starling_add_plugin(${name} SOURCES ${T_SOURCES})
+  target_include_directories(${name} PRIVATE "${header_dir}")
+  starling_register_physics(TERM ${name} "${header}")
+  set(nb "")
+  if(T_NBODIES)
+    set(nb NBODIES ${T_NBODIES})
+  endif()
+  foreach(base IN LISTS T_STACKS)
+    starling_add_force_stack(BASE ${base} TERMS ${name} ${nb})
+  endforeach()
+endfunction()
+
+# The generated SL_HD header of a stack (force_stack.inc under the stack's
+# macros), its flags each a literal 0 or 1 so that the loops can test them.
+function(_starling_stack_header out name base terms)
+  get_property(bh GLOBAL PROPERTY STARLING_FORCE_HEADER_${base})
+  if(NOT bh)
+    get_property(known GLOBAL PROPERTY STARLING_FORCES)
+    message(FATAL_ERROR "starling_add_force_stack(${name}): BASE '${base}' is not a force "
+                        "this starling knows (known: ${known})")
+  endif()
+  _starling_include_line(inc "${bh}")
+  set(incs "${inc}\n")
+  set(x "")
+  set(off "SL_FORCE_${base}_NPACKED")
+  set(jerk "SL_FORCE_${base}_JERK")
+  set(pert "SL_FORCE_${base}_PERTURB")
+  set(pert_at "SL_FORCE_${base}_PERTURB_AT")
+  set(bit 0)
+  foreach(t IN LISTS terms)
+    get_property(th GLOBAL PROPERTY STARLING_TERM_HEADER_${t})
+    if(NOT th)
+      get_property(known GLOBAL PROPERTY STARLING_TERMS)
+      message(FATAL_ERROR "starling_add_force_stack(${name}): TERMS names '${t}', which this "
+                          "starling does not know as a term (known terms: ${known})")
+    endif()
+    _starling_include_line(inc "${th}")
+    string(APPEND incs "${inc}\n")
+    string(APPEND x " X(__VA_ARGS__, ${t}, ${bit}, (${off}))")
+    string(APPEND off " + SL_TERM_${t}_NPACKED")
+    string(APPEND jerk " && SL_TERM_${t}_JERK")
+    string(APPEND pert " && SL_TERM_${t}_PERTURB")
+    string(APPEND pert_at " && SL_TERM_${t}_PERTURB")
+    math(EXPR bit "${bit} + 1")
+  endforeach()
+  set(flags "")
+  foreach(pair "JERK;${jerk}" "PERTURB;${pert}" "AT;SL_FORCE_${base}_AT" "PERTURB_AT;${pert_at}")
+    list(GET pair 0 f)
+    list(GET pair 1 cond)
+    string(APPEND flags "#if ${cond}\n#define SL_STACK_${f} 1\n#define SL_FORCE_${name}_${f} 1\n"
+                        "#else\n#define SL_STACK_${f} 0\n#define SL_FORCE_${name}_${f} 0\n#endif\n")
+  endforeach()
+  string(REPLACE ";" " " tl "${terms}")
+  string(TOUPPER "${name}" up)
+  set(text "/* Generated by starling_add_force_stack: the SL_HD functions of the stack\n"
+           " * ${name}, base ${base} and terms ${tl} (force_stack.h). Do not edit. */\n"
+           "#ifndef STARLING_STACK_${up}_H\n#define STARLING_STACK_${up}_H\n\n${incs}\n"
+           "#define SL_FORCE_${name}_NPACKED (${off})\n"
+           "#define SL_STACK ${name}\n#define SL_STACK_BASE ${base}\n"
+           "#define SL_STACK_TERMS(X, ...)${x}\n#define SL_STACK_MASK (${off})\n${flags}"
+           "#include <starling/force_stack.inc>\n"
+           "#undef SL_STACK\n#undef SL_STACK_BASE\n#undef SL_STACK_TERMS\n#undef SL_STACK_MASK\n"
+           "#undef SL_STACK_JERK\n#undef SL_STACK_PERTURB\n#undef SL_STACK_AT\n"
+           "#undef SL_STACK_PERTURB_AT\n\n#endif\n")
+  string(JOIN "" text ${text})
+  set(${out} "${text}" PARENT_SCOPE)
+endfunction()
+
+function(starling_add_force_stack)
+  cmake_parse_arguments(K "" "BASE;OUTPUT_DIRECTORY" "TERMS;INTEGRATORS;NBODIES" ${ARGN})
+  if(K_UNPARSED_ARGUMENTS OR NOT K_BASE OR NOT K_TERMS)
+    message(FATAL_ERROR "starling_add_force_stack: expected BASE base TERMS t ... "
+                        "[INTEGRATORS p ...] [NBODIES n ...] [OUTPUT_DIRECTORY dir], got "
+                        "'${ARGN}'")
+  endif()
+  list(LENGTH K_TERMS nt)
+  if(nt GREATER 8)
+    message(FATAL_ERROR "starling_add_force_stack: ${nt} terms; at most 8 (SL_STACK_TERMS_MAX)")
+  endif()
+  foreach(t ${K_BASE} ${K_TERMS})
+    _starling_check_identifier("starling_add_force_stack" "${t}")
+    if(t MATCHES "__")
+      message(FATAL_ERROR "starling_add_force_stack: '${t}': a force's name has no '__' "
+                          "(a stack's name joins its forces with it)")
+    endif()
+  endforeach()
+  string(JOIN "__" name ${K_BASE} ${K_TERMS})
+  set(dir "${CMAKE_CURRENT_BINARY_DIR}/starling_kernels/${name}")
+  _starling_stack_header(text ${name} ${K_BASE} "${K_TERMS}")
+  file(CONFIGURE OUTPUT "${dir}/${name}.h" CONTENT "${text}" @ONLY)
+  string(REPLACE ";" " + " label "${K_BASE};${K_TERMS}")
+  file(CONFIGURE OUTPUT "${dir}/${name}_plugin.c" CONTENT
+"/* Generated by starling_add_force_stack: the plugin of the stack ${label}
+ * (force_stack.h), its host functions and its kernels. Do not edit. */
+#include <starling/force_stack.h>
+#include <starling/plugin.h>
+#include <starling/propagator.h>
+#include \"${name}.h\"
+#include \"${name}_kernels.h\"
+
+_Static_assert(SL_FORCE_${name}_NPACKED < SL_FORCE_PARAMS_MAX,
+               \"stack ${name}: its forces' parameters and its mask do not fit fp\");
+
+static void host_acc(int n, const double *x, const double *v, const double *m, const double *fp,
+                     double *a)
+{
+    sl_force_${name}_acc(n, 1, x, v, m, fp, a);
+}
+
+static double host_potential(int n, const double *x, const double *m, const double *fp)
+{
+    return sl_force_${name}_potential(n, 1, x, m, fp);
+}
+
+static sl_status zero_pack(const sl_param_values *pv, double fp[SL_FORCE_PARAMS_MAX])
+{
+    (void)pv;
+    for (int i = 0; i < SL_FORCE_PARAMS_MAX; i++)
+        fp[i] = 0.0;
+    return SL_OK;
+}
+
+static const sl_force stack = {
+    .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_FORCE,
+    .name = \"${name}\",
+    .description = \"the kernels of the stack ${label}: a run lists the base and any of its terms\",
+    .pack = zero_pack,
+    .acc = host_acc,
+    .potential = host_potential,
+    .n_packed = SL_FORCE_${name}_NPACKED,
+    .caps = SL_FORCE_CAP_STACK | SL_FORCE_CAPS(${name}),
+};
+
+static const sl_plugin_table tables[] = {{SL_KIND_FORCE, \"${name}\", &stack},
+                                         STARLING_KERNEL_TABLES};
+
+static const sl_plugin plugin = {
+    .abi = SL_ABI_VERSION,
+    .name = \"${name}\",
+    .version = \"1.0\",
+    .description = \"the force stack ${label}\",
+    .tables = tables,
+    .n_tables = sizeof tables / sizeof tables[0],
+};
+
+SL_PLUGIN_EXPORT const sl_plugin *sl_plugin_entry(void) { return &plugin; }
+" @ONLY)
+  get_property(known GLOBAL PROPERTY STARLING_INTEGRATORS)
+  if(DEFINED K_INTEGRATORS)
+    set(partners ${K_INTEGRATORS})
+  else()
+    set(partners ${known})
+  endif()
+  if(DEFINED K_NBODIES)
+    set(nbodies ${K_NBODIES})
+  else()
+    set(nbodies 2 3 4)
+  endif()
+  set(c_srcs "")
+  set(cu_srcs "")
+  set(pairs "")
+  foreach(p IN LISTS partners)
+    get_property(ph GLOBAL PROPERTY STARLING_INTEGRATOR_HEADER_${p})
+    if(NOT ph)
+      message(FATAL_ERROR "starling_add_force_stack(${name}): INTEGRATORS names '${p}', which "
+                          "this starling does not know (known: ${known})")
+    endif()
+    _starling_stamp_pair("${dir}" ${p} "${ph}" ${name} "${dir}/${name}.h" "${nbodies}"
+                         c_srcs cu_srcs)
+    list(APPEND pairs "${p}/${name}")
+  endforeach()
+  _starling_kernel_header(${name} "${dir}" "${pairs}")
+  set(args SOURCES "${dir}/${name}_plugin.c" ${c_srcs} CUDA_SOURCES ${cu_srcs})
+  if(K_OUTPUT_DIRECTORY)
+    list(APPEND args OUTPUT_DIRECTORY ${K_OUTPUT_DIRECTORY})
+  endif()
+  starling_add_plugin(${name} ${args})
+  target_include_directories(${name} PRIVATE "${dir}")
+  foreach(t ${K_BASE} ${K_TERMS})
+    foreach(k FORCE TERM)
+      get_property(h GLOBAL PROPERTY STARLING_${k}_HEADER_${t})
+      if(h AND IS_ABSOLUTE "${h}")
+        get_filename_component(hd "${h}" DIRECTORY)
+        target_include_directories(${name} PRIVATE "${hd}")
+      endif()
+    endforeach()
+  endforeach()
+  # Integrators built later stamp kernels for the stack as for any force.
+  starling_register_physics(FORCE ${name} "${dir}/${name}.h")
+  set(STARLING_FORCES "${STARLING_FORCES}" PARENT_SCOPE)
+  set(STARLING_STACK_NAME ${name} PARENT_SCOPE)
+  set(STARLING_STACK_HEADER "${dir}/${name}.h" PARENT_SCOPE)
 endfunction()
 
 function(starling_add_likelihood name)

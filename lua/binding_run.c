@@ -14,6 +14,7 @@
 #include "num_text.h"
 #include "csv.h"
 #include "starling/cancel.h"
+#include "starling/force_stack.h"
 
 static const sl_param run_params[] = {
     {"t_end", SL_PARAM_NUMBER, 0, 0, 1e300, 1, "time to integrate to (absolute)", NULL, NULL},
@@ -437,6 +438,115 @@ static void check_plugin_table(lua_State *L, int spec_idx, const char *kind, con
     sl_lua_check_keys(L, spec_idx, ctx, NULL, pvs, 1, 1);
 }
 
+/* ---- the force: a base, terms added to it ------------------------------------------ */
+
+enum { FORCE_LIST_MAX = SL_STACK_TERMS_MAX + 1 };
+
+typedef struct force_spec {
+    const sl_force *f[FORCE_LIST_MAX];
+    int idx[FORCE_LIST_MAX]; /* the entry's {"name", key = value} table, or 0 */
+    int n;
+} force_spec;
+
+#define FORCE_EXAMPLE "\"newton\", {\"gr\", c = 10065.32} or {\"newton\", \"gr\", {\"j2\", J2 = ..., R = ...}}"
+
+static void add_force(lua_State *L, force_spec *fs, const char *name, int idx, int entry)
+{
+    const void *t;
+    if (sl_registry_get(sl_lua_registry(L), SL_KIND_FORCE, name, &t) != SL_OK) {
+        if (entry)
+            sl_lua_error(L, "integrate: key 'force', entry %d = \"%s\": %s", entry, name,
+                         sl_last_error());
+        sl_lua_error(L, "integrate: key 'force' = \"%s\": %s", name, sl_last_error());
+    }
+    fs->f[fs->n] = t;
+    fs->idx[fs->n++] = idx;
+}
+
+/* A list: {"newton", "gr"} or {{"plummer", eps = ...}, "gr"}, as opposed
+ * to one force with its keys, {"gr", c = ...}. */
+static int is_force_list(lua_State *L, int idx)
+{
+    int second = lua_rawgeti(L, idx, 2) != LUA_TNIL;
+    int first_table = lua_rawgeti(L, idx, 1) == LUA_TTABLE;
+    lua_pop(L, 2);
+    return second || first_table;
+}
+
+static void read_force_list(lua_State *L, int list, force_spec *fs)
+{
+    lua_Integer n = (lua_Integer)lua_rawlen(L, list);
+    lua_pushnil(L);
+    while (lua_next(L, list)) {
+        if (!lua_isinteger(L, -2) || lua_tointeger(L, -2) < 1 || lua_tointeger(L, -2) > n) {
+            char k[96];
+            sl_lua_describe(L, -2, k, sizeof k);
+            sl_lua_error(L, "integrate: key 'force': unexpected key %s in a list of forces: give "
+                            "a parameter with its force, e.g. {\"newton\", {\"gr\", c = ...}}",
+                         k);
+        }
+        lua_pop(L, 1);
+    }
+    if (n > FORCE_LIST_MAX)
+        sl_lua_error(L, "integrate: key 'force': %lld forces; at most a base and %d terms",
+                     (long long)n, FORCE_LIST_MAX - 1);
+    for (lua_Integer i = 1; i <= n; i++) {
+        int t = lua_rawgeti(L, list, i), idx = lua_gettop(L);
+        if (t == LUA_TSTRING)
+            add_force(L, fs, lua_tostring(L, idx), 0, (int)i);
+        else if (t == LUA_TTABLE && lua_rawgeti(L, idx, 1) == LUA_TSTRING)
+            add_force(L, fs, lua_tostring(L, -1), idx, (int)i); /* the name stays pushed */
+        else {
+            char got[96];
+            sl_lua_describe(L, idx, got, sizeof got);
+            sl_lua_error(L, "integrate: key 'force', entry %lld = %s: expected a force's name "
+                            "or {\"name\", key = value, ...}", (long long)i, got);
+        }
+    }
+}
+
+/* force = "name", {"name", key = value, ...} or a list of those, the base
+ * first; resolved into p->stack (force_stack.h). The entries' tables stay
+ * on the stack at fs->idx. */
+static void read_force(lua_State *L, int cfg, sl_force_stack *stack, force_spec *fs)
+{
+    fs->n = 0;
+    int t = lua_getfield(L, cfg, "force"), spec = lua_gettop(L);
+    if (t == LUA_TNIL)
+        add_force(L, fs, "newton", 0, 0);
+    else if (t == LUA_TSTRING)
+        add_force(L, fs, lua_tostring(L, spec), 0, 0);
+    else if (t == LUA_TTABLE && is_force_list(L, spec))
+        read_force_list(L, spec, fs);
+    else if (t == LUA_TTABLE && lua_rawgeti(L, spec, 1) == LUA_TSTRING)
+        add_force(L, fs, lua_tostring(L, -1), spec, 0);
+    else {
+        char got[96];
+        sl_lua_describe(L, spec, got, sizeof got);
+        sl_lua_error(L, "integrate: key 'force' = %s: expected a name or a list such as "
+                        FORCE_EXAMPLE, got);
+    }
+    sl_lua_check(L, sl_force_stack_resolve(sl_lua_registry(L), fs->f, fs->n, stack),
+                 "integrate: key 'force'");
+}
+
+/* Each entry's own keys, checked against its force's schema, then set in
+ * the run's values (the stack's schema holds every listed force's). */
+static void read_force_keys(lua_State *L, const force_spec *fs, sl_param_values *all)
+{
+    for (int i = 0; i < fs->n; i++) {
+        if (!fs->idx[i])
+            continue;
+        sl_param_values own;
+        sl_lua_check(L, sl_params_init(&own, fs->f[i]->params, fs->f[i]->n_params),
+                     "integrate");
+        check_plugin_table(L, fs->idx[i], "force", fs->f[i]->name, &own);
+        for (size_t k = 0; k < own.n; k++)
+            if (own.given[k])
+                sl_lua_check(L, sl_params_set(all, own.schema[k].name, own.v[k]), "integrate");
+    }
+}
+
 static void check_monitor_list(lua_State *L, int list)
 {
     lua_Integer n = (lua_Integer)lua_rawlen(L, list);
@@ -618,6 +728,7 @@ typedef struct run_plan {
     sl_ensemble *e;
     sl_run_config rc;
     sl_param_values force_values; /* rc.force_values: per-system values from attributes */
+    sl_force_stack stack;         /* rc.force: the listed forces' table */
     sl_backend be;
     const char *log_path;
     unsigned log_flags; /* output.h: SL_OUT_OVERWRITE from overwrite = true */
@@ -663,11 +774,14 @@ static void read_config(lua_State *L, int cfg, run_plan *p)
         sl_lua_error(L, "integrate: key 'ensemble' = %s: expected an ensemble (from "
                         "starling.ensemble or starling.read_ensemble)", got);
     }
-    int ens = lua_gettop(L), prop_idx, force_idx;
+    int ens = lua_gettop(L), prop_idx;
     sl_run_config *rc = &p->rc;
     sl_run_config_init(rc);
     rc->prop = read_plugin(L, cfg, "integrator", SL_KIND_PROPAGATOR, "hermite", &prop_idx);
-    rc->force = read_plugin(L, cfg, "force", SL_KIND_FORCE, "newton", &force_idx);
+    force_spec fs;
+    read_force(L, cfg, &p->stack, &fs);
+    rc->force = sl_force_stack_table(&p->stack);
+    const char *force_label = sl_force_stack_label(&p->stack);
     sl_param_values run, pp, fp;
     sl_param_values *pvs[] = {&run, &pp, &fp};
     sl_params_init(&run, run_params, sizeof run_params / sizeof run_params[0]);
@@ -675,15 +789,15 @@ static void read_config(lua_State *L, int cfg, run_plan *p)
     sl_lua_check(L, sl_params_init(&fp, rc->force->params, rc->force->n_params), "integrate");
     sl_lua_check_keys(L, cfg, "integrate", run_keys, pvs, 3, 0);
     check_plugin_table(L, prop_idx, "integrator", rc->prop->name, &pp);
-    check_plugin_table(L, force_idx, "force", rc->force->name, &fp);
+    read_force_keys(L, &fs, &fp);
     char ctx[128];
     sl_lua_check(L, sl_params_complete(&run), "integrate");
     snprintf(ctx, sizeof ctx, "integrate: integrator '%s'", rc->prop->name);
     sl_lua_check(L, sl_params_complete(&pp), ctx);
     sl_lua_check(L, rc->prop->pack(&pp, rc->pp), ctx);
-    snprintf(ctx, sizeof ctx, "integrate: force '%s'", rc->force->name);
+    snprintf(ctx, sizeof ctx, "integrate: force '%s'", force_label);
     sl_lua_check(L, sl_params_complete(&fp), ctx);
-    sl_lua_check(L, rc->force->pack(&fp, rc->fp), ctx);
+    sl_lua_check(L, sl_force_pack(rc->force, &fp, rc->fp), ctx);
     p->force_values = fp;
     rc->force_values = &p->force_values;
     rc->t_end = sl_params_get(&run, "t_end");
@@ -720,7 +834,7 @@ static void read_config(lua_State *L, int cfg, run_plan *p)
                  "integrate");
     if (p->be.kind == SL_BACKEND_CUDA && !k->cuda)
         sl_lua_error(L, "integrate: integrator '%s' with force '%s' has no CUDA kernel in this "
-                        "build", rc->prop->name, rc->force->name);
+                        "build", rc->prop->name, force_label);
     lua_settop(L, ens);
 }
 
@@ -848,7 +962,7 @@ static int dry_run(lua_State *L, const run_plan *p)
     lua_setfield(L, -2, "bodies");
     lua_pushstring(L, p->rc.prop->name);
     lua_setfield(L, -2, "integrator");
-    lua_pushstring(L, p->rc.force->name);
+    lua_pushstring(L, sl_force_stack_label(&p->stack));
     lua_setfield(L, -2, "force");
     lua_pushstring(L, p->be.description);
     lua_setfield(L, -2, "backend");

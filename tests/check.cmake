@@ -44,6 +44,7 @@ slt_tiny_plugin(slt_plugin_tiny_memory TINY_MEMORY tiny_memory)
 slt_tiny_plugin(slt_plugin_tiny_shared TINY_SHARED tiny_shared)
 
 set(SL_INTREE_PLUGINS hermite mvs verlet rkck rkck_adaptive hermite_adaptive newton plummer gr j2
+    newton__gr__j2
     monitors kepler_rv lombscargle microlensing)
 sl_add_test(test_check_plugin SOURCES test_check_plugin.c TIMEOUT 600 LIBS lombscargle_check COST 60)
 add_dependencies(test_check_plugin starling ${SL_INTREE_PLUGINS} slt_plugin_euler_order4
@@ -77,3 +78,9 @@ if(SL_HAVE_CUDA)
   target_compile_definitions(test_gpu_check_plugin PRIVATE SLT_PLUGIN_DIR="${SL_PLUGIN_DIR}")
   set_tests_properties(test_gpu_check_plugin PROPERTIES SKIP_REGULAR_EXPRESSION "SL_GPU_SKIP")
 endif()
+
+# The force scaffold stays a term's physics and little else: at most 60
+# written lines, its CMake included.
+add_test(NAME scaffold_force_lines
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scaffold_force_lines.sh
+                 ${PROJECT_SOURCE_DIR}/examples/scaffolds/force 60)

@@ -1,13 +1,15 @@
-/* The forces that add a central body's term to Newtonian gravity: gr (the
- * post-Newtonian potential of Nobili & Roxburgh, REBOUNDx's gr_potential)
- * and j2 (an oblate central body). Their SL_HD functions directly (the
- * added term's gradient, jerk, perturbation part and momentum), and their
- * physics through every integrator on the CPU: Mercury's relativistic
- * perihelion advance and the nodal regression and apsidal advance of a
- * satellite of an oblate planet, against the textbook rates. */
+/* The terms a run adds to Newtonian gravity: gr (the post-Newtonian
+ * potential of Nobili & Roxburgh, REBOUNDx's gr_potential) and j2 (an
+ * oblate central body), through the stack newton__gr__j2 that sums them.
+ * Its SL_HD functions directly, each term switched on alone and both
+ * together (the added terms' gradient, jerk, perturbation part and
+ * momentum; the stack's sum against the terms' own), and their physics
+ * through every integrator on the CPU: Mercury's relativistic perihelion
+ * advance, the nodal regression and apsidal advance of a satellite of an
+ * oblate planet, and both at once, against the textbook rates. */
 #include "sl_test.h"
-#include "starling/forces/gr.h"
-#include "starling/forces/j2.h"
+#include "slt_force.h"
+#include "starling/forces/newton__gr__j2.h"
 
 #define NB 5
 
@@ -26,17 +28,27 @@ typedef struct force_fns {
 } force_fns;
 
 /* Strong terms, so that the added part is a sizeable fraction of the
- * whole: c = 2 (gr), J2 R^2 = 0.1 (j2). */
+ * whole: c = 2 (gr), J2 R^2 = 0.1 (j2). The stack's slots: 1/c^2, J2 R^2,
+ * then the mask of the terms switched on (gr 1, j2 2). */
 static force_fns gr_fns(void)
 {
-    return (force_fns){"gr", sl_force_gr_acc, sl_force_gr_acc_perturb, sl_force_gr_acc_jerk,
-                       sl_force_gr_potential, {0.25}};
+    return (force_fns){"gr", sl_force_newton__gr__j2_acc, sl_force_newton__gr__j2_acc_perturb, sl_force_newton__gr__j2_acc_jerk,
+                       sl_force_newton__gr__j2_potential, {0.25, 0.0, 1.0}};
 }
 
 static force_fns j2_fns(void)
 {
-    return (force_fns){"j2", sl_force_j2_acc, sl_force_j2_acc_perturb, sl_force_j2_acc_jerk,
-                       sl_force_j2_potential, {0.1}};
+    return (force_fns){"j2", sl_force_newton__gr__j2_acc, sl_force_newton__gr__j2_acc_perturb, sl_force_newton__gr__j2_acc_jerk,
+                       sl_force_newton__gr__j2_potential, {0.0, 0.1, 2.0}};
+}
+
+static force_fns both_fns(void)
+{
+    force_fns f = gr_fns();
+    f.name = "gr + j2";
+    f.fp[1] = 0.1;
+    f.fp[2] = 3.0;
+    return f;
 }
 
 /* A heavy body 0 off the origin and four light bodies around it, moving. */
@@ -104,6 +116,7 @@ static void gradient(force_fns f)
 
 Test(forces, gr_is_the_gradient_of_its_potential) { gradient(gr_fns()); }
 Test(forces, j2_is_the_gradient_of_its_potential) { gradient(j2_fns()); }
+Test(forces, gr_and_j2_are_the_gradient_of_their_potential) { gradient(both_fns()); }
 
 /* The jerk is the time derivative of the acceleration along x + v t. */
 static void jerk(force_fns f)
@@ -131,6 +144,7 @@ static void jerk(force_fns f)
 
 Test(forces, gr_jerk_is_the_derivative) { jerk(gr_fns()); }
 Test(forces, j2_jerk_is_the_derivative) { jerk(j2_fns()); }
+Test(forces, gr_and_j2_jerk_is_the_derivative) { jerk(both_fns()); }
 
 typedef void (*acc_at_fn)(int, const double *, const double *, const double *, const double *,
                           int, double *);
@@ -173,16 +187,23 @@ Test(forces, newton_pull_on_one_body)
              sl_force_newton_acc_jerk_at, fp);
 }
 
+Test(forces, gr_and_j2_pull_on_one_body)
+{
+    force_fns f = both_fns();
+    one_body("gr + j2", f.acc, f.jerk, sl_force_newton__gr__j2_acc_at,
+             sl_force_newton__gr__j2_acc_jerk_at, f.fp);
+}
+
 Test(forces, gr_pull_on_one_body)
 {
     force_fns f = gr_fns();
-    one_body("gr", f.acc, f.jerk, sl_force_gr_acc_at, sl_force_gr_acc_jerk_at, f.fp);
+    one_body("gr", f.acc, f.jerk, sl_force_newton__gr__j2_acc_at, sl_force_newton__gr__j2_acc_jerk_at, f.fp);
 }
 
 Test(forces, j2_pull_on_one_body)
 {
     force_fns f = j2_fns();
-    one_body("j2", f.acc, f.jerk, sl_force_j2_acc_at, sl_force_j2_acc_jerk_at, f.fp);
+    one_body("j2", f.acc, f.jerk, sl_force_newton__gr__j2_acc_at, sl_force_newton__gr__j2_acc_jerk_at, f.fp);
 }
 
 /* acc_perturb_at (what mvs's grouped CUDA kernel calls, a thread per
@@ -210,16 +231,22 @@ Test(forces, newton_perturbation_on_one_planet)
     one_planet("newton", sl_force_newton_acc_perturb, sl_force_newton_acc_perturb_at, fp);
 }
 
+Test(forces, gr_and_j2_perturbation_on_one_planet)
+{
+    force_fns f = both_fns();
+    one_planet("gr + j2", f.perturb, sl_force_newton__gr__j2_acc_perturb_at, f.fp);
+}
+
 Test(forces, gr_perturbation_on_one_planet)
 {
     force_fns f = gr_fns();
-    one_planet("gr", f.perturb, sl_force_gr_acc_perturb_at, f.fp);
+    one_planet("gr", f.perturb, sl_force_newton__gr__j2_acc_perturb_at, f.fp);
 }
 
 Test(forces, j2_perturbation_on_one_planet)
 {
     force_fns f = j2_fns();
-    one_planet("j2", f.perturb, sl_force_j2_acc_perturb_at, f.fp);
+    one_planet("j2", f.perturb, sl_force_newton__gr__j2_acc_perturb_at, f.fp);
 }
 
 /* The pair terms summed the way the grouped kernel sums them at one body
@@ -304,6 +331,43 @@ static void perturbation(force_fns f)
 
 Test(forces, gr_perturbation_part) { perturbation(gr_fns()); }
 Test(forces, j2_perturbation_part) { perturbation(j2_fns()); }
+Test(forces, gr_and_j2_perturbation_part) { perturbation(both_fns()); }
+
+/* The stack with both terms on is Newton's sum plus each term's own (the
+ * terms' host functions, force_term.inc), to rounding; with one on, it is
+ * Newton plus that term to the bit (the base first, then the term, as a
+ * force written by hand would sum them). */
+Test(forces, the_stack_is_the_sum_of_its_terms)
+{
+    double x[3 * NB], v[3 * NB], m[NB], a[3 * NB], j[3 * NB], an[3 * NB], jn[3 * NB];
+    double tg[3 * NB], tj[3 * NB], fp0[SL_FORCE_PARAMS_MAX] = {0};
+    bodies(x, v, m);
+    force_fns f = both_fns();
+    const double fg[1] = {0.25}, fj[1] = {0.1};
+    f.jerk(NB, 1, x, v, m, f.fp, a, j);
+    sl_force_newton_acc_jerk(NB, 1, x, v, m, fp0, an, jn);
+    sl_term_gr_acc(NB, 1, x, v, m, fg, tg);
+    sl_term_j2_acc(NB, 1, x, v, m, fj, tj);
+    double worst = 0, scale = max_abs(a, 3 * NB);
+    for (int k = 0; k < 3 * NB; k++)
+        worst = fmax(worst, fabs(a[k] - (an[k] + tg[k] + tj[k])));
+    cr_log_info("stack - (newton + gr + j2): %.3g of max |a| = %.3g", worst, scale);
+    cr_assert(worst <= 4e-16 * scale, "the stack's sum is off by %.3g", worst);
+    cr_assert(max_abs(tg, 3 * NB) > 1e-3 && max_abs(tj, 3 * NB) > 1e-3,
+              "both terms must weigh in");
+    double u = f.pot(NB, 1, x, m, f.fp);
+    double us = sl_force_newton_potential(NB, 1, x, m, fp0) +
+                sl_term_gr_potential_add(NB, 1, x, m, fg, 0.0) +
+                sl_term_j2_potential_add(NB, 1, x, m, fj, 0.0);
+    cr_assert(fabs(u - us) <= 4e-16 * fabs(u), "potential %.17g, terms' sum %.17g", u, us);
+    /* one term on: newton, then the term's add, bit for bit */
+    force_fns g = gr_fns();
+    double a1[3 * NB], j1[3 * NB];
+    g.jerk(NB, 1, x, v, m, g.fp, a1, j1);
+    sl_term_gr_add(NB, 1, x, v, m, fg, an, jn, 1);
+    cr_assert(memcmp(a1, an, sizeof a1) == 0 && memcmp(j1, jn, sizeof j1) == 0,
+              "newton + gr differs from newton then gr's term");
+}
 
 /* ---- physics through the integrators ----------------------------------------------- */
 
@@ -366,17 +430,19 @@ static const void *table(const slt_plugins *p, sl_kind kind, const char *name)
     return t;
 }
 
-/* Integrates e with integrator `prop` (step dt) and force `force` with one
- * key set (key NULL: defaults) to t_end on the CPU. */
-static void run(const slt_plugins *p, sl_ensemble *e, const char *prop, double dt,
-                const char *force, const char *k1, double v1, const char *k2, double v2,
-                double t_end)
+/* Integrates e with integrator `prop` (step dt) and force `force` (a list
+ * joined by '+') with up to three keys set (key NULL: defaults) to t_end
+ * on the CPU. */
+static void run3(const slt_plugins *p, sl_ensemble *e, const char *prop, double dt,
+                 const char *force, const char *k1, double v1, const char *k2, double v2,
+                 const char *k3, double v3, double t_end)
 {
     sl_run_config c;
     slt_config(p, &c, dt, t_end);
     c.registry = p->reg;
     c.prop = table(p, SL_KIND_PROPAGATOR, prop);
-    c.force = table(p, SL_KIND_FORCE, force);
+    sl_force_stack st;
+    c.force = slt_force(p, force, &st);
     sl_param_values pp, fv;
     SLT_OK(sl_params_init(&pp, c.prop->params, c.prop->n_params));
     SLT_OK(sl_params_set(&pp, "dt", dt));
@@ -387,8 +453,10 @@ static void run(const slt_plugins *p, sl_ensemble *e, const char *prop, double d
         SLT_OK(sl_params_set(&fv, k1, v1));
     if (k2)
         SLT_OK(sl_params_set(&fv, k2, v2));
+    if (k3)
+        SLT_OK(sl_params_set(&fv, k3, v3));
     SLT_OK(sl_params_complete(&fv));
-    SLT_OK(c.force->pack(&fv, c.fp));
+    SLT_OK(sl_force_pack(c.force, &fv, c.fp));
     c.force_values = &fv;
     sl_backend be;
     SLT_OK(sl_backend_open("cpu", &be));
@@ -396,6 +464,13 @@ static void run(const slt_plugins *p, sl_ensemble *e, const char *prop, double d
     SLT_OK(sl_integrate(&be, e, &c, &r));
     cr_assert_eq(e->status[0], SL_SYS_ACTIVE, "%s/%s: the system stopped", prop, force);
     sl_run_result_free(&r);
+}
+
+static void run(const slt_plugins *p, sl_ensemble *e, const char *prop, double dt,
+                const char *force, const char *k1, double v1, const char *k2, double v2,
+                double t_end)
+{
+    run3(p, e, prop, dt, force, k1, v1, k2, v2, NULL, 0.0, t_end);
 }
 
 static double wrap(double a)
@@ -484,6 +559,91 @@ Test(forces, j2_satellite_hermite_adaptive, .timeout = 600) { satellite("hermite
 Test(forces, j2_satellite_rkck, .timeout = 600) { satellite("rkck"); }
 Test(forces, j2_satellite_rkck_adaptive, .timeout = 600) { satellite("rkck_adaptive"); }
 Test(forces, j2_satellite_verlet, .timeout = 600) { satellite("verlet"); }
+
+/* Mercury with both terms: GR, and an oblate Sun (J2 = 5e-4, far above
+ * the real 2e-7, so that its rates are as large as GR's) on an orbit
+ * inclined by 30 degrees, over ten centuries. The node regresses at j2's
+ * rate alone; the pericentre advances at GR's plus j2's (each first order
+ * in its small parameter, so they add; their product is 1e-10 of either).
+ * Against the same integrator and step without either, as above. */
+static void mercury_oblate(const char *integrator)
+{
+    slt_plugins p;
+    slt_load(&p);
+    const double m1 = 1.6601e-7, a = 0.387098, ecc = 0.205630, inc = 30 * M_PI / 180;
+    const double c = 10065.320121, J2 = 5e-4, R = 0.00465047, gm = 1.0 + m1;
+    const double span = 1000 * 2 * M_PI, n = sqrt(gm / (a * a * a)), period = 2 * M_PI / n;
+    const double pr = R / (a * (1 - ecc * ecc));
+    const double gr_rate = 6 * M_PI / (c * c * a * (1 - ecc * ecc)) / period;
+    const double node_rate = -1.5 * n * J2 * pr * pr * cos(inc);
+    const double peri_rate = gr_rate + 0.75 * n * J2 * pr * pr * (5 * cos(inc) * cos(inc) - 1);
+    sl_ensemble *e = two_body(m1, a, ecc, inc), *ne = two_body(m1, a, ecc, inc);
+    orbit_elems o0 = elements(e);
+    run3(&p, e, integrator, period / 300, "newton+gr+j2", "c", c, "J2", J2, "R", R, span);
+    run(&p, ne, integrator, period / 300, "newton", NULL, 0, NULL, 0, span);
+    orbit_elems o1 = elements(e), on = elements(ne);
+    double dn = wrap(o1.node - o0.node) / span, dw = wrap(o1.omega - on.omega) / span;
+    cr_log_info("%s: node %.6g (expected %.6g), pericentre %.6g (expected %.6g: gr %.4g)",
+                integrator, dn, node_rate, dw, peri_rate, gr_rate);
+    cr_assert(fabs(dn / node_rate - 1) < 2e-3, "%s: nodal rate %.6g, expected %.6g",
+              integrator, dn, node_rate);
+    cr_assert(fabs(dw / peri_rate - 1) < 2e-3, "%s: apsidal rate %.6g, expected %.6g",
+              integrator, dw, peri_rate);
+    sl_ensemble_destroy(ne);
+    sl_ensemble_destroy(e);
+    slt_unload(&p);
+}
+
+Test(forces, gr_and_j2_mercury_mvs, .timeout = 600) { mercury_oblate("mvs"); }
+Test(forces, gr_and_j2_mercury_hermite, .timeout = 600) { mercury_oblate("hermite"); }
+
+/* A list is one base, then terms; the stack with the fewest terms that
+ * holds them is picked, and the terms sum in its order. */
+Test(forces, lists_resolve_to_a_stack)
+{
+    slt_plugins p;
+    slt_load(&p);
+    const sl_force *nw = table(&p, SL_KIND_FORCE, "newton"), *gr = table(&p, SL_KIND_FORCE, "gr");
+    const sl_force *j2 = table(&p, SL_KIND_FORCE, "j2");
+    const sl_force *pl = table(&p, SL_KIND_FORCE, "plummer");
+    const sl_force *stk = table(&p, SL_KIND_FORCE, "newton__gr__j2");
+    sl_force_stack st;
+    const sl_force *alone[] = {gr};
+    SLT_OK(sl_force_stack_resolve(p.reg, alone, 1, &st));
+    cr_assert_str_eq(sl_force_stack_label(&st), "newton + gr");
+    cr_assert_str_eq(sl_force_stack_table(&st)->name, "newton__gr__j2");
+    double fp[SL_FORCE_PARAMS_MAX];
+    sl_param_values pv;
+    SLT_OK(sl_params_init(&pv, sl_force_stack_table(&st)->params,
+                          sl_force_stack_table(&st)->n_params));
+    SLT_OK(sl_params_set(&pv, "c", 2.0));
+    SLT_OK(sl_params_complete(&pv));
+    SLT_OK(sl_force_pack(sl_force_stack_table(&st), &pv, fp));
+    cr_assert(fp[0] == 0.25 && fp[1] == 0.0 && fp[2] == 1.0, "packed %g %g %g", fp[0], fp[1],
+              fp[2]);
+    const sl_force *swapped[] = {nw, j2, gr};
+    SLT_OK(sl_force_stack_resolve(p.reg, swapped, 3, &st));
+    cr_assert_str_eq(sl_force_stack_label(&st), "newton + gr + j2");
+    const sl_force *base_only[] = {nw};
+    SLT_OK(sl_force_stack_resolve(p.reg, base_only, 1, &st));
+    cr_assert_eq(sl_force_stack_table(&st), nw, "a base alone is its own table");
+    const sl_force *twice[] = {nw, gr, gr};
+    cr_assert_neq(sl_force_stack_resolve(p.reg, twice, 3, &st), SL_OK);
+    cr_assert(strstr(sl_last_error(), "'gr' is listed twice"), "%s", sl_last_error());
+    const sl_force *late[] = {gr, nw};
+    cr_assert_neq(sl_force_stack_resolve(p.reg, late, 2, &st), SL_OK);
+    cr_assert(strstr(sl_last_error(), "'newton' (entry 2 of the list) is a base"), "%s",
+              sl_last_error());
+    const sl_force *none[] = {pl, gr};
+    cr_assert_neq(sl_force_stack_resolve(p.reg, none, 2, &st), SL_OK);
+    cr_assert(strstr(sl_last_error(), "no stack of kernels sums plummer + gr") &&
+                  strstr(sl_last_error(), "newton__gr__j2"),
+              "%s", sl_last_error());
+    const sl_force *direct[] = {stk};
+    cr_assert_neq(sl_force_stack_resolve(p.reg, direct, 1, &st), SL_OK);
+    cr_assert(strstr(sl_last_error(), "a stack's kernels"), "%s", sl_last_error());
+    slt_unload(&p);
+}
 
 /* Bad values are refused before any work, naming the key. */
 Test(forces, bad_parameters_are_refused)

@@ -10,6 +10,7 @@
  * final states within 1e-10 (FMA contraction on the GPU, and the grouped
  * kernel's order of sums over planets, are the only differences). Skips without a device unless SL_REQUIRE_GPU=1. */
 #include "sl_test.h"
+#include "slt_force.h"
 #include "starling/integrators/mvs.h"
 
 /* a1: the innermost planet's semi-major axis (1 but in the fallback case) */
@@ -65,16 +66,20 @@ static void run_on(const char *backend, const sl_run_config *c, sl_ensemble *e, 
     sl_run_result_free(&r);
 }
 
-/* The force by name, at its default parameters. */
+/* The force by name or '+'-joined list (slt_force.h), at its default
+ * parameters. */
+static sl_force_stack g_stack;
 static void use_force(const slt_plugins *p, sl_run_config *c, const char *name)
 {
-    const void *t;
-    SLT_OK(sl_registry_get(p->reg, SL_KIND_FORCE, name, &t));
-    c->force = t;
+    c->force = slt_force(p, name, &g_stack);
     sl_param_values pv;
     SLT_OK(sl_params_init(&pv, c->force->params, c->force->n_params));
+    if (strstr(name, "j2")) {
+        SLT_OK(sl_params_set(&pv, "J2", 0.0147));
+        SLT_OK(sl_params_set(&pv, "R", 0.1));
+    }
     SLT_OK(sl_params_complete(&pv));
-    SLT_OK(c->force->pack(&pv, c->fp));
+    SLT_OK(sl_force_pack(c->force, &pv, c->fp));
 }
 
 static void agrees_sized(int n_body, int64_t n_sys, int order, int jacobi, int look,
@@ -195,3 +200,6 @@ Test(gpu_mvs, dh_corrector_grouped_narrow_fallback)
  * CMakeLists.txt): 9 bodies run their runtime-N kernel, one thread a
  * system. This case checks that mvs with them still agrees there. */
 Test(gpu_mvs, dh_corrector_gr_runtime_n) { agrees_force(9, 11, 0, 1, "gr"); }
+/* The stack with both terms on, unrolled (N = 5) and runtime N (9). */
+Test(gpu_mvs, dh_corrector_gr_and_j2) { agrees_force(5, 11, 0, 1, "newton+gr+j2"); }
+Test(gpu_mvs, dh_corrector_gr_and_j2_runtime_n) { agrees_force(9, 11, 0, 1, "newton+gr+j2"); }

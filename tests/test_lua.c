@@ -738,7 +738,7 @@ Test(lua, gr_force_and_collision_monitor)
                "local r = starling.integrate{ ensemble = E, integrator = \"mvs\",\n"
                "  force = {\"gr\", c = 100}, dt = 0.01, t_end = 20, backend = \"cpu\",\n"
                "  monitors = { {\"collision\", radius = 0.02} } }\n"
-               "assert(r.kernel:match('^mvs/gr/'), r.kernel)\n"
+               "assert(r.kernel:match('^mvs/newton__gr__j2/'), r.kernel)\n"
                "assert(r.n_stopped > 0 and r.n_active > 0, 'expected some of each')\n"
                "for i = 1, 40 do\n"
                "  if r:status(i) ~= 'active' then\n"
@@ -751,6 +751,58 @@ Test(lua, gr_force_and_collision_monitor)
     cr_assert_eq(o.status, 0, "%s", o.err);
     cr_expect(strstr(o.out, "stopped\t"), "%s", o.out);
     free_out(&o);
+}
+
+/* A list of forces: a base, then terms. "gr" is {"newton", "gr"} to the
+ * bit, keys go with their force, and a third term changes the orbits. */
+Test(lua, force_lists)
+{
+    write_text("stack.lua",
+               "local starling = require \"starling\"\n"
+               "local E = starling.ensemble{ n = 4, planets = 2, seed = 5 }\n"
+               "local function go(force)\n"
+               "  local A = E:clone()\n"
+               "  local r = starling.integrate{ ensemble = A, integrator = \"hermite\",\n"
+               "    force = force, dt = 0.01, t_end = 2, backend = \"cpu\" }\n"
+               "  return A, r\n"
+               "end\n"
+               "local a = go({\"gr\", c = 100})\n"
+               "local b, rb = go({\"newton\", {\"gr\", c = 100}})\n"
+               "local c, rc = go({\"newton\", {\"j2\", J2 = 1e-2, R = 0.1}, {\"gr\", c = 100}})\n"
+               "local n = go(\"newton\")\n"
+               "assert(rb.kernel:match('^hermite/newton__gr__j2/'), rb.kernel)\n"
+               "assert(rc.kernel == rb.kernel, rc.kernel)\n"
+               "for i = 1, 4 do for k = 1, 3 do\n"
+               "  assert(a:body(i, 2).x[k] == b:body(i, 2).x[k], 'gr alone differs')\n"
+               "end end\n"
+               "assert(c:body(1, 2).x[1] ~= b:body(1, 2).x[1], 'j2 made no difference')\n"
+               "assert(b:body(1, 2).x[1] ~= n:body(1, 2).x[1], 'gr made no difference')\n"
+               "local d = starling.integrate{ ensemble = E:clone(), force = {\"newton\", \"gr\"},\n"
+               "  dt = 0.01, t_end = 1, dry_run = true }\n"
+               "assert(d.force == 'newton + gr', d.force)\n"
+               "print('lists ok')\n");
+    run_out o = run("run stack.lua", NULL);
+    cr_assert_eq(o.status, 0, "%s", o.err);
+    cr_expect(strstr(o.out, "lists ok"), "%s", o.out);
+    free_out(&o);
+}
+
+Test(lua, force_list_errors)
+{
+    expect_bad("starling.integrate{ ensemble = E, force = {\"gr\", \"newton\"}, dt = 0.1, "
+               "t_end = 1 }",
+               NEEDLES("key 'force'", "'newton' (entry 2 of the list) is a base force"));
+    expect_bad("starling.integrate{ ensemble = E, force = {\"newton\", \"gr\", c = 100}, "
+               "dt = 0.1, t_end = 1 }",
+               NEEDLES("key 'force': unexpected key \"c\" in a list of forces"));
+    expect_bad("starling.integrate{ ensemble = E, force = {\"plummer\", \"gr\"}, dt = 0.1, "
+               "t_end = 1 }",
+               NEEDLES("no stack of kernels sums plummer + gr", "newton__gr__j2"));
+    expect_bad("starling.integrate{ ensemble = E, force = {\"newton\", 5}, dt = 0.1, t_end = 1 }",
+               NEEDLES("key 'force', entry 2 = 5: expected a force's name"));
+    expect_bad("starling.integrate{ ensemble = E, force = {\"newton\", {\"j2\", R = 1}}, "
+               "dt = 0.1, t_end = 1 }",
+               NEEDLES("force 'newton + j2'", "J2"));
 }
 
 /* The collision monitor's merge from Lua: the touching systems go on to

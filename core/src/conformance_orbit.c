@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "starling/force_stack.h"
 #include "starling/kepler.h"
 #include "starling/rng.h"
 #include "starling/run.h"
@@ -87,8 +88,8 @@ static sl_status make_config(const sl_propagator *p, const sl_force *f, double d
     if (st)
         return sl_fail_context(st, "integrator '%s'", p->name);
     st = sl_check_valid_values(f->params, f->n_params, &pv);
-    if (!st && f->pack)
-        st = f->pack(&pv, c->fp);
+    if (!st && (f->pack || (f->caps & SL_FORCE_CAP_LIST)))
+        st = sl_force_pack(f, &pv, c->fp);
     return st ? sl_fail_context(st, "force '%s'", f->name) : SL_OK;
 }
 
@@ -692,12 +693,49 @@ static void check_kernel_table(sl_check_report *r, const sl_propagator *p)
                  p->adaptive);
 }
 
+/* What runs reach f through (force_stack.h): a term's stack with the term
+ * alone on, a stack's with every one of its terms on (its own table packs
+ * none), any other force itself. NULL (message set) when a stack's forces
+ * are not loaded or no stack holds the term. */
+static const sl_force *checked_force(const sl_force *f, const sl_check_options *o,
+                                     sl_force_stack *st)
+{
+    if (!(f->caps & (SL_FORCE_CAP_TERM | SL_FORCE_CAP_STACK)))
+        return f;
+    const sl_force *list[SL_STACK_TERMS_MAX + 1];
+    int n = 0;
+    if (f->caps & SL_FORCE_CAP_TERM)
+        list[n++] = f;
+    else {
+        char buf[256];
+        const char *part[SL_STACK_TERMS_MAX + 1];
+        int np = sl_force_stack_split(f->name, buf, sizeof buf, part, SL_STACK_TERMS_MAX + 1);
+        for (int k = 0; k < np; k++) {
+            list[n] = o && o->reg ? sl_registry_find(o->reg, SL_KIND_FORCE, part[k]) : NULL;
+            if (!list[n++]) {
+                sl_fail(SL_ERR_ARG, "stack '%s': force '%s' is not loaded (put its plugin on "
+                        "the plugin path)", f->name, part[k]);
+                return NULL;
+            }
+        }
+    }
+    if (sl_force_stack_resolve(o ? o->reg : NULL, list, n, st))
+        return NULL;
+    return sl_force_stack_table(st);
+}
+
 /* Every check that needs a force, for one force of the kernel table. */
 static void check_with_force(sl_check_report *r, const sl_propagator *p, const char *force,
                              const sl_check_options *o)
 {
     char name[SL_CHECK_NAME_MAX];
     const sl_force *f = o && o->reg ? sl_registry_find(o->reg, SL_KIND_FORCE, force) : NULL;
+    sl_force_stack stack;
+    if (f && !(f = checked_force(f, o, &stack))) {
+        snprintf(name, sizeof name, "with/%s", force);
+        sl_check_add(r, SL_CHECK_SKIP, name, "%s", sl_last_error());
+        return;
+    }
     if (!f) {
         snprintf(name, sizeof name, "with/%s", force);
         sl_check_add(r, SL_CHECK_SKIP, name, "force '%s' is not loaded (put its plugin on the "
@@ -870,11 +908,12 @@ static int force_pack(sl_check_report *r, const sl_force *f, double *fp)
     sl_param_values pv;
     memset(fp, 0, SL_FORCE_PARAMS_MAX * sizeof *fp);
     sl_status st = sl_check_valid_values(f->params, f->n_params, &pv);
-    if (!st && f->pack)
-        st = f->pack(&pv, fp);
-    if (st || !f->pack) {
-        sl_check_add(r, SL_CHECK_FAIL, "pack", "%s", f->pack ? sl_last_error()
-                                                             : "the table has no pack entry");
+    int has_pack = f->pack || (f->caps & SL_FORCE_CAP_LIST);
+    if (!st && has_pack)
+        st = sl_force_pack(f, &pv, fp);
+    if (st || !has_pack) {
+        sl_check_add(r, SL_CHECK_FAIL, "pack", "%s", has_pack ? sl_last_error()
+                                                              : "the table has no pack entry");
         return 0;
     }
     if (f->n_packed < 0 || f->n_packed > SL_FORCE_PARAMS_MAX) {
@@ -882,8 +921,10 @@ static int force_pack(sl_check_report *r, const sl_force *f, double *fp)
                      SL_FORCE_PARAMS_MAX);
         return 0;
     }
+    /* a stack's mask, in the slot after its parameters, is the core's */
+    const int extra = f->caps & SL_FORCE_CAP_LIST ? 1 : 0;
     for (int i = 0; i < SL_FORCE_PARAMS_MAX; i++)
-        if (!isfinite(fp[i]) || (i >= f->n_packed && fp[i] != 0.0)) {
+        if (!isfinite(fp[i]) || (i >= f->n_packed + extra && fp[i] != 0.0)) {
             sl_check_add(r, SL_CHECK_FAIL, "pack", "fp[%d] = %g: expected %s", i, fp[i],
                          i < f->n_packed ? "a finite number" : "0 (beyond n_packed)");
             return 0;
@@ -893,11 +934,18 @@ static int force_pack(sl_check_report *r, const sl_force *f, double *fp)
     return 1;
 }
 
-/* The force's kernels live in the integrators built for it: the order
- * check is what reaches its acc and acc_jerk. */
-static void check_integrators(sl_check_report *r, const sl_force *f, const sl_check_options *o)
+/* The force's kernels live in the integrators built for it (a term's in
+ * the stacks that hold it): the order check is what reaches its acc and
+ * acc_jerk. */
+static void check_integrators(sl_check_report *r, const sl_force *f0, const sl_check_options *o)
 {
     size_t n = 0;
+    sl_force_stack stack;
+    const sl_force *f = checked_force(f0, o, &stack);
+    if (!f) {
+        sl_check_add(r, SL_CHECK_SKIP, "order", "%s", sl_last_error());
+        return;
+    }
     for (size_t i = 0; o && o->reg && i < sl_registry_count(o->reg); i++) {
         const sl_registry_item *it = sl_registry_at(o->reg, i);
         if (it->kind != SL_KIND_PROPAGATOR)
@@ -922,6 +970,14 @@ sl_status sl_check_force(const sl_force *f, const sl_check_options *o, sl_check_
     if (!f)
         return sl_fail(SL_ERR_ARG, "check force: no table");
     sl_check_schema(r, "params", f->params, f->n_params);
+    /* a stack's own table packs no term: check its functions with all on */
+    sl_force_stack stack;
+    const sl_force *whole = f->caps & SL_FORCE_CAP_STACK ? checked_force(f, o, &stack) : f;
+    if (!whole) {
+        sl_check_add(r, SL_CHECK_SKIP, "stack", "%s", sl_last_error());
+        whole = f;
+    }
+    f = whole;
     double fp[SL_FORCE_PARAMS_MAX];
     int packed = force_pack(r, f, fp);
     if (!f->acc || !f->potential) {

@@ -1,5 +1,6 @@
 /* Per-system force parameters from attributes of the ensemble (fparams.h). */
 #include "starling/fparams.h"
+#include "starling/force_stack.h"
 #include "starling/launch.h"
 #include "starling/nomem.h"
 
@@ -60,7 +61,7 @@ static sl_status pack_system(const sl_force *f, const sl_param_values *pv, const
         }
     }
     memset(fp, 0, SL_FORCE_PARAMS_MAX * sizeof *fp);
-    sl_status st = f->pack(&v, fp);
+    sl_status st = sl_force_pack(f, &v, fp);
     if (st)
         return sl_fail_context(st, "force '%s': system %lld (parameters from ensemble "
                                "attributes)", f->name, (long long)s + 1);

@@ -11,6 +11,7 @@
 
 #include "starling/ensemble.h"
 #include "starling/force.h"
+#include "starling/force_term.h"
 #include "starling/launch.h"
 #include "starling/likelihood.h"
 #include "starling/monitor.h"
@@ -210,6 +211,18 @@ static sl_status check_limits(const char *path, const sl_plugin_table *t)
         if (f->n_packed < 0 || f->n_packed > SL_FORCE_PARAMS_MAX)
             return sl_fail(SL_ERR_PLUGIN, "plugin %s: force '%s' declares n_packed = %d: "
                            "expected 0..%d", path, t->name, f->n_packed, SL_FORCE_PARAMS_MAX);
+        if (f->caps & SL_FORCE_CAP_LIST)
+            return sl_fail(SL_ERR_PLUGIN, "plugin %s: force '%s' has SL_FORCE_CAP_LIST, which "
+                           "only core's table for a run's list of forces has", path, t->name);
+        if (!!strstr(t->name, "__") != !!(f->caps & SL_FORCE_CAP_STACK))
+            return sl_fail(SL_ERR_PLUGIN, "plugin %s: force '%s': %s", path, t->name,
+                           (f->caps & SL_FORCE_CAP_STACK)
+                               ? "a stack's table is named base__term... after its forces"
+                               : "a force's name has no '__' (a stack's name joins its "
+                                 "forces with it)");
+        if ((f->caps & SL_FORCE_CAP_STACK) && (f->caps & SL_FORCE_CAP_TERM))
+            return sl_fail(SL_ERR_PLUGIN, "plugin %s: force '%s' is both a term and a stack",
+                           path, t->name);
     }
     return SL_OK;
 }
@@ -425,6 +438,13 @@ const void *sl_registry_find(const sl_registry *r, sl_kind kind, const char *nam
     return NULL;
 }
 
+/* A stack's table carries kernels' host functions, not a force a run
+ * names (force_stack.h): not offered among the forces. */
+static int is_stack_table(const sl_registry_item *it)
+{
+    return it->kind == SL_KIND_FORCE && (((const sl_force *)it->table)->caps & SL_FORCE_CAP_STACK);
+}
+
 sl_status sl_registry_get(const sl_registry *r, sl_kind kind, const char *name,
                           const void **table)
 {
@@ -434,7 +454,7 @@ sl_status sl_registry_get(const sl_registry *r, sl_kind kind, const char *name,
     char avail[1024] = "";
     size_t used = 0;
     for (size_t i = 0; i < r->n_items && used < sizeof avail - 64; i++)
-        if (r->items[i].kind == kind)
+        if (r->items[i].kind == kind && !is_stack_table(&r->items[i]))
             used += (size_t)snprintf(avail + used, sizeof avail - used, "%s%s",
                                      used ? ", " : "", r->items[i].name);
     return sl_fail(SL_ERR_ARG, "unknown %s '%s'; available: %s", sl_kind_name(kind), name,

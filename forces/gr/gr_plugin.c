@@ -1,22 +1,8 @@
-/* The post-Newtonian force plugin (gr.h): Newtonian gravity plus the
- * central body's correction in potential form, with the kernels of every
- * integrator it was built against (starling_add_force). */
+/* The post-Newtonian term (gr.h): its parameters and host functions. Its
+ * kernels are those of the stacks it is built into (forces/CMakeLists.txt). */
 #include "starling/force.h"
 #include "starling/plugin.h"
-#include "starling/propagator.h"
 #include "gr.h"
-#include "gr_kernels.h"
-
-static void gr_acc(int n, const double *x, const double *v, const double *m, const double *fp,
-                   double *a)
-{
-    sl_force_gr_acc(n, 1, x, v, m, fp, a);
-}
-
-static double gr_potential(int n, const double *x, const double *m, const double *fp)
-{
-    return sl_force_gr_potential(n, 1, x, m, fp);
-}
 
 /* The speed of light in starling's default units (G = 1, AU, solar masses,
  * time unit yr/2pi = 1/k days, k the Gaussian constant): 299792.458 km/s
@@ -41,30 +27,27 @@ static const sl_force gr = {
     .abi = SL_ABI_VERSION,
     .kind = SL_KIND_FORCE,
     .name = "gr",
-    .description = "Newtonian gravity plus the central body's post-Newtonian term, potential "
-                   "form -3 m0^2 m_i / (c^2 r^2) (REBOUNDx gr_potential)",
+    .description = "the central body's post-Newtonian term, potential form "
+                   "-3 m0^2 m_i / (c^2 r^2) (REBOUNDx gr_potential)",
     .params = gr_params,
     .n_params = sizeof gr_params / sizeof gr_params[0],
     .pack = gr_pack,
-    .acc = gr_acc,
-    .potential = gr_potential,
-    .n_packed = 1, /* 1/c^2 */
-    .caps = SL_FORCE_CAPS(gr),
+    .acc = sl_term_gr_host_acc,
+    .potential = sl_term_gr_host_potential,
+    .n_packed = SL_TERM_gr_NPACKED,
+    .caps = SL_TERM_CAPS(gr),
 };
 
-static const sl_plugin_table tables[] = {
-    {SL_KIND_FORCE, "gr", &gr},
-    STARLING_KERNEL_TABLES
-};
+static const sl_plugin_table tables[] = {{SL_KIND_FORCE, "gr", &gr}};
 
 static const sl_plugin plugin = {
     .abi = SL_ABI_VERSION,
     .name = "gr",
-    .version = "1.0",
-    .description = "general-relativistic precession about the central body, with kernels for "
-                   "every in-tree integrator",
+    .version = "2.0",
+    .description = "general-relativistic precession about the central body, a term stacked "
+                   "on a base force",
     .tables = tables,
-    .n_tables = sizeof tables / sizeof tables[0],
+    .n_tables = 1,
 };
 
 SL_PLUGIN_EXPORT const sl_plugin *sl_plugin_entry(void) { return &plugin; }

@@ -1,22 +1,8 @@
-/* The oblate-central-body force plugin (j2.h): Newtonian gravity plus body
- * 0's J2 quadrupole about the z axis, with the kernels of every integrator
- * it was built against (starling_add_force). */
+/* The oblateness term (j2.h): its parameters and host functions. Its
+ * kernels are those of the stacks it is built into (forces/CMakeLists.txt). */
 #include "starling/force.h"
 #include "starling/plugin.h"
-#include "starling/propagator.h"
 #include "j2.h"
-#include "j2_kernels.h"
-
-static void j2_acc(int n, const double *x, const double *v, const double *m, const double *fp,
-                   double *a)
-{
-    sl_force_j2_acc(n, 1, x, v, m, fp, a);
-}
-
-static double j2_potential(int n, const double *x, const double *m, const double *fp)
-{
-    return sl_force_j2_potential(n, 1, x, m, fp);
-}
 
 static const sl_param j2_params[] = {
     /* the examples (params.h): a planet like Jupiter, J2 = 0.0147, of
@@ -40,29 +26,25 @@ static const sl_force j2 = {
     .abi = SL_ABI_VERSION,
     .kind = SL_KIND_FORCE,
     .name = "j2",
-    .description = "Newtonian gravity plus the central body's oblateness: J2 and radius R, "
-                   "spin axis along z",
+    .description = "the central body's oblateness, a term: J2 and radius R, spin axis along z",
     .params = j2_params,
     .n_params = sizeof j2_params / sizeof j2_params[0],
     .pack = j2_pack,
-    .acc = j2_acc,
-    .potential = j2_potential,
-    .n_packed = 1, /* J2 R^2 */
-    .caps = SL_FORCE_CAPS(j2),
+    .acc = sl_term_j2_host_acc,
+    .potential = sl_term_j2_host_potential,
+    .n_packed = SL_TERM_j2_NPACKED,
+    .caps = SL_TERM_CAPS(j2),
 };
 
-static const sl_plugin_table tables[] = {
-    {SL_KIND_FORCE, "j2", &j2},
-    STARLING_KERNEL_TABLES
-};
+static const sl_plugin_table tables[] = {{SL_KIND_FORCE, "j2", &j2}};
 
 static const sl_plugin plugin = {
     .abi = SL_ABI_VERSION,
     .name = "j2",
-    .version = "1.0",
-    .description = "an oblate central body (J2), with kernels for every in-tree integrator",
+    .version = "2.0",
+    .description = "an oblate central body (J2), a term stacked on a base force",
     .tables = tables,
-    .n_tables = sizeof tables / sizeof tables[0],
+    .n_tables = 1,
 };
 
 SL_PLUGIN_EXPORT const sl_plugin *sl_plugin_entry(void) { return &plugin; }

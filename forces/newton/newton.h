@@ -12,6 +12,7 @@
 #include <math.h>
 #include "starling/hd.h"
 
+#define SL_FORCE_newton_NPACKED 0 /* no parameters */
 #define SL_FORCE_newton_JERK 1    /* acc_jerk: for Hermite */
 #define SL_FORCE_newton_PERTURB 1 /* acc_perturb: for mvs */
 #define SL_FORCE_newton_AT 1      /* acc_at, acc_jerk_at: for grouped kernels */

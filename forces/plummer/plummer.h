@@ -11,6 +11,7 @@
 
 /* acc_jerk for Hermite; no perturbation part: softening bends body 0's
  * pull away from a Kepler orbit, so mvs-like integrators cannot use it. */
+#define SL_FORCE_plummer_NPACKED 1 /* eps^2 */
 #define SL_FORCE_plummer_JERK 1
 #define SL_FORCE_plummer_PERTURB 0
 

@@ -1,5 +1,5 @@
--- @NAME@.lua: the installed hermite integrator with the @NAME@ force, on a
--- star and two planets, without and with softening.
+-- @NAME@.lua: the installed hermite integrator with Newtonian gravity plus
+-- the @NAME@ term, on a star and two planets, without and with the term.
 --
 --   STARLING_PLUGIN_PATH=build/plugins starling run @NAME@.lua [backend]
 --
@@ -18,14 +18,15 @@ local function system()
   } } }
 end
 
-for _, eps in ipairs{0, 0.01} do
+for _, rho in ipairs{0, 0.01} do
   local r = starling.integrate{
-    ensemble = system(), integrator = "hermite", force = "@NAME@", eps = eps,
+    ensemble = system(), integrator = "hermite", force = {"newton", {"@NAME@", rho = rho}},
     dt = 2 * math.pi / 400, t_end = 20 * math.pi, backend = backend,
   }
   assert(r:status(1) == "active", "stopped: " .. tostring(r:reason(1)))
-  print(("%-20s eps = %-5g on %s: |E/E0 - 1| = %.3e")
-    :format(r.kernel, eps, backend, r:energy_error(1)))
+  assert(r.kernel == "hermite/newton__@NAME@/3", "ran " .. r.kernel)
+  print(("%-28s rho = %-5g on %s: |E/E0 - 1| = %.3e")
+    :format(r.kernel, rho, backend, r:energy_error(1)))
   assert(r:energy_error(1) < 1e-8, "energy not conserved")
 end
 print("@NAME@ ok")
