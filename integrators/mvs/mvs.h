@@ -357,7 +357,7 @@ SL_HD SL_INLINE void sl_mvs_point(int how, int n, int S, double h, const double 
  * holds the whole system, and with the drift inlined once per body the
  * kernel spills; called, the same arithmetic ran 1.14x faster at N = 8,
  * 1.30x at 9 and 1.79x at 16, and 1.2x slower at 3 and 5 (H100, Sun +
- * planets, democratic heliocentric; docs/runs/2026-11-26-mvs-drift-call). */
+ * planets, democratic heliocentric). */
 #if defined(__CUDA_ARCH__)
 #define SL_MVS_STEP_HOW(n) ((n) >= 8 ? SL_MVS_CALL : SL_MVS_INLINE)
 #else

@@ -24,7 +24,7 @@
 #ifndef STARLING_MVS_GROUP_H
 #define STARLING_MVS_GROUP_H
 
-/* Threads per system (measured on the H200, docs/BENCHMARKS.md), for the
+/* Threads per system (the fastest measured on the H200), for the
  * CUDA loops; C sees them too (tests/test_gpu_mvs.c). */
 #define SL_PROP_mvs_GROUP_THREADS_8 8
 #define SL_PROP_mvs_GROUP_THREADS_9 8
@@ -37,7 +37,7 @@
 #define SL_PROP_mvs_GROUP_THREADS_16 16
 /* The narrow loop: at 8 and 9 bodies, 2 threads a system (4 planets
  * each; at 8, three on the second thread). At 16, 8 threads a system
- * spilled and lost (docs/runs/2026-11-29-mvs-narrow/narrow-8-16.log). */
+ * spilled and lost to the wide group. */
 #define SL_PROP_mvs_GROUP_NARROW_8 2
 #define SL_PROP_mvs_GROUP_NARROW_9 2
 #define SL_PROP_mvs_GROUP_NARROW_10 0
@@ -60,8 +60,7 @@
 #endif /* __CUDACC__ */
 
 /* Which kernel a launch runs, by the systems a multiprocessor (H200, 132
- * SMs, the Sun + 8 planets; docs/runs/2026-11-29-mvs-grouped and
- * docs/runs/2026-11-29-mvs-narrow). The wide group (8 threads a system,
+ * SMs, the Sun + 8 planets). The wide group (8 threads a system,
  * 128 registers, no spills) cuts a system's latency 2.7x against one
  * thread a system but fills the device at about 64 systems a
  * multiprocessor; past that it runs in two waves. The narrow one (2
