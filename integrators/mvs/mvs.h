@@ -616,10 +616,10 @@ __attribute__((always_inline)) static inline void sl_mvs_K_lanes(int jac, double
 /* The stages' work after the drifts, for the chunk, with the coordinates
  * (pp[3]) a literal: each caller branches once, outside the loop over
  * lanes. A branch on pp[3] inside an `omp simd` loop is if-converted by
- * gcc, and every lane then ran both coordinates' kick, jump and force
+ * gcc, and every lane would run both coordinates' kick, jump and force
  * point, selecting one: the Sun and eight planets in democratic
- * heliocentric coordinates took 1.28x longer on the CPU for the Jacobi
- * work it threw away (docs/BENCHMARKS.md, 2026-12-05). jac is a literal
+ * heliocentric coordinates take 1.28x longer on the CPU that way, for the
+ * Jacobi work thrown away. jac is a literal
  * where these are inlined; the branch then folds. J by h[l] / 2, then the
  * force's point (xe, ve). */
 __attribute__((always_inline)) static inline void sl_mvs_JO_lanes(int jac, int n, int W,

@@ -124,12 +124,10 @@ SL_HD SL_INLINE void sl_mvs_gK(const sl_mvs_group *c, double tol, int how, doubl
  * once, stopped when all of them are done, and the general drift, called,
  * for any planet the fast form refuses (left untouched by it). Used where
  * a thread has one planet (the wide group): Sun + 8 at 8192 copies 1.02x
- * faster than the general drift inlined (H200, docs/BENCHMARKS.md,
- * 2026-12-02). With four planets a thread (the narrow group) lockstep was
- * 1.4x slower, and not for the reason first given (every planet paying
- * Mercury's second iteration): its arrays, indexed in loops over c->PL
- * that the compiler does not unroll, lived in local memory (the PTX's
- * ld.local; 2026-12-03). The narrow group drifts two planets at a time,
+ * faster than the general drift inlined (H200). With four planets a
+ * thread (the narrow group) lockstep is 1.4x slower: its arrays, indexed
+ * in loops over c->PL that the compiler does not unroll, live in local
+ * memory (the PTX's ld.local). The narrow group drifts two planets at a time,
  * as scalars (sl_mvs_gK2). */
 SL_HD SL_INLINE void sl_mvs_gK_joint(const sl_mvs_group *c, double tol, double h,
                                      sl_mvs_gstate *R)
