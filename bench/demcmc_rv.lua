@@ -102,8 +102,8 @@ if backend == "cuda" and sampler == "auto" then
   -- likelihood kernels' time of the unfused run, which evaluated the same
   -- proposals (the chains are the same bit for bit: test_gpu_demcmc).
   -- warm-up: the device's first launches of either path load their kernels
-  -- (CUDA's lazy module loading: the fused kernel's first launch took 17 ms
-  -- on the H200, docs/BENCHMARKS.md), once a process, not once a run
+  -- (CUDA's lazy module loading: the fused kernel's first launch takes
+  -- 17 ms on the H200), once a process, not once a run
   sample(20, false)
   sample(20, true)
   local u = report(sample(generations, false), ", the sampler's own kernels around the device entry")

@@ -7,8 +7,8 @@
 # G, and checks every G's end states against G = 1's: no G may move further
 # from G = 1 than G = 1 itself moves when body 1 starts one part in 2^52
 # away (SL_SWEEP_NUDGE). The kernels sum the pulls in different orders, and
-# these systems amplify a last-bit difference 10^3-10^4 fold in 500 steps
-# (docs/BENCHMARKS.md); a wrong pull moves them by far more.
+# these systems amplify a last-bit difference 10^3-10^4 fold in 500 steps;
+# a wrong pull moves them by far more.
 # Runs where nvcc and the GPU are (docs/TESTING.md):
 #
 #   bench/group_sweep.sh BUILD_DIR OUT_DIR [SYSTEMS [STEPS]]

@@ -20,7 +20,7 @@
 -- meet (within one mutual Hill radius) stops there and keeps the <Y> it had
 -- reached.
 --
--- Measured (2026-11-25, the defaults): 50 of 600 chaotic (<Y> > 4), 20
+-- With the defaults: 50 of 600 chaotic (<Y> > 4), 20
 -- stopped by a close encounter; 52 s on one CPU core, 1.25 s on an H100
 -- (21 stopped there: one chaotic system meets its encounter on one
 -- backend only, as chaotic runs may). <Y> ~ 2 outside the

@@ -19,7 +19,7 @@
 -- least one merge against s, in 15 bins). Default OUT: merge_scatter;
 -- 1500 systems; 300 inner orbits; backend auto (the GPU where there is one).
 --
--- Measured (2026-11-26, H200 and its 16-core host): 1500 systems 3.7 s on
+-- On an H200 and its 16-core host: 1500 systems 3.7 s on
 -- the GPU (too few to fill it: the slowest system sets the time), 2.8 s
 -- on the CPU; 24000 systems 7.3 s and 41 s. A third of the systems see a
 -- merge; the fraction falls from 83 % at s = 0.16 to 6 % at 0.35, where

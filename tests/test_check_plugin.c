@@ -224,7 +224,7 @@ Test(check_plugin, lombscargle_passes)
 /* A lens model (SL_KIND_LENS) is checked by its head, as a periodogram
  * is, and the report says the rest of its layout is the plugin's. The
  * plugin's second table, the photometric likelihood, is prepared on its
- * own example_data (ABI 11), not refused on the generated RV file, so
+ * own example_data, not refused on the generated RV file, so
  * every data check runs and passes. */
 Test(check_plugin, lens_model_head_checked_layout_skipped)
 {

@@ -8,8 +8,8 @@
  * Hermite's bodies b = g + G l and mvs's planets 1 + g + G l; each thread
  * body g + k, the pair terms at one body a thread; the masses likewise),
  * for every N and G a grouped loop can take, and asks for one pass each.
- * The odd stride used before (57 at N = 8) fails the pair loads at G = 8,
- * which ran two passes on the H200 (docs/BENCHMARKS.md, 2026-12-01). */
+ * An odd stride (57 at N = 8) fails the pair loads at G = 8, which then
+ * take two passes on the H200. */
 #include <criterion/criterion.h>
 
 #include "starling/internal/group.h"

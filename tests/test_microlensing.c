@@ -701,7 +701,7 @@ Test(microlensing, tracks_single_lens_against_fspl)
  * (s = 1.1, q = 0.01), read from a map of pixel rho/10 and 100 rays per
  * pixel, against VBMicrolensing's BinaryMag2 (RelTol 1e-5): the issue asks
  * 0.5 %. On the H100 with 1000 rays per pixel: 0.13 % (uniform), 0.11 %
- * (a1 = 0.5); docs/runs/2026-11-27-ml-tracks. */
+ * (a1 = 0.5). */
 Test(microlensing, tracks_binary_against_vbmicrolensing)
 {
     slt_ml p;

@@ -393,10 +393,10 @@ static sl_status step(sampler *S, int64_t g, int64_t lo, int64_t olo, int64_t n)
 }
 
 /* On up to 8 of the host's threads: one thread copying kept batches out of
- * pinned memory (first touches of the result's pages included) bounded a
+ * pinned memory (first touches of the result's pages included) bounds a
  * device run that keeps every generation, 60-70 us a half-generation at
- * 4,096 chains; 8 threads took that run from 0.40-0.45 s to 0.18-0.19 s
- * on the H100's host (docs/BENCHMARKS.md). Each element is copied or
+ * 4,096 chains; 8 threads make that run 0.18-0.19 s instead of 0.40-0.45 s
+ * on the H100's host. Each element is copied or
  * added alone, so the result does not depend on the thread count. */
 void sl__dm_unpack(double *samples, double *logpost, double *loglike, const double *x,
                    const double *lp, const double *ll, size_t rows, size_t D)
@@ -467,9 +467,9 @@ static sl_status device_open(sampler *S)
     int64_t kept = (c->generations - c->burn + c->thin - 1) / c->thin;
     double bytes = (double)c->chains * (S->D + 2) * sizeof(double);
     /* two batches of up to 4 MiB: one fills while the other goes out.
-     * Pinning is the cost: 32 MiB batches took 26 ms to set up and 18 ms
+     * Pinning is the cost: 32 MiB batches take 26 ms to set up and 18 ms
      * to release on the H100's host, a fifth of a 2,000-generation run of
-     * 4,096 chains, and were no faster to copy out (docs/BENCHMARKS.md) */
+     * 4,096 chains, and are no faster to copy out */
     int64_t batch = c->device_batch > 0 ? c->device_batch : (int64_t)(4.0 * 1048576.0 / bytes);
     batch = batch < 1 ? 1 : batch > kept ? kept : batch;
     int64_t every = c->device_time_every > 0 ? c->device_time_every : 16;

@@ -41,7 +41,7 @@ SL_HD SL_INLINE void sl_prop_hermite_point(int st, int n, int S, double h, const
     if (st == 0) {
         /* by 1/6 and 1/12 rounded, not divided: a double division is a
          * dozen instructions and a branch on the GPU, a step's 2.5 % at
-         * N = 8 (docs/BENCHMARKS.md, 2026-12-02) */
+         * N = 8 */
         const double h2 = 0.5 * h * h, h3 = h * h * h * (1.0 / 6.0);
         SL_UNROLL
         for (int k = 0; k < 3 * n; k++) {

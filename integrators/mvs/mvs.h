@@ -357,7 +357,7 @@ SL_HD SL_INLINE void sl_mvs_point(int how, int n, int S, double h, const double 
  * holds the whole system, and with the drift inlined once per body the
  * kernel spills; called, the same arithmetic ran 1.14x faster at N = 8,
  * 1.30x at 9 and 1.79x at 16, and 1.2x slower at 3 and 5 (H100, Sun +
- * planets, democratic heliocentric; docs/runs/2026-11-26-mvs-drift-call). */
+ * planets, democratic heliocentric). */
 #if defined(__CUDA_ARCH__)
 #define SL_MVS_STEP_HOW(n) ((n) >= 8 ? SL_MVS_CALL : SL_MVS_INLINE)
 #else
@@ -616,10 +616,10 @@ __attribute__((always_inline)) static inline void sl_mvs_K_lanes(int jac, double
 /* The stages' work after the drifts, for the chunk, with the coordinates
  * (pp[3]) a literal: each caller branches once, outside the loop over
  * lanes. A branch on pp[3] inside an `omp simd` loop is if-converted by
- * gcc, and every lane then ran both coordinates' kick, jump and force
+ * gcc, and every lane would run both coordinates' kick, jump and force
  * point, selecting one: the Sun and eight planets in democratic
- * heliocentric coordinates took 1.28x longer on the CPU for the Jacobi
- * work it threw away (docs/BENCHMARKS.md, 2026-12-05). jac is a literal
+ * heliocentric coordinates take 1.28x longer on the CPU that way, for the
+ * Jacobi work thrown away. jac is a literal
  * where these are inlined; the branch then folds. J by h[l] / 2, then the
  * force's point (xe, ve). */
 __attribute__((always_inline)) static inline void sl_mvs_JO_lanes(int jac, int n, int W,

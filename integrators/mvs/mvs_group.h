@@ -24,7 +24,7 @@
 #ifndef STARLING_MVS_GROUP_H
 #define STARLING_MVS_GROUP_H
 
-/* Threads per system (measured on the H200, docs/BENCHMARKS.md), for the
+/* Threads per system (the fastest measured on the H200), for the
  * CUDA loops; C sees them too (tests/test_gpu_mvs.c). */
 #define SL_PROP_mvs_GROUP_THREADS_8 8
 #define SL_PROP_mvs_GROUP_THREADS_9 8
@@ -37,7 +37,7 @@
 #define SL_PROP_mvs_GROUP_THREADS_16 16
 /* The narrow loop: at 8 and 9 bodies, 2 threads a system (4 planets
  * each; at 8, three on the second thread). At 16, 8 threads a system
- * spilled and lost (docs/runs/2026-11-29-mvs-narrow/narrow-8-16.log). */
+ * spilled and lost to the wide group. */
 #define SL_PROP_mvs_GROUP_NARROW_8 2
 #define SL_PROP_mvs_GROUP_NARROW_9 2
 #define SL_PROP_mvs_GROUP_NARROW_10 0
@@ -60,8 +60,7 @@
 #endif /* __CUDACC__ */
 
 /* Which kernel a launch runs, by the systems a multiprocessor (H200, 132
- * SMs, the Sun + 8 planets; docs/runs/2026-11-29-mvs-grouped and
- * docs/runs/2026-11-29-mvs-narrow). The wide group (8 threads a system,
+ * SMs, the Sun + 8 planets). The wide group (8 threads a system,
  * 128 registers, no spills) cuts a system's latency 2.7x against one
  * thread a system but fills the device at about 64 systems a
  * multiprocessor; past that it runs in two waves. The narrow one (2
@@ -125,12 +124,10 @@ SL_HD SL_INLINE void sl_mvs_gK(const sl_mvs_group *c, double tol, int how, doubl
  * once, stopped when all of them are done, and the general drift, called,
  * for any planet the fast form refuses (left untouched by it). Used where
  * a thread has one planet (the wide group): Sun + 8 at 8192 copies 1.02x
- * faster than the general drift inlined (H200, docs/BENCHMARKS.md,
- * 2026-12-02). With four planets a thread (the narrow group) lockstep was
- * 1.4x slower, and not for the reason first given (every planet paying
- * Mercury's second iteration): its arrays, indexed in loops over c->PL
- * that the compiler does not unroll, lived in local memory (the PTX's
- * ld.local; 2026-12-03). The narrow group drifts two planets at a time,
+ * faster than the general drift inlined (H200). With four planets a
+ * thread (the narrow group) lockstep is 1.4x slower: its arrays, indexed
+ * in loops over c->PL that the compiler does not unroll, live in local
+ * memory (the PTX's ld.local). The narrow group drifts two planets at a time,
  * as scalars (sl_mvs_gK2). */
 SL_HD SL_INLINE void sl_mvs_gK_joint(const sl_mvs_group *c, double tol, double h,
                                      sl_mvs_gstate *R)

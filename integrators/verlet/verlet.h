@@ -45,8 +45,8 @@
 #define SL_PROP_verlet_ADAPTIVE 0 /* fixed step pp[0]: no control function */
 /* Its stages act per body, but verlet does not declare BODYWISE: one
  * thread per system holds its small state (no jerks, 3 doubles of ps per
- * body) well enough that a group of threads was 3.6x slower at N = 9 and
- * no faster at N = 16 on the H100 (docs/BENCHMARKS.md, 2026-11-26). */
+ * body) well enough that a group of threads is 3.6x slower at N = 9 and
+ * no faster at N = 16 on the H100. */
 
 /* Called after the loop evaluated the force at the initial state: keep it
  * as the a0 of the first step. j is not written when JERK is 0. */

@@ -210,8 +210,7 @@ static sl_status drain(krv_dev *d, int s, size_t first, size_t cnt, double *ll, 
 }
 
 /* SL_KRV_SOLVER=danby|markley picks the kernels' Kepler solver (for
- * benchmarks; the default is the faster one measured on the H100,
- * docs/BENCHMARKS.md). */
+ * benchmarks; the default is the faster one on the H100). */
 int sl__krv_cuda_solver(void)
 {
     const char *v = getenv("SL_KRV_SOLVER");

@@ -39,8 +39,8 @@ enum { KRV_BLOCK = 128, KRV_TPM = 4, KRV_TPM_SMALL = 32, KRV_TILE = 512, KRV_CHU
  * the order in which a model's observations are summed, is the same on
  * every GPU. */
 #define KRV_SMALL_BATCH 16384
-/* Danby's iteration (with the seed's start) measured faster than
- * Markley's solver in these kernels on the H100: docs/BENCHMARKS.md. */
+/* Danby's iteration (with the seed's start) is faster than Markley's
+ * solver in these kernels on the H100. */
 #ifndef SL_KRV_DEFAULT_GPU_SOLVER
 #define SL_KRV_DEFAULT_GPU_SOLVER SL_KRV_DANBY
 #endif

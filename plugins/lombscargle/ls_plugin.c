@@ -208,7 +208,8 @@ static void prep_free(prep *p)
 }
 
 /* FAST explicitly, or AUTO on the CPU where the direct sum's n_t * n_f
- * work is large (the crossover measured in docs/BENCHMARKS.md). The CUDA
+ * work is large (past SL_LS_FAST_MIN_POINTS and SL_LS_FAST_MIN_WORK, where
+ * the fast engine is the faster on the CPU). The CUDA
  * backend's AUTO stays direct: its direct sum is fast and exact. */
 static int use_fast(const sl_ls_options *o, const sl_ls_obj *ob, int cuda)
 {

@@ -103,8 +103,8 @@ SL_HD SL_INLINE void sl_kepler_sc_step_f(float d, float *s, float *c)
  * f is still taken (an approximate division, no further sincos: sin and
  * cos follow by sl_kepler_sc_step), which leaves ~(f''/2f')(|f|/f')². In
  * double the seed's 1e-15 leaves ~1e-12 at worst and nothing is added.
- * (The full quartic correction there halved the GPU's solves/s, an IEEE
- * Newton division cost a quarter: docs/BENCHMARKS.md.) */
+ * (The full quartic correction there halves the GPU's solves/s, an IEEE
+ * Newton division costs a quarter.) */
 SL_HD SL_INLINE double sl_kepler_danby_sc(double M, double e, double *sE, double *cE)
 {
     double m = sl_kepler_reduce(M);

@@ -98,9 +98,8 @@ SL_HD SL_INLINE int sl_kdrift_short(double gm, double dt, double r0)
  * (gm / r0^3 + v^2 / r0^2) below a limit squared, the square of the
  * expansion parameter of X(t) about t = 0 (the dynamical rate and the
  * angular rate |v| / r0, whichever is larger, sets how fast the
- * derivatives of X grow). No root or division. The limits were measured,
- * as iterations a drift (tests/test_kepler_drift.c; docs/BENCHMARKS.md,
- * 2026-12-02): on an ellipse the series beats the other starts well past
+ * derivatives of X grow). No root or division. The limits are measured,
+ * as iterations a drift (tests/test_kepler_drift.c): on an ellipse the series beats the other starts well past
  * its radius of convergence (random orbits, e < 0.9 and 0.9 .. 1, steps of
  * 0.02 .. 0.3 orbit: fewer iterations a drift at every step with 2.0 than
  * with 0.9, and Mercury at mvs's 8 days, which 0.9 left to the weaker start
@@ -336,9 +335,9 @@ SL_HD SL_INLINE void sl_kdrift_fast_begin(double gm, double dt, double tol, int 
     double okf = beta > 0.0 ? 1.0 : 0.0;
     okf = sl_kdrift_long(gm, dt, beta) ? 0.0 : okf;
     /* Xe by hd.h's division (the bits of /, as the general drift's start):
-     * CUDA's operator / branches to a slow path, a call that cut the
+     * CUDA's operator / branches to a slow path, a call that cuts the
      * straight-line code of two drifts side by side in two (mvs's narrow
-     * group, 3.6 % at Sun + 8; docs/BENCHMARKS.md, 2026-12-03) */
+     * group, 3.6 % at Sun + 8) */
     double Xs = dt * ir0 * (1.0 - 0.5 * eta * dt * (ir0 * ir0)), Xe = SL_DIV(beta * dt, gm);
     double Xn = sl_kdrift_series_start(gm, dt, r0, ir0, eta, beta);
     Xs = sl_kdrift_short(gm, dt, r0) ? Xs : Xe;

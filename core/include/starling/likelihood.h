@@ -52,7 +52,7 @@ static inline const char *sl_precision_name(uint32_t flag)
 
 typedef struct sl_likelihood {
     SL_TABLE_HEAD; /* kind SL_KIND_LIKELIHOOD; params: configuration keys (e.g. planets) */
-    /* Capabilities (added in ABI 5; the registry refuses 0 for either).
+    /* Capabilities (the registry refuses 0 for either).
      * backends: SL_BACKEND_CAN_CPU and/or SL_BACKEND_CAN_CUDA (the latter
      * only when the plugin was built with CUDA code): backend = "auto" picks
      * CUDA only for a plugin that can run there, and a backend the plugin
@@ -87,7 +87,7 @@ typedef struct sl_likelihood {
      * CPU eval): with the call's wall time, it splits a GPU evaluation into
      * compute and transfers. */
     double (*last_kernel_s)(void *ctx);
-    /* Optional (ABI 10). eval_batch on the CUDA backend with params (n x
+    /* Optional. eval_batch on the CUDA backend with params (n x
      * n_params) and out (n) in device memory of the current device, queued
      * on `stream` (a cudaStream_t; NULL: the default stream): a sampler
      * whose chains live on the device (demcmc.h) evaluates its proposals
@@ -100,13 +100,13 @@ typedef struct sl_likelihood {
      * order that varies from run to run. */
     sl_status (*eval_batch_device)(void *ctx, const double *params, size_t n, const int *count,
                                    double *out, void *stream);
-    /* Optional (ABI 11). Writes a small data set of the plugin's own kind
+    /* Optional. Writes a small data set of the plugin's own kind
      * (a text file prepare reads, with a header) to path, drawn from seed:
      * check-plugin prepares its data checks on it, so that a likelihood
      * whose data are not radial velocities is checked as fully as
      * kepler_rv. The file is written whole or not at all. */
     sl_status (*example_data)(const char *path, uint64_t seed);
-    /* Optional (ABI 12). A half-generation of the device DE-MCMC sampler
+    /* Optional. A half-generation of the device DE-MCMC sampler
      * in one kernel of the plugin's: proposals, ln L and decisions
      * (starling/demcmc_fused.h says how a kernel calls the sampler's
      * steps), queued on `stream` on the current device, as

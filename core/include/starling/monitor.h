@@ -29,7 +29,7 @@ typedef struct sl_monitor_config {
     double energy_max;       /* 0: off; stop when |E/E0 - 1| > energy_max */
     int64_t check_every;     /* energy check period in steps */
     int check_nonfinite;     /* mark non-finite systems failed */
-    /* ABI 8: collisions between bodies of finite size (off while both
+    /* Collisions between bodies of finite size (off while both
      * collide_radius and collide_density are 0). Body b > 0 has radius
      * collide_radius, or (3 m_b / (4 pi collide_density))^(1/3) when the
      * density is > 0; body 0 has collide_central, or the same rule when
@@ -38,7 +38,7 @@ typedef struct sl_monitor_config {
     double collide_radius;
     double collide_density;
     double collide_central;
-    /* ABI 9: 1 merges the touching pair instead of stopping the system:
+    /* 1 merges the touching pair instead of stopping the system:
      * sl_integrate joins body j into body i (i < j; mass, momentum and
      * centre of mass kept), removes body j (sl_ensemble_remove_body) and
      * goes on with the survivors (docs/ARCHITECTURE.md, "Merging"). The

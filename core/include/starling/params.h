@@ -26,13 +26,13 @@ typedef struct sl_param {
     double min, max;  /* inclusive bounds (ignored for words) */
     int required;     /* 1: no default, the key must be given */
     const char *doc;  /* one line, shown by `starling plugins` */
-    /* Appended in ABI 5 (positional initialisers above stay valid): */
+    /* Last, so that positional initialisers of the fields above stay valid: */
     const char *const *words; /* SL_PARAM_WORD: the choices, NULL-terminated */
     const char *def_doc;      /* a default the plugin computes, in words ("the earliest
                                  observation"): shown instead of the number */
 } sl_param;
 
-enum { SL_PARAMS_MAX = 24 }; /* 16 until ABI 12 */
+enum { SL_PARAMS_MAX = 24 }; /* room for the DE-MCMC sampler's options */
 
 /* Values for one schema, in schema order. */
 typedef struct sl_param_values {

@@ -28,8 +28,9 @@
 
 #include "starling/internal/loop.h"
 
-/* Threads per system by body count, measured on the H100 and H200
- * (docs/BENCHMARKS.md): 1 is one thread per system. Powers of 2 up to 32. */
+/* Threads per system by body count, chosen on the H100 and H200 from runs
+ * with and without monitors: 1 is one thread per system. Powers of 2 up
+ * to 32. */
 #define SL_GROUP_THREADS_2 1
 #define SL_GROUP_THREADS_3 1
 #define SL_GROUP_THREADS_4 1
@@ -50,7 +51,7 @@
  * system: caps a grouped kernel's registers (65536 / (128 * 4) = 128 for
  * 8 and 16 threads per system, 256 for the others). Its monitors, unrolled
  * for N, would otherwise take registers the step needs for occupancy;
- * measured as SL_GROUP_THREADS_<N> was (docs/BENCHMARKS.md). G = 8 (only
+ * chosen the way SL_GROUP_THREADS_<N> is. G = 8 (only
  * N = 8, one body a thread, pair terms) gained 12 % with the monitors and
  * 2 % without from 2 blocks to 4 on the H200. */
 #if !defined(SL_GROUP_MIN_BLOCKS) /* a compile definition may set it, for benchmarks */
@@ -66,10 +67,9 @@
  * bodies g + G l, and at one body a thread each thread the body g + k
  * (the pair terms). With body b's component c at 3b + c, those rows of one
  * system fill the banks {3b + c} for G consecutive b, and a stride of G
- * mod 2G lays the half-warp's other systems on the banks left free; the
- * odd stride used before left N = 8's pair loads (G = 8) two-way
- * conflicted, and Hermite there ran 1.47x faster without it (H200,
- * docs/BENCHMARKS.md, 2026-12-01). */
+ * mod 2G lays the half-warp's other systems on the banks left free. An
+ * odd stride leaves N = 8's pair loads (G = 8) two-way conflicted, and
+ * Hermite there runs 1.47x faster without the conflicts (H200). */
 #define SL_GROUP_STRIDE(N, G)                                                              \
     (7 * (N) + (3 * (G) - (7 * (N)) % (2 * (G))) % (2 * (G)))
 
@@ -84,7 +84,7 @@
  * memory rather than shuffles: a shuffle moves 32 bits, so the terms took
  * 72 shuffles a Hermite step at N = 8, with the moves and convergence
  * checks around them, against 18 stores, a barrier and 18 loads (1.05x on
- * the H200, docs/BENCHMARKS.md, 2026-12-02). At 16 threads the block is
+ * the H200). At 16 threads the block is
  * 704 doubles a system, four blocks of 128 threads take 208 KB of an SM's
  * shared memory and leave the L1 too little for the kernel's spills:
  * Hermite N = 16 with the close-encounter monitor ran 0.90x, so there the
@@ -208,8 +208,7 @@ SL_HD SL_INLINE double sl_group_sum(double x, int GT, unsigned gmask)
  * sl_group_sum. __any_sync with the group's mask, which differs between
  * the warp's groups, was compiled as a loop of one vote a group (16 at two
  * lanes a group: 8 % of mvs's narrow loop's stalls by Nsight Compute; by
- * shuffles that loop ran 3.5 % faster, H200, docs/BENCHMARKS.md,
- * 2026-12-03). */
+ * shuffles that loop runs 3.5 % faster on the H200). */
 SL_HD SL_INLINE int sl_group_any(int flag, int GT, unsigned gmask)
 {
 #if defined(__CUDA_ARCH__)
@@ -500,8 +499,8 @@ SL_HD SL_INLINE int sl_group_any(int flag, int GT, unsigned gmask)
         /* the masses of the threads whose terms this one reads from its      \
          * exchange row, in registers for the launch rather than loaded at   \
          * every force evaluation (up to 8 threads a system, SL_GROUP_XCHG;  \
-         * unused and dropped elsewhere): Hermite N = 8 3.06e9 -> 3.14e9 on  \
-         * the H200 (docs/BENCHMARKS.md, 2026-12-02) */                      \
+         * unused and dropped elsewhere): Hermite N = 8 runs 2.6 % faster  \
+         * so on the H200 */                                                 \
         SL__GROUP_SYNC();                                                                  \
         double pms[GT / 2 + 1];                                                            \
         SL_UNROLL                                                                          \

@@ -526,8 +526,8 @@ SL_HD SL_INLINE int sl_sync_nonfinite(int len, int S, const double *ps)
             SL__LOOP_CLOSE(P, F, need)                                                     \
             /* need 0: no monitor, log or cap is due (sl_sync_need) and x, v   \
              * are as last checked, so the monitors could find nothing. Not   \
-             * reading x, v each step let the CUDA kernels keep fewer values  \
-             * live: mvs 1.07-1.17x (docs/BENCHMARKS.md). */                  \
+             * reading x, v each step lets the CUDA kernels keep fewer values \
+             * live: mvs runs 1.07-1.17x faster. */                           \
             if (!need) {                                                                   \
                 t = t_next;                                                                \
                 step++;                                                                    \
