@@ -49,6 +49,8 @@ slt_test_plugin(slt_plugin_kind_mismatch KIND_MISMATCH kind_mismatch kind_mismat
 slt_test_plugin(slt_plugin_bad_default BAD_DEFAULT bad_default bad_default)
 slt_test_plugin(slt_plugin_dup_param DUP_PARAM dup_param dup_param)
 slt_test_plugin(slt_plugin_lik_no_caps LIK_NO_CAPS lik_no_caps lik_no_caps)
+slt_test_plugin(slt_plugin_stack_name STACK_NAME stack_name stack_name)
+slt_test_plugin(slt_plugin_list_cap LIST_CAP list_cap list_cap)
 # Integrator tables and kernels that disagree on what the kernels were
 # compiled with (tests/plugins/traits_plugin.c); not copied into mixed/.
 function(slt_traits_plugin target case file)

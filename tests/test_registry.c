@@ -122,6 +122,16 @@ Test(registry, packed_count_out_of_range)
                    "force 'slt_packed' declares n_packed = 9: expected 0..8");
 }
 
+/* A stack's name (base__term) is a stack's only, and the caps of core's
+ * table for a run's list are core's only (force_stack.h). */
+Test(registry, stack_names_and_list_caps_are_reserved)
+{
+    expect_refused("stack_name", "stack_name.so",
+                   "force 'slt__stack': a force's name has no '__'");
+    expect_refused("list_cap", "list_cap.so",
+                   "force 'slt_list' has SL_FORCE_CAP_LIST, which only core's table");
+}
+
 Test(registry, no_tables)
 {
     expect_refused("no_tables", "no_tables.so", "declares no name or no tables");
@@ -257,12 +267,14 @@ Test(registry, load_dir_records_problems_and_loads_good_plugins)
         {"dup_param.so", "key 'r' is declared twice"},
         {"kind_mismatch.so", "is listed as a monitor but its head says kind 2"},
         {"lik_no_caps.so", "likelihood 'slt_no_caps': backends = 0"},
+        {"list_cap.so", "has SL_FORCE_CAP_LIST"},
         {"name_mismatch.so", "is named 'slt_good' inside"},
         {"no_entry.so", "has no symbol sl_plugin_entry"},
         {"no_tables.so", "declares no name or no tables"},
         {"notelf.so", "cannot be loaded"},
         {"null_entry.so", "returned NULL"},
         {"packed.so", "declares n_packed = 9"},
+        {"stack_name.so", "a force's name has no '__'"},
         /* slt_good.so came first, so the clash with it is found first */
         {"twice.so", "monitor 'slt_good' is already provided by"},
     };

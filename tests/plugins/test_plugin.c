@@ -15,8 +15,11 @@
  *   SLT_CASE_BAD_DEFAULT    a key whose default lies outside its bounds
  *   SLT_CASE_DUP_PARAM      two keys of one name
  *   SLT_CASE_LIK_NO_CAPS    a likelihood that declares no backend
+ *   SLT_CASE_STACK_NAME     a force named like a stack (a__b) that is none
+ *   SLT_CASE_LIST_CAP       a force claiming core's caps of a run's list
  */
 #include "starling/force.h"
+#include "starling/force_term.h"
 #include "starling/likelihood.h"
 #include "starling/monitor.h"
 #include "starling/plugin.h"
@@ -118,6 +121,23 @@ static const sl_force packed_force __attribute__((unused)) = {
     .n_packed = SL_FORCE_PARAMS_MAX + 1,
 };
 
+static const sl_force stack_named_force __attribute__((unused)) = {
+    .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_FORCE,
+    .name = "slt__stack",
+    .description = "a force named like a stack, without a stack's caps",
+    .potential = pot,
+};
+
+static const sl_force list_cap_force __attribute__((unused)) = {
+    .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_FORCE,
+    .name = "slt_list",
+    .description = "a force with the caps of core's table for a run's list",
+    .potential = pot,
+    .caps = SL_FORCE_CAP_LIST,
+};
+
 #if defined(SLT_CASE_GOOD)
 static const sl_plugin_table tables[] = {{SL_KIND_MONITOR, "slt_good", &good_monitor}};
 #define SLT_ABI SL_ABI_VERSION
@@ -150,6 +170,12 @@ static const sl_plugin_table tables[] = {{SL_KIND_MONITOR, "slt_default", &defau
 #elif defined(SLT_CASE_LIK_NO_CAPS)
 static const sl_plugin_table tables[] = {
     {SL_KIND_LIKELIHOOD, "slt_no_caps", &no_caps_likelihood}};
+#define SLT_ABI SL_ABI_VERSION
+#elif defined(SLT_CASE_STACK_NAME)
+static const sl_plugin_table tables[] = {{SL_KIND_FORCE, "slt__stack", &stack_named_force}};
+#define SLT_ABI SL_ABI_VERSION
+#elif defined(SLT_CASE_LIST_CAP)
+static const sl_plugin_table tables[] = {{SL_KIND_FORCE, "slt_list", &list_cap_force}};
 #define SLT_ABI SL_ABI_VERSION
 #elif defined(SLT_CASE_DUP_PARAM)
 static const sl_plugin_table tables[] = {{SL_KIND_MONITOR, "slt_dup_param", &dup_param_monitor}};
