@@ -49,6 +49,9 @@ slt_test_plugin(slt_plugin_kind_mismatch KIND_MISMATCH kind_mismatch kind_mismat
 slt_test_plugin(slt_plugin_bad_default BAD_DEFAULT bad_default bad_default)
 slt_test_plugin(slt_plugin_dup_param DUP_PARAM dup_param dup_param)
 slt_test_plugin(slt_plugin_lik_no_caps LIK_NO_CAPS lik_no_caps lik_no_caps)
+slt_test_plugin(slt_plugin_face_empty FACE_EMPTY face_empty face_empty)
+slt_test_plugin(slt_plugin_cmd_name CMD_NAME cmd_name cmd_name)
+slt_test_plugin(slt_plugin_cmd_no_main CMD_NO_MAIN cmd_no_main cmd_no_main)
 # Integrator tables and kernels that disagree on what the kernels were
 # compiled with (tests/plugins/traits_plugin.c); not copied into mixed/.
 function(slt_traits_plugin target case file)

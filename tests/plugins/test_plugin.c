@@ -15,7 +15,11 @@
  *   SLT_CASE_BAD_DEFAULT    a key whose default lies outside its bounds
  *   SLT_CASE_DUP_PARAM      two keys of one name
  *   SLT_CASE_LIK_NO_CAPS    a likelihood that declares no backend
+ *   SLT_CASE_FACE_EMPTY     a Lua face with neither open nor a chunk
+ *   SLT_CASE_CMD_NAME       a command named like an option ("-x")
+ *   SLT_CASE_CMD_NO_MAIN    a command without main
  */
+#include "starling/face.h"
 #include "starling/force.h"
 #include "starling/likelihood.h"
 #include "starling/monitor.h"
@@ -118,6 +122,38 @@ static const sl_force packed_force __attribute__((unused)) = {
     .n_packed = SL_FORCE_PARAMS_MAX + 1,
 };
 
+static int cmd_main(const sl_command_env *env, int argc, char **argv)
+{
+    (void)env, (void)argc, (void)argv;
+    return SL_EXIT_OK;
+}
+
+static const sl_lua_face empty_face __attribute__((unused)) = {
+    .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_LUA_FACE,
+    .name = "slt_face",
+    .description = "a Lua face that adds nothing",
+};
+
+static const sl_command option_command __attribute__((unused)) = {
+    .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_COMMAND,
+    .name = "-x",
+    .description = "a command named like an option",
+    .synopsis = "       starling -x\n",
+    .usage = "usage: starling -x\n",
+    .main = cmd_main,
+};
+
+static const sl_command mainless_command __attribute__((unused)) = {
+    .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_COMMAND,
+    .name = "slt_cmd",
+    .description = "a command without main",
+    .synopsis = "       starling slt_cmd\n",
+    .usage = "usage: starling slt_cmd\n",
+};
+
 #if defined(SLT_CASE_GOOD)
 static const sl_plugin_table tables[] = {{SL_KIND_MONITOR, "slt_good", &good_monitor}};
 #define SLT_ABI SL_ABI_VERSION
@@ -150,6 +186,15 @@ static const sl_plugin_table tables[] = {{SL_KIND_MONITOR, "slt_default", &defau
 #elif defined(SLT_CASE_LIK_NO_CAPS)
 static const sl_plugin_table tables[] = {
     {SL_KIND_LIKELIHOOD, "slt_no_caps", &no_caps_likelihood}};
+#define SLT_ABI SL_ABI_VERSION
+#elif defined(SLT_CASE_FACE_EMPTY)
+static const sl_plugin_table tables[] = {{SL_KIND_LUA_FACE, "slt_face", &empty_face}};
+#define SLT_ABI SL_ABI_VERSION
+#elif defined(SLT_CASE_CMD_NAME)
+static const sl_plugin_table tables[] = {{SL_KIND_COMMAND, "-x", &option_command}};
+#define SLT_ABI SL_ABI_VERSION
+#elif defined(SLT_CASE_CMD_NO_MAIN)
+static const sl_plugin_table tables[] = {{SL_KIND_COMMAND, "slt_cmd", &mainless_command}};
 #define SLT_ABI SL_ABI_VERSION
 #elif defined(SLT_CASE_DUP_PARAM)
 static const sl_plugin_table tables[] = {{SL_KIND_MONITOR, "slt_dup_param", &dup_param_monitor}};
