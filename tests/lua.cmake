@@ -20,6 +20,12 @@ sl_sanitizer_skip(test_lua lua/demcmc_synthetic_truth_in_95 lua/rv_fit_example_m
 # would mean a plugin's knowledge crept back into the front end.
 add_test(NAME lua_binding_has_no_likelihood_names
          COMMAND sh -c "! grep -n '\"kepler_rv' \"$0\"/*.c \"$0\"/*.h" ${PROJECT_SOURCE_DIR}/lua)
+# More broadly, the front end names no plugin at all: no file under lua/
+# holds a plugin folder's name or includes a plugin's header; plugins
+# reach the executable and the Lua module through their faces.
+add_test(NAME lua_front_end_names_no_plugin
+         COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
+                 -P ${PROJECT_SOURCE_DIR}/tests/front_end_names.cmake)
 
 # Swarm-NG's test mode (`starling check`) on the outer Solar System: mvs at
 # REBOUND WHFast's step reaches WHFast's final state; at a tolerance below
