@@ -68,6 +68,9 @@ if(DEFINED STARLING_EMBED_IN)
        "const char ${STARLING_EMBED_SYMBOL}[] = {\n    ${sl_bytes}0x00};\n")
   return()
 endif()
+# this file, which starling_embed_text runs in script mode (set in every
+# scope that includes it, before the guard)
+set(_STARLING_PLUGIN_CMAKE "${CMAKE_CURRENT_LIST_FILE}")
 include_guard(GLOBAL)
 
 macro(starling_enable_cuda)
@@ -372,7 +375,6 @@ function(starling_add_monitor name)
   starling_add_plugin(${name} ${ARGN})
 endfunction()
 
-set(_STARLING_PLUGIN_CMAKE "${CMAKE_CURRENT_LIST_FILE}")
 function(starling_embed_text target file symbol)
   get_filename_component(abs "${file}" ABSOLUTE)
   set(out "${CMAKE_CURRENT_BINARY_DIR}/starling_embed/${symbol}.c")
