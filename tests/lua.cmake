@@ -5,6 +5,15 @@
 sl_add_test(test_lua SOURCES test_lua.c TIMEOUT 600 COST 400)
 add_dependencies(test_lua starling hermite mvs newton monitors plummer kepler_rv slt_um_watch)
 target_compile_definitions(test_lua PRIVATE SLT_UM_DIR="${SLT_UM_DIR}")
+# A plugin of faces only (tests/plugins/face_plugin.c), in a folder of its
+# own that the test puts on STARLING_PLUGIN_PATH.
+add_library(slt_face_plugin MODULE ${CMAKE_CURRENT_SOURCE_DIR}/plugins/face_plugin.c)
+target_link_libraries(slt_face_plugin PRIVATE starling_core starling_face PkgConfig::LUA)
+set_target_properties(slt_face_plugin PROPERTIES PREFIX "" OUTPUT_NAME slt_greet
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/faceplugin C_VISIBILITY_PRESET hidden
+  BUILD_RPATH "$ORIGIN/../../lib")
+add_dependencies(test_lua slt_face_plugin)
+target_compile_definitions(test_lua PRIVATE SLT_FACE_DIR="${CMAKE_BINARY_DIR}/tests/faceplugin")
 # PLplot's driver folder: a test copies its cairo listing without the driver
 pkg_get_variable(SLT_PLPLOT_DRV_DIR plplot drvdir)
 target_compile_definitions(test_lua PRIVATE SLT_PLPLOT_DRV_DIR="${SLT_PLPLOT_DRV_DIR}")
