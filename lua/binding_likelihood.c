@@ -1,8 +1,6 @@
-/* Likelihoods, Kepler's equation and RV data from Lua:
+/* Likelihoods and Kepler's equation from Lua:
  *
  *   starling.kepler.solve(M, e)          E (elliptic) or F (hyperbolic)
- *   starling.rv.read(path[, {columns = {time = "BJD", rv = "vel", ...}}])
- *                                        a data object (a table)
  *   starling.likelihood(name, {data = path | {t = {...}, rv = {...}, ...} |
  *                              data object, columns = {...}, backend = "auto",
  *                              <the plugin's options>})
@@ -11,13 +9,16 @@
  *     :eval(rows)      log-likelihoods, chi² (two lists; numbers for one row)
  *     :model(t, p[, instrument])  predicted curve at t for one vector p (an
  *                      instrument by name, or a series by number from 1:
- *                      microlensing's passbands, in order of first epoch)
+ *                      a light curve's passbands, in order of first epoch)
  *     :info()          {name =, backend =, n_params =}
  *     :minimize{start =, step =, iterations =, tol =}  batched Nelder-Mead
  *                      (binding_minimize.c)
  *     :close()         releases the plugin's state (device memory, maps) now
  *                      rather than at collection; later calls are errors
  *   starling.clock()                     monotonic wall-clock seconds
+ *
+ * A data object is a table whose metatable is SL_LUA_DATA_OBJECT, as a
+ * plugin's reader in its Lua face returns (starling.rv.read).
  *
  * Every argument is checked before any work starts and errors name the
  * user's line, the key or element, its value and what was expected. A model
@@ -30,11 +31,9 @@
 #include <time.h>
 
 #include "binding.h"
-#include "rv_data.h"
 #include "starling/kepler.h"
 
 #define SL_LUA_LIKELIHOOD "starling.likelihood"
-#define SL_LUA_RVDATA "starling.rvdata"
 
 /* ---- small checks ----------------------------------------------------------- */
 
@@ -123,8 +122,6 @@ static int l_kepler_solve(lua_State *L)
     return 1;
 }
 
-/* ---- starling.rv.read ---------------------------------------------------------- */
-
 static void push_list(lua_State *L, const double *x, size_t n)
 {
     lua_createtable(L, (int)n, 0);
@@ -132,71 +129,6 @@ static void push_list(lua_State *L, const double *x, size_t n)
         lua_pushnumber(L, x[i]);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
-}
-
-typedef struct rv_guard {
-    sl_rv_data d;
-} rv_guard;
-
-static int rv_guard_gc(lua_State *L)
-{
-    rv_guard *g = lua_touserdata(L, 1);
-    sl_rv_free(&g->d);
-    memset(g, 0, sizeof *g);
-    return 0;
-}
-
-/* The data object is a plain table (easy to plot from) with a metatable
- * that marks it, so starling.likelihood knows it: {path =, n =, t =, v =,
- * err =, instrument = {name per point}, instruments = {names}}. Options:
- * {columns = {time = "BJD", rv = "vel", err = "e_vel", inst = "tel"}}. */
-static int l_rv_read(lua_State *L)
-{
-    const char *path = sl_lua_check_str(L, 1, "rv.read", "path");
-    sl_data data = sl_data_file(path);
-    if (!lua_isnoneornil(L, 2)) {
-        if (lua_type(L, 2) != LUA_TTABLE) {
-            char got[96];
-            sl_lua_describe(L, 2, got, sizeof got);
-            sl_lua_error(L, "rv.read: options = %s: expected a table {columns = {...}}", got);
-        }
-        static const char *const extra[] = {"columns", NULL};
-        sl_lua_check_keys(L, 2, "rv.read", extra, NULL, 0, 0);
-        sl_lua_data_picks(L, 2, "rv.read", &data);
-    }
-    rv_guard *g = lua_newuserdatauv(L, sizeof *g, 0);
-    memset(g, 0, sizeof *g);
-    lua_newtable(L);
-    lua_pushcfunction(L, rv_guard_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_setmetatable(L, -2);
-    sl_lua_check(L, sl_rv_read_data(&data, &g->d), "rv.read");
-    const sl_rv_data *d = &g->d;
-    lua_createtable(L, 0, 8);
-    lua_pushstring(L, path);
-    lua_setfield(L, -2, "path");
-    lua_pushinteger(L, (lua_Integer)d->n);
-    lua_setfield(L, -2, "n");
-    push_list(L, d->t, d->n);
-    lua_setfield(L, -2, "t");
-    push_list(L, d->v, d->n);
-    lua_setfield(L, -2, "v");
-    push_list(L, d->err, d->n);
-    lua_setfield(L, -2, "err");
-    lua_createtable(L, (int)d->n, 0);
-    for (size_t i = 0; i < d->n; i++) {
-        lua_pushstring(L, d->inst_names[d->inst[i]]);
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-    lua_setfield(L, -2, "instrument");
-    lua_createtable(L, d->n_inst, 0);
-    for (int i = 0; i < d->n_inst; i++) {
-        lua_pushstring(L, d->inst_names[i]);
-        lua_rawseti(L, -2, i + 1);
-    }
-    lua_setfield(L, -2, "instruments");
-    luaL_setmetatable(L, SL_LUA_RVDATA);
-    return 1;
 }
 
 /* ---- the likelihood object -------------------------------------------------------- */
@@ -286,7 +218,7 @@ static int l_likelihood(lua_State *L)
     sl_lua_check_keys(L, cfg, ctx, cfg == 1 ? extra_named : extra, pvs, 1, 0);
     sl_lua_check(L, sl_params_complete(&pv), ctx);
     sl_data data;
-    if (!sl_lua_data(L, cfg, ctx, SL_LUA_RVDATA, &data))
+    if (!sl_lua_data(L, cfg, ctx, SL_LUA_DATA_OBJECT, &data))
         sl_lua_error(L, "%s: key 'data' is required: a file name or columns by name, e.g. "
                         "{t = {...}, rv = {...}, err = {...}}", ctx);
     sl_lua_lik *k = lua_newuserdatauv(L, sizeof *k, 0);
@@ -412,7 +344,7 @@ static int series_of(lua_State *L, const sl_lua_lik *k, int idx)
 {
     if (lua_isnoneornil(L, idx))
         return -1;
-    if (lua_isinteger(L, idx)) { /* a series by number (microlensing's passbands), 1-based */
+    if (lua_isinteger(L, idx)) { /* a series by number (a light curve's passbands), 1-based */
         lua_Integer b = lua_tointeger(L, idx);
         if (b < 1 || b > 1000)
             sl_lua_error(L, "model: series = %lld: expected a number from 1", (long long)b);
@@ -487,14 +419,12 @@ void sl_lua_open_likelihood(lua_State *L)
     lua_pushcfunction(L, lik_gc);
     lua_setfield(L, -2, "__close"); /* local L <close> = starling.likelihood(...) */
     lua_pop(L, 1);
-    luaL_newmetatable(L, SL_LUA_RVDATA);
+    luaL_newmetatable(L, SL_LUA_DATA_OBJECT);
     lua_pop(L, 1);
     lua_pushcfunction(L, l_likelihood);
     lua_setfield(L, -2, "likelihood");
     lua_pushcfunction(L, l_kepler_solve);
     lua_setfield(L, -2, "kepler_solve");
-    lua_pushcfunction(L, l_rv_read);
-    lua_setfield(L, -2, "rv_read");
     lua_pushcfunction(L, l_clock);
     lua_setfield(L, -2, "clock");
 }

@@ -20,21 +20,18 @@
 #include "check_ref.h"
 #include "csv.h"
 #include "scaffold.h"
+#include "starling/face.h"
 #include "starling/registry.h"
-#include "ls_check.h"
-#include "starling/plugins/lombscargle/lombscargle.h"
 
-static const char *const usage_text =
+/* The summary, before the plugins' commands (put_usage prints it). */
+static const char *const usage_head =
     "usage: starling run FILE.lua [ARGS...]   run a script (ARGS in the global 'arg')\n"
     "       starling run --overwrite FILE.lua  the same, its outputs may replace existing files\n"
     "       starling FILE.lua [ARGS...]       the same\n"
     "       starling run -                    run a script read from stdin\n"
-    "       starling plugins                  list plugins and their parameters\n"
-    "       starling ls [OPTIONS] FILE...     best Lomb-Scargle period of each light curve\n"
-    "           (t, y[, dy] columns; --batch: id, t, y[, dy]; a folder: one curve per file;\n"
-    "            -: stdin; FITS tables too; --csv, --backend=auto|cpu|cuda,\n"
-    "            --engine=auto|direct|fast, --fp32, --standard, --fap,\n"
-    "            --fast-accuracy=X, --max-size=SIZE; see starling help ls)\n"
+    "       starling plugins                  list plugins and their parameters\n";
+/* after the plugins' commands */
+static const char *const usage_tail =
     "       starling check-plugin [OPTIONS] FILE.so\n"
     "                                         run the plugin interface's contract on a plugin\n"
     "           (--data=FILE: likelihood data; --cpu-only: no CUDA comparisons;\n"
@@ -81,30 +78,6 @@ static const char check_usage[] =
     "Exit status: 0 every system within the tolerances, 1 a system differs or an error,\n"
     "2 usage.\n";
 
-static const char ls_usage[] =
-    "usage: starling ls [OPTIONS] FILE|FOLDER|- ...\n"
-    "\n"
-    "The best Lomb-Scargle period of each light curve (astropy's defaults: generalised\n"
-    "periodogram, autofrequency). Text files have columns t, y[, dy] (a header's names\n"
-    "choose them); FITS tables too; a folder: one curve per file, each read on its own;\n"
-    "- reads one text file from stdin.\n"
-    "  --batch              files hold many objects: columns id, t, y[, dy]\n"
-    "  --csv                comma-separated output, one header line: object, best_period,\n"
-    "                       best_frequency, power, [fap,] status (\"ok\" or why the object\n"
-    "                       was flagged; its numbers are then nan)\n"
-    "  --fap                add the false-alarm probability of the best peak\n"
-    "  --backend=auto|cpu|cuda\n"
-    "  --engine=auto|direct|fast\n"
-    "  --fast-accuracy=X    the fast engine's bound (default 1e-10)\n"
-    "  --fp32               single precision\n"
-    "  --standard           the standard (not generalised) periodogram\n"
-    "  --max-size=SIZE      the most read of one file (default 1G; K, M, G, T: powers\n"
-    "                       of 1024): an input that never ends is an error, not a full\n"
-    "                       memory\n"
-    "Files that fail are named on stderr; the others' results are still printed.\n"
-    "Exit status: 0 ok, 2 usage, 3 some objects flagged or some files failed,\n"
-    "130/143 interrupted.\n";
-
 static const char plugins_usage[] =
     "usage: starling plugins\n"
     "\n"
@@ -140,8 +113,65 @@ static const char help_usage[] =
     "usage: starling help [COMMAND]\n"
     "       starling COMMAND --help\n"
     "\n"
-    "Without COMMAND: the summary of every command. COMMAND: run, check, ls, plugins,\n"
+    "Without COMMAND: the summary of every command. COMMAND: run, check, %splugins,\n"
     "new, check-plugin, version.\n";
+
+/* ---- the plugins' commands (SL_KIND_COMMAND) ------------------------------------ */
+
+/* The registry the commands come from, loaded at the first need (a script
+ * named FILE.lua needs none) and kept until main returns. NULL when it
+ * cannot be loaded: then there are no plugin commands. */
+static sl_registry *cli_reg;
+
+static const sl_registry *command_registry(void)
+{
+    if (!cli_reg && (sl_registry_create(&cli_reg) || sl_registry_load_default(cli_reg))) {
+        sl_registry_destroy(cli_reg);
+        cli_reg = NULL;
+    }
+    return cli_reg;
+}
+
+/* The i-th plugin command, in the registry's order; NULL past the last. */
+static const sl_command *plugin_command_at(size_t i)
+{
+    const sl_registry *r = command_registry();
+    for (size_t k = 0, n = 0; r && k < sl_registry_count(r); k++) {
+        const sl_registry_item *it = sl_registry_at(r, k);
+        if (it->kind == SL_KIND_COMMAND && n++ == i)
+            return it->table;
+    }
+    return NULL;
+}
+
+static const sl_command *plugin_command(const char *name)
+{
+    const sl_command *c;
+    for (size_t i = 0; (c = plugin_command_at(i)); i++)
+        if (!strcmp(c->name, name))
+            return c;
+    return NULL;
+}
+
+/* The summary: the executable's commands and the plugins' synopses. */
+static void put_usage(FILE *f)
+{
+    const sl_command *c;
+    fputs(usage_head, f);
+    for (size_t i = 0; (c = plugin_command_at(i)); i++)
+        fputs(c->synopsis, f);
+    fputs(usage_tail, f);
+}
+
+/* "ls, " for each plugin command, for the lists of command names. */
+static void plugin_command_names(char *buf, size_t cap)
+{
+    const sl_command *c;
+    size_t used = 0;
+    buf[0] = 0;
+    for (size_t i = 0; (c = plugin_command_at(i)) && used < cap; i++)
+        used += (size_t)snprintf(buf + used, cap - used, "%s, ", c->name);
+}
 
 /* A command's own text, or NULL for a name that is no command. */
 static const char *command_usage(const char *cmd)
@@ -149,14 +179,22 @@ static const char *command_usage(const char *cmd)
     static const struct {
         const char *name, *text;
     } cmds[] = {{"run", run_usage},       {"check", check_usage},
-                {"ls", ls_usage},         {"plugins", plugins_usage},
+                {"plugins", plugins_usage},
                 {"new", new_usage},       {"check-plugin", check_plugin_usage},
-                {"version", version_usage}, {"--version", version_usage},
-                {"help", help_usage}};
+                {"version", version_usage}, {"--version", version_usage}};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(cmd, cmds[i].name))
             return cmds[i].text;
-    return NULL;
+    const sl_command *c = plugin_command(cmd);
+    return c ? c->usage : NULL;
+}
+
+/* `starling help help`: its text names the plugins' commands too. */
+static void put_help_usage(FILE *f)
+{
+    char names[512];
+    plugin_command_names(names, sizeof names);
+    fprintf(f, help_usage, names);
 }
 
 static int is_help(const char *a) { return !strcmp(a, "--help") || !strcmp(a, "-h"); }
@@ -165,23 +203,28 @@ static int is_help(const char *a) { return !strcmp(a, "--help") || !strcmp(a, "-
 static int help_command(int argc, char **argv)
 {
     if (argc == 0) {
-        fputs(usage_text, stdout);
+        put_usage(stdout);
         return 0;
     }
-    const char *text = command_usage(argv[0]);
+    int is_help_cmd = !strcmp(argv[0], "help");
+    const char *text = is_help_cmd ? help_usage : command_usage(argv[0]);
     if (!text || argc > 1) {
-        fprintf(stderr, "starling: help: %s '%s'; the commands: run, check, ls, plugins, new, "
+        char names[512];
+        plugin_command_names(names, sizeof names);
+        fprintf(stderr, "starling: help: %s '%s'; the commands: run, check, %splugins, new, "
                 "check-plugin, version\n", text ? "one command only, not" : "no command",
-                text ? argv[1] : argv[0]);
+                text ? argv[1] : argv[0], names);
         return 2;
     }
-    fputs(text, stdout);
+    if (is_help_cmd)
+        put_help_usage(stdout);
+    else
+        fputs(text, stdout);
     return 0;
 }
 
-/* Exit statuses (docs/GUIDE.md lists them for users); 128 + the signal
- * number after an interrupt. */
-enum { SL_EXIT_OK = 0, SL_EXIT_ERROR = 1, SL_EXIT_USAGE = 2, SL_EXIT_PARTIAL = 3 };
+/* Exit statuses (SL_EXIT_*, starling/face.h; docs/GUIDE.md lists them for
+ * users); 128 + the signal number after an interrupt. */
 
 /* ---- signals -------------------------------------------------------------------- */
 
@@ -570,13 +613,14 @@ static int check_args(int argc, char **argv, const char **config, const char **r
         else if (a[0] != '-' && !*config)
             *config = a;
         else {
-            fprintf(stderr, "starling: check: unexpected argument '%s'\n%s", a, usage_text);
+            fprintf(stderr, "starling: check: unexpected argument '%s'\n", a);
+            put_usage(stderr);
             return SL_EXIT_USAGE;
         }
     }
     if (!*config || !*ref) {
-        fprintf(stderr, "starling: check: expected CONFIG.lua and --reference FINAL.csv\n%s",
-                usage_text);
+        fprintf(stderr, "starling: check: expected CONFIG.lua and --reference FINAL.csv\n");
+        put_usage(stderr);
         return SL_EXIT_USAGE;
     }
     return SL_EXIT_OK;
@@ -867,323 +911,6 @@ static int list_plugins(void)
     return 0;
 }
 
-/* What `starling ls` could not do, for its closing summary. */
-typedef struct ls_tally {
-    long long objects, flagged, by_flag[SL_LS_FLAG_NUMERIC + 1];
-    int files, failed_files;
-} ls_tally;
-
-/* "2 of 1000 objects flagged (fewer than 3 points: 1, constant values: 1);
- * 1 of 3 files failed (see above)" on stderr; returns the exit status. */
-static int ls_summary(const ls_tally *t)
-{
-    if (!t->flagged && !t->failed_files)
-        return SL_EXIT_OK;
-    fprintf(stderr, "starling: ls: ");
-    if (t->flagged) {
-        fprintf(stderr, "%lld of %lld object%s flagged (", t->flagged, t->objects,
-                t->objects == 1 ? "" : "s");
-        const char *sep = "";
-        for (int f = 1; f <= SL_LS_FLAG_NUMERIC; f++)
-            if (t->by_flag[f]) {
-                fprintf(stderr, "%s%s: %lld", sep, sl_ls_flag_name((sl_ls_flag)f), t->by_flag[f]);
-                sep = ", ";
-            }
-        fprintf(stderr, ")%s", t->failed_files ? "; " : "");
-    }
-    if (t->failed_files)
-        fprintf(stderr, "%d of %d file%s failed (see above)", t->failed_files, t->files,
-                t->files == 1 ? "" : "s");
-    fprintf(stderr, "; the other results are on stdout\n");
-    return SL_EXIT_PARTIAL;
-}
-
-/* A numeric option of the plugin's schema from text: the whole text must be
- * a number, in the key's range (checked by the schema, which names both). */
-static sl_status ls_number_option(const sl_periodogram *ls, const char *key, const char *text,
-                                  double *out)
-{
-    char *end;
-    double v = strtod(text, &end);
-    if (end == text || *end)
-        return sl_fail(SL_ERR_ARG, "'%s' is not a number", text);
-    sl_param_values pv;
-    sl_status st = sl_params_init(&pv, ls->params, ls->n_params);
-    if (!st)
-        st = sl_params_set(&pv, key, v);
-    if (!st)
-        *out = v;
-    return st;
-}
-
-/* "--max-size=SIZE": bytes, or a number with K, M, G or T (powers of 1024,
- * "KiB"/"KB" too); 0 when the text is not a positive size. */
-static int64_t ls_size_option(const char *text)
-{
-    char *end;
-    double v = strtod(text, &end);
-    if (end == text || !(v > 0))
-        return 0;
-    static const char units[] = "KMGT";
-    const char *u = *end ? strchr(units, *end & ~0x20) : NULL;
-    if (u && *end) {
-        for (int k = 0; k <= u - units; k++)
-            v *= 1024.0;
-        end++;
-        if (*end == 'i' && end[1] == 'B')
-            end += 2;
-        else if (*end == 'B')
-            end++;
-    }
-    return *end || v < 1 || v > 9e18 ? 0 : (int64_t)v;
-}
-
-/* %.*g, but NaN as "nan" whatever its sign bit (printf writes "-nan"). */
-static const char *fmt_g(char *buf, size_t cap, int prec, double v)
-{
-    if (isnan(v))
-        snprintf(buf, cap, "nan");
-    else
-        snprintf(buf, cap, "%.*g", prec, v);
-    return buf;
-}
-
-/* A CSV field: quoted (with "" for a quote) when it holds a comma, a quote
- * or a line break. */
-static void csv_field(const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, stdout);
-        return;
-    }
-    putchar('"');
-    for (; *s; s++) {
-        if (*s == '"')
-            putchar('"');
-        putchar(*s);
-    }
-    putchar('"');
-}
-
-/* How `starling ls` reads and prints. */
-typedef struct ls_run {
-    const sl_periodogram *ls;
-    sl_backend be;
-    sl_ls_options o;
-    sl_ls_columns cols; /* max_bytes only */
-    int batch, csv;
-    ls_tally tally;
-} ls_run;
-
-static void ls_header(const ls_run *x)
-{
-    if (x->csv)
-        printf("object,best_period,best_frequency,power%s,status\n", x->o.fap ? ",fap" : "");
-    else
-        printf("# %s\n%-32s %-18s %-18s %-12s%s\n", x->be.description, "object", "best_period",
-               "best_frequency", "power", x->o.fap ? " fap" : "");
-}
-
-/* One object's line: text columns, or CSV (status "ok" or the flag's name,
- * the numbers nan when flagged). */
-static void ls_line(const ls_run *x, const char *name, const sl_ls_result *res, int64_t k)
-{
-    char p[40], f[40], w[40], a[40];
-    int flagged = res->flag[k] != SL_LS_OK;
-    double nan = NAN, bf = flagged ? nan : res->best_f[k];
-    fmt_g(p, sizeof p, 10, flagged ? nan : 1.0 / bf);
-    fmt_g(f, sizeof f, 10, bf);
-    fmt_g(w, sizeof w, 6, flagged ? nan : res->best_p[k]);
-    fmt_g(a, sizeof a, 3, flagged || !x->o.fap ? nan : res->best_fap[k]);
-    if (x->csv) {
-        csv_field(name);
-        printf(",%s,%s,%s%s%s,", p, f, w, x->o.fap ? "," : "", x->o.fap ? a : "");
-        csv_field(flagged ? sl_ls_flag_name(res->flag[k]) : "ok");
-        putchar('\n');
-    } else if (flagged)
-        printf("%-32s flagged: %s\n", name, sl_ls_flag_name(res->flag[k]));
-    else if (x->o.fap)
-        printf("%-32s %-18s %-18s %-12s %s\n", name, p, f, w, a);
-    else
-        printf("%-32s %-18s %-18s %s\n", name, p, f, w);
-}
-
-/* One light-curve file (or stdin, "-"): its objects' lines, or its error
- * on stderr; `name` names a lone object (NULL: the path). */
-static void ls_file(ls_run *x, const char *path, int with_id, const char *name)
-{
-    sl_ls_set *set = NULL;
-    sl_ls_result res;
-    const sl_periodogram *ls = x->ls;
-    x->tally.files++;
-    if (ls->read_with(path, &x->cols, with_id, &set) ||
-        ls->compute(&x->be, &set->data, &x->o, &res)) {
-        ls->set_free(set);
-        if (caught_signal)
-            return;
-        fflush(stdout);
-        fprintf(stderr, "starling: ls: %s\n", sl_last_error());
-        x->tally.failed_files++;
-        return;
-    }
-    x->tally.objects += res.n_obj;
-    for (int64_t k = 0; k < res.n_obj; k++) {
-        const char *obj = with_id || set->data.n_obj > 1 ? set->id[k]
-                          : name ? name : strcmp(path, "-") ? path : "stdin";
-        if (res.flag[k] && (int)res.flag[k] <= SL_LS_FLAG_NUMERIC)
-            x->tally.by_flag[res.flag[k]]++;
-        x->tally.flagged += res.flag[k] != SL_LS_OK;
-        ls_line(x, obj, &res, k);
-    }
-    fflush(stdout);
-    ls->result_free(&res);
-    ls->set_free(set);
-}
-
-static int cmp_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* A folder: every entry not starting with '.' is one light curve, read on
- * its own, so that one bad file costs only its own line; objects are named
- * by their file names. */
-static void ls_folder(ls_run *x, const char *dir)
-{
-    DIR *d = opendir(dir);
-    char **names = NULL;
-    size_t n = 0;
-    struct dirent *de;
-    while (d && (de = readdir(d))) {
-        if (de->d_name[0] == '.')
-            continue;
-        char **grown = realloc(names, (n + 1) * sizeof *names);
-        if (!grown)
-            break;
-        names = grown;
-        if (!(names[n] = strdup(de->d_name)))
-            break;
-        n++;
-    }
-    if (!d || n == 0) {
-        fflush(stdout);
-        fprintf(stderr, "starling: ls: %s: %s\n", dir,
-                d ? "the folder holds no light-curve files" : strerror(errno));
-        x->tally.files++, x->tally.failed_files++;
-    }
-    if (d)
-        closedir(d);
-    qsort(names, n, sizeof *names, cmp_name);
-    for (size_t i = 0; i < n && !caught_signal; i++) {
-        char path[PATH_MAX];
-        struct stat sb;
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-            fflush(stdout);
-            fprintf(stderr, "starling: ls: %s: a folder inside a folder (folders are not read "
-                    "recursively)\n", path);
-            x->tally.files++, x->tally.failed_files++;
-        } else
-            ls_file(x, path, 0, names[i]);
-    }
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
-}
-
-/* One option of `starling ls`: 1 taken, 0 not an option, -1 bad (said). */
-static int ls_option(ls_run *x, const char *a, const char **backend)
-{
-    const sl_periodogram *ls = x->ls;
-    if (!strcmp(a, "--batch")) x->batch = 1;
-    else if (!strcmp(a, "--csv")) x->csv = 1;
-    else if (!strcmp(a, "--fp32")) x->o.precision = SL_LS_FP32;
-    else if (!strcmp(a, "--standard")) x->o.method = SL_LS_STANDARD;
-    else if (!strcmp(a, "--fap")) x->o.fap = 1;
-    else if (!strncmp(a, "--backend=", 10)) *backend = a + 10;
-    else if (!strncmp(a, "--engine=", 9)) {
-        if (ls->set_choice(&x->o, "engine", a + 9)) {
-            fprintf(stderr, "starling: ls: %s\n", sl_last_error());
-            return -1;
-        }
-    } else if (!strncmp(a, "--fast-accuracy=", 16)) {
-        if (ls_number_option(ls, "fast_accuracy", a + 16, &x->o.fast_accuracy)) {
-            fprintf(stderr, "starling: ls: --fast-accuracy: %s\n", sl_last_error());
-            return -1;
-        }
-    } else if (!strncmp(a, "--max-size=", 11)) {
-        if (!(x->cols.max_bytes = ls_size_option(a + 11))) {
-            fprintf(stderr, "starling: ls: --max-size '%s': expected a size in bytes, e.g. "
-                    "4G, 512M or 1000000\n", a + 11);
-            return -1;
-        }
-    } else if (a[0] == '-' && a[1]) {
-        fprintf(stderr, "starling: ls: unknown option '%s'\n%s", a, ls_usage);
-        return -1;
-    } else
-        return 0;
-    return 1;
-}
-
-/* `starling ls`: the best period of each light curve, with astropy's
- * defaults (generalised periodogram, autofrequency 5/5). */
-static int ls_command(int argc, char **argv)
-{
-    sl_registry *r = NULL;
-    const void *t;
-    if (sl_registry_create(&r) || sl_registry_load_default(r) ||
-        sl_registry_get(r, SL_KIND_PERIODOGRAM, "lombscargle", &t)) {
-        fprintf(stderr, "starling: ls: %s\n", sl_last_error());
-        sl_registry_destroy(r);
-        return 1;
-    }
-    ls_run x = {.ls = t};
-    sl_ls_options_default(&x.o);
-    x.cols.max_bytes = SL_LS_MAX_BYTES;
-    const char *backend = "auto";
-    int files = 0, stdin_files = 0;
-    for (int i = 0; i < argc; i++) {
-        if (is_help(argv[i])) {
-            sl_registry_destroy(r);
-            fputs(ls_usage, stdout);
-            return SL_EXIT_OK;
-        }
-        int k = ls_option(&x, argv[i], &backend);
-        if (k < 0) {
-            sl_registry_destroy(r);
-            return SL_EXIT_USAGE;
-        }
-        files += k == 0;
-        stdin_files += k == 0 && !strcmp(argv[i], "-");
-    }
-    const char *why = files == 0 ? "expected light-curve files (or - for stdin)"
-                      : stdin_files > 1 ? "stdin (-) can be read once only" : NULL;
-    if (why || sl_backend_open(backend, &x.be)) {
-        fprintf(stderr, "starling: ls: %s\n%s", why ? why : sl_last_error(), why ? ls_usage : "");
-        sl_registry_destroy(r);
-        return SL_EXIT_USAGE;
-    }
-    ls_header(&x);
-    for (int i = 0; i < argc && !caught_signal; i++) {
-        struct stat sb;
-        if (argv[i][0] == '-' && argv[i][1])
-            continue;
-        if (strcmp(argv[i], "-") && stat(argv[i], &sb) == 0 && S_ISDIR(sb.st_mode))
-            ls_folder(&x, argv[i]);
-        else
-            ls_file(&x, argv[i], x.batch, NULL);
-    }
-    fflush(stdout);
-    sl_registry_destroy(r);
-    if (caught_signal) {
-        char where[96];
-        snprintf(where, sizeof where, "ls: stopped in file %d of %d", x.tally.files, files);
-        report_interrupt(where);
-        return interrupted_status();
-    }
-    return ls_summary(&x.tally);
-}
-
 /* `starling check-plugin`: the conformance suite (starling/conformance.h)
  * on every table of one plugin file; exit 0 only when nothing failed. */
 static void print_report(const sl_check_report *r)
@@ -1218,20 +945,18 @@ static int check_plugin_command(int argc, char **argv)
 {
     sl_check_options o;
     sl_check_options_default(&o);
-    /* the layouts this executable knows beyond core's kinds */
-    o.extra = &sl_ls_check_extra;
-    o.n_extra = 1;
     const char *file = NULL;
     for (int i = 0; i < argc; i++) {
         if (argv[i][0] == '-' ? check_option(argv[i], &o) : !file && (file = argv[i]))
             continue;
-        fprintf(stderr, "starling: check-plugin: %s '%s'\n%s",
-                argv[i][0] == '-' ? "unknown option or bad value" : "one file only, not", argv[i],
-                usage_text);
+        fprintf(stderr, "starling: check-plugin: %s '%s'\n",
+                argv[i][0] == '-' ? "unknown option or bad value" : "one file only, not", argv[i]);
+        put_usage(stderr);
         return 2;
     }
     if (!file) {
-        fprintf(stderr, "starling: check-plugin: expected a plugin file (.so)\n%s", usage_text);
+        fprintf(stderr, "starling: check-plugin: expected a plugin file (.so)\n");
+        put_usage(stderr);
         return 2;
     }
     sl_check_plugin_result res;
@@ -1375,7 +1100,8 @@ static int name_taken(const char *name)
 static int new_command(int argc, char **argv)
 {
     if (argc < 2 || argc > 3) {
-        fprintf(stderr, "starling: new: expected KIND NAME [DIR]\n%s", usage_text);
+        fprintf(stderr, "starling: new: expected KIND NAME [DIR]\n");
+        put_usage(stderr);
         return 2;
     }
     const char *kind = argv[0], *name = argv[1], *dir = argc > 2 ? argv[2] : argv[1];
@@ -1436,7 +1162,35 @@ static void omp_passive_reexec(char **argv)
         execv("/proc/self/exe", argv);
 }
 
+/* What `starling` gives a plugin's command (starling/face.h). */
+static int command_stopped(void) { return caught_signal != 0; }
+
+static int command_interrupted(const char *where)
+{
+    report_interrupt(where);
+    return interrupted_status();
+}
+
+static int run_plugin_command(const sl_command *c, int argc, char **argv)
+{
+    const sl_command_env env = {.registry = command_registry(), .out = stdout, .err = stderr,
+                                .stopped = command_stopped,
+                                .interrupted = command_interrupted};
+    int rc = c->main(&env, argc, argv);
+    fflush(stdout);
+    return rc;
+}
+
+static int dispatch(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+    int rc = dispatch(argc, argv);
+    sl_registry_destroy(cli_reg);
+    return rc;
+}
+
+static int dispatch(int argc, char **argv)
 {
     omp_passive_reexec(argv);
     argc = take_overwrite(argc, argv);
@@ -1459,21 +1213,26 @@ int main(int argc, char **argv)
         return new_command(argc - 2, argv + 2);
     /* the commands that run long enough to interrupt */
     catch_signals();
-    if (!strcmp(cmd, "ls"))
-        return ls_command(argc - 2, argv + 2);
     if (!strcmp(cmd, "check-plugin"))
         return check_plugin_command(argc - 2, argv + 2);
     if (!strcmp(cmd, "check"))
         return check_command(argc - 2, argv + 2, argv[0]);
     if (!strcmp(cmd, "run")) {
         if (argc < 3) {
-            fprintf(stderr, "starling: run: expected a script file\n%s", usage_text);
+            fprintf(stderr, "starling: run: expected a script file\n");
+            put_usage(stderr);
             return 2;
         }
         return run_script(argv[2], argc - 3, argv + 3, argv[0]);
     }
-    if (ends_with(cmd, ".lua") || access(cmd, R_OK) == 0)
+    if (ends_with(cmd, ".lua"))
         return run_script(cmd, argc - 2, argv + 2, argv[0]);
-    fprintf(stderr, "starling: unknown command '%s'\n%s", cmd, usage_text);
+    const sl_command *c = plugin_command(cmd);
+    if (c)
+        return run_plugin_command(c, argc - 2, argv + 2);
+    if (access(cmd, R_OK) == 0)
+        return run_script(cmd, argc - 2, argv + 2, argv[0]);
+    fprintf(stderr, "starling: unknown command '%s'\n", cmd);
+    put_usage(stderr);
     return 2;
 }

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "mcmc_plot.h"
-#include "plot_guard.h"
+#include "starling/plot_guard.h"
 #include "plot_ticks.h"
 #include "starling/nomem.h"
 

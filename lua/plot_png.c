@@ -4,7 +4,7 @@
  * leaving starling, not a plotting library.
  *
  *   starling.plot_png{ path = "p.png", x = {...}, y = {...} |
- *                      object = r[1] (a lombscargle result with full = true),
+ *                      object = r[1] (a periodogram's result with full = true),
  *                      title =, xlabel =, ylabel =, width = 900, height = 500,
  *                      mark = x (a dashed vertical line, e.g. the best frequency) }
  *
@@ -219,7 +219,8 @@ int sl_lua_plot_png(lua_State *L)
         int o = lua_gettop(L);
         y = field_list(L, o, "power", &ny);
         if (!y)
-            sl_lua_error(L, "plot_png: object has no 'power' (run lombscargle with full = true)");
+            sl_lua_error(L, "plot_png: object has no 'power' (compute the periodogram with "
+                            "full = true)");
         double f0 = opt_num(L, o, "f0", NAN), df = opt_num(L, o, "df", NAN);
         xs = lua_newuserdatauv(L, (size_t)(ny ? ny : 1) * sizeof *xs, 0);
         for (int64_t i = 0; i < ny; i++)
@@ -229,7 +230,7 @@ int sl_lua_plot_png(lua_State *L)
         x = field_list(L, 1, "x", &nx);
         y = field_list(L, 1, "y", &ny);
         if (!x || !y || nx != ny)
-            sl_lua_error(L, "plot_png: give object = <lombscargle result>, or x and y lists of "
+            sl_lua_error(L, "plot_png: give object = <a periodogram's result>, or x and y lists of "
                          "equal length");
     }
     if (ny < 2)

@@ -51,6 +51,9 @@ slt_test_plugin(slt_plugin_dup_param DUP_PARAM dup_param dup_param)
 slt_test_plugin(slt_plugin_lik_no_caps LIK_NO_CAPS lik_no_caps lik_no_caps)
 slt_test_plugin(slt_plugin_stack_name STACK_NAME stack_name stack_name)
 slt_test_plugin(slt_plugin_list_cap LIST_CAP list_cap list_cap)
+slt_test_plugin(slt_plugin_face_empty FACE_EMPTY face_empty face_empty)
+slt_test_plugin(slt_plugin_cmd_name CMD_NAME cmd_name cmd_name)
+slt_test_plugin(slt_plugin_cmd_no_main CMD_NO_MAIN cmd_no_main cmd_no_main)
 # Integrator tables and kernels that disagree on what the kernels were
 # compiled with (tests/plugins/traits_plugin.c); not copied into mixed/.
 function(slt_traits_plugin target case file)

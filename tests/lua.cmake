@@ -5,6 +5,15 @@
 sl_add_test(test_lua SOURCES test_lua.c TIMEOUT 600 COST 400)
 add_dependencies(test_lua starling hermite mvs newton monitors plummer kepler_rv slt_um_watch)
 target_compile_definitions(test_lua PRIVATE SLT_UM_DIR="${SLT_UM_DIR}")
+# A plugin of faces only (tests/plugins/face_plugin.c), in a folder of its
+# own that the test puts on STARLING_PLUGIN_PATH.
+add_library(slt_face_plugin MODULE ${CMAKE_CURRENT_SOURCE_DIR}/plugins/face_plugin.c)
+target_link_libraries(slt_face_plugin PRIVATE starling_core starling_face PkgConfig::LUA)
+set_target_properties(slt_face_plugin PROPERTIES PREFIX "" OUTPUT_NAME slt_greet
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/faceplugin C_VISIBILITY_PRESET hidden
+  BUILD_RPATH "$ORIGIN/../../lib")
+add_dependencies(test_lua slt_face_plugin)
+target_compile_definitions(test_lua PRIVATE SLT_FACE_DIR="${CMAKE_BINARY_DIR}/tests/faceplugin")
 # PLplot's driver folder: a test copies its cairo listing without the driver
 pkg_get_variable(SLT_PLPLOT_DRV_DIR plplot drvdir)
 target_compile_definitions(test_lua PRIVATE SLT_PLPLOT_DRV_DIR="${SLT_PLPLOT_DRV_DIR}")
@@ -20,6 +29,12 @@ sl_sanitizer_skip(test_lua lua/demcmc_synthetic_truth_in_95 lua/rv_fit_example_m
 # would mean a plugin's knowledge crept back into the front end.
 add_test(NAME lua_binding_has_no_likelihood_names
          COMMAND sh -c "! grep -n '\"kepler_rv' \"$0\"/*.c \"$0\"/*.h" ${PROJECT_SOURCE_DIR}/lua)
+# More broadly, the front end names no plugin at all: no file under lua/
+# holds a plugin folder's name or includes a plugin's header; plugins
+# reach the executable and the Lua module through their faces.
+add_test(NAME lua_front_end_names_no_plugin
+         COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
+                 -P ${PROJECT_SOURCE_DIR}/tests/front_end_names.cmake)
 
 # Swarm-NG's test mode (`starling check`) on the outer Solar System: mvs at
 # REBOUND WHFast's step reaches WHFast's final state; at a tolerance below

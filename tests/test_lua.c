@@ -1142,6 +1142,47 @@ Test(lua, user_monitor_listed)
     free_out(&o);
 }
 
+/* The front end knows a plugin's faces only through the registry: a plugin
+ * it has never heard of adds a Lua function (and, through its chunk, one
+ * to the starling table) and a command with its help, found on
+ * STARLING_PLUGIN_PATH. */
+Test(lua, plugin_faces_reach_lua_and_the_command_line)
+{
+    const char *env = "STARLING_PLUGIN_PATH='" SLT_FACE_DIR "'";
+    write_text("greet.lua", "local s, core = require 'starling', require 'starling.core'\n"
+                            "print(core.slt_greet('Ada'))\n"
+                            "print(s.slt_greet_twice('Bo'))\n"
+                            "s.slt_greet_twice(42)\n");
+    run_out o = run_env(env, "run greet.lua", NULL);
+    cr_expect_eq(o.status, 1, "%s", o.err);
+    cr_expect_str_eq(o.out, "hello, Ada\nhello, Bo hello, Bo\n");
+    cr_expect(strstr(o.err, "greet.lua:4: slt_greet: name = 42: expected a string"), "%s", o.err);
+    free_out(&o);
+    o = run_env(env, "slt_greet Ada", NULL);
+    cr_expect_eq(o.status, 0, "%s", o.err);
+    cr_expect_str_eq(o.out, "hello, Ada\n");
+    free_out(&o);
+    o = run_env(env, "slt_greet", NULL);
+    cr_expect_eq(o.status, 2);
+    cr_expect_str_eq(o.err, "starling: slt_greet: expected one name\n");
+    free_out(&o);
+    o = run_env(env, "slt_greet --help", NULL);
+    cr_expect_eq(o.status, 0);
+    cr_expect_str_eq(o.out, "usage: starling slt_greet NAME\n");
+    free_out(&o);
+    o = run_env(env, "help", NULL);
+    cr_expect(strstr(o.out, "       starling slt_greet NAME           greets NAME\n"), "%s", o.out);
+    free_out(&o);
+    o = run_env(env, "help nope", NULL);
+    cr_expect(strstr(o.err, "the commands: run, check, "), "%s", o.err);
+    cr_expect(strstr(o.err, "slt_greet, "), "%s", o.err);
+    free_out(&o);
+    o = run("slt_greet Ada", NULL); /* without the plugin: no such command */
+    cr_expect_eq(o.status, 2);
+    cr_expect(strstr(o.err, "unknown command 'slt_greet'"), "%s", o.err);
+    free_out(&o);
+}
+
 Test(lua, quickstart_tiny)
 {
     run_out o = run("run '" SL_SOURCE_DIR "/examples/quickstart.lua' qs.csv 120 10", NULL);

@@ -164,6 +164,18 @@ Test(registry, likelihood_without_capabilities)
                    "SL_BACKEND_CAN_CUDA");
 }
 
+/* Faces are tables the front end calls into: one it could not call, or a
+ * command it could mistake for an option, is refused with the reason. */
+Test(registry, refuses_malformed_faces)
+{
+    expect_refused("face_empty", "face_empty.so",
+                   "Lua face 'slt_face' has neither open nor a chunk");
+    expect_refused("cmd_name", "cmd_name.so",
+                   "command '-x': a command is named by one word without '/', '.', blanks or "
+                   "a leading '-'");
+    expect_refused("cmd_no_main", "cmd_no_main.so", "command 'slt_cmd' has no main");
+}
+
 static const char *const dm_words[] = {"double", "mixed", NULL};
 static const char *const ds_words[] = {"double", "single", NULL};
 static const char *const d_words[] = {"double", NULL};
@@ -263,8 +275,11 @@ Test(registry, load_dir_records_problems_and_loads_good_plugins)
         {"abi_plugin.so", "ABI version"},
         {"abi_table.so", "'slt_old' has ABI version"},
         {"bad_default.so", "key 'r': default 5 outside [0, 1]"},
+        {"cmd_name.so", "command '-x': a command is named by one word"},
+        {"cmd_no_main.so", "command 'slt_cmd' has no main"},
         {"dup_b.so", "force 'newton' is already provided by"},
         {"dup_param.so", "key 'r' is declared twice"},
+        {"face_empty.so", "Lua face 'slt_face' has neither open nor a chunk"},
         {"kind_mismatch.so", "is listed as a monitor but its head says kind 2"},
         {"lik_no_caps.so", "likelihood 'slt_no_caps': backends = 0"},
         {"list_cap.so", "has SL_FORCE_CAP_LIST"},

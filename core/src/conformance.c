@@ -424,7 +424,10 @@ sl_status sl_check_table(sl_kind kind, const void *table, const sl_check_options
     case SL_KIND_LIKELIHOOD: st = sl_check_likelihood(table, o, r); break;
     case SL_KIND_KERNELS: st = sl_check_kernel_set(table, o, r); break;
     case SL_KIND_PERIODOGRAM:
-    case SL_KIND_LENS: st = table ? check_head_only(kind, table, r)
+    case SL_KIND_LENS:
+    case SL_KIND_LUA_FACE: /* front ends' tables: the registry checked their fields */
+    case SL_KIND_COMMAND:
+    case SL_KIND_CHECKS: st = table ? check_head_only(kind, table, r)
                                          : sl_fail(SL_ERR_ARG, "check: no table"); break;
     default:
         sl_check_begin(r, kind, NULL);
@@ -478,6 +481,39 @@ static sl_status keep_problems(const sl_registry *reg, sl_check_plugin_result *r
     return SL_OK;
 }
 
+/* Whether the caller's extra checks already cover (kind, table). */
+static int extra_given(const sl_check_options *o, const sl_check_extra *x)
+{
+    for (size_t i = 0; o->extra && i < o->n_extra; i++)
+        if (o->extra[i].kind == x->kind &&
+            (!o->extra[i].table || !x->table || !strcmp(o->extra[i].table, x->table)))
+            return 1;
+    return 0;
+}
+
+/* The caller's extra checks, then those the loaded plugins export
+ * (SL_KIND_CHECKS) for a kind and table the caller's do not cover: the
+ * layout a plugin defines is checked by the plugin that knows it. */
+static sl_status gather_extras(const sl_registry *reg, sl_check_options *opt,
+                               sl_check_extra **owned)
+{
+    size_t n = sl_registry_count(reg), k = opt->n_extra;
+    *owned = calloc(n + k + 1, sizeof **owned);
+    if (!*owned)
+        return sl_fail(SL_ERR_NOMEM, "check-plugin: %zu extra checks", n + k);
+    for (size_t i = 0; i < k; i++)
+        (*owned)[i] = opt->extra[i];
+    for (size_t i = 0; i < n; i++) {
+        const sl_registry_item *it = sl_registry_at(reg, i);
+        const sl_check_set *c = it->table;
+        if (it->kind == SL_KIND_CHECKS && !extra_given(opt, &c->extra))
+            (*owned)[k++] = c->extra;
+    }
+    opt->extra = *owned;
+    opt->n_extra = k;
+    return SL_OK;
+}
+
 static sl_status run_reports(const sl_registry *reg, size_t n_items, const sl_check_options *o,
                              sl_check_plugin_result *res)
 {
@@ -490,13 +526,20 @@ static sl_status run_reports(const sl_registry *reg, size_t n_items, const sl_ch
     else
         sl_check_options_default(&opt);
     opt.reg = reg;
+    sl_check_extra *extras;
+    sl_status st0 = gather_extras(reg, &opt, &extras);
+    if (st0)
+        return st0;
     for (size_t i = 0; i < n_items; i++) {
         const sl_registry_item *it = sl_registry_at(reg, i);
         sl_status st = sl_check_table(it->kind, it->table, &opt, &res->reports[i]);
         res->n_reports++;
-        if (st)
+        if (st) {
+            free(extras);
             return sl_fail_context(st, "check-plugin: %s '%s'", sl_kind_name(it->kind), it->name);
+        }
     }
+    free(extras);
     return SL_OK;
 }
 

@@ -9,7 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "starling/conformance.h"
 #include "starling/ensemble.h"
+#include "starling/face.h"
 #include "starling/force.h"
 #include "starling/force_term.h"
 #include "starling/launch.h"
@@ -41,6 +43,9 @@ const char *sl_kind_name(sl_kind k)
     case SL_KIND_PERIODOGRAM: return "periodogram";
     case SL_KIND_KERNELS: return "kernel set";
     case SL_KIND_LENS: return "lens model";
+    case SL_KIND_LUA_FACE: return "Lua face";
+    case SL_KIND_COMMAND: return "command";
+    case SL_KIND_CHECKS: return "checks";
     }
     return "unknown";
 }
@@ -236,6 +241,45 @@ static sl_status check_monitor(const char *path, const sl_monitor *m)
     return SL_OK;
 }
 
+/* A command's name is one word that cannot be mistaken for an option or a
+ * script (no leading '-', no '/' or '.'); it has a main and usage text. */
+static sl_status check_command(const char *path, const sl_command *c)
+{
+    const char *n = c->name;
+    int word = n[0] && n[0] != '-' && !strpbrk(n, "/. \t\n");
+    if (!word)
+        return sl_fail(SL_ERR_PLUGIN, "plugin %s: command '%s': a command is named by one word "
+                       "without '/', '.', blanks or a leading '-'", path, n);
+    if (!c->main || !c->usage || !c->synopsis)
+        return sl_fail(SL_ERR_PLUGIN, "plugin %s: command '%s' has no %s", path, n,
+                       !c->main ? "main" : !c->usage ? "usage text" : "synopsis");
+    return SL_OK;
+}
+
+/* The tables a front end calls into: a function to call, a chunk with a
+ * name; checks that name a kind. */
+static sl_status check_face(const char *path, const sl_plugin_table *t)
+{
+    if (t->kind == SL_KIND_COMMAND)
+        return check_command(path, t->table);
+    if (t->kind == SL_KIND_LUA_FACE) {
+        const sl_lua_face *f = t->table;
+        if (!f->open && !f->chunk)
+            return sl_fail(SL_ERR_PLUGIN, "plugin %s: Lua face '%s' has neither open nor a "
+                           "chunk", path, t->name);
+        if (f->chunk && !f->chunk_name)
+            return sl_fail(SL_ERR_PLUGIN, "plugin %s: Lua face '%s' has a chunk without "
+                           "chunk_name", path, t->name);
+    }
+    if (t->kind == SL_KIND_CHECKS) {
+        const sl_check_set *c = t->table;
+        if (!c->extra.check || c->extra.kind < SL_KIND_PROPAGATOR || c->extra.kind > SL_KIND_CHECKS)
+            return sl_fail(SL_ERR_PLUGIN, "plugin %s: checks '%s' have no check function or "
+                           "an unknown kind (%d)", path, t->name, (int)c->extra.kind);
+    }
+    return SL_OK;
+}
+
 static sl_status check_plugin(const sl_registry *r, const char *path, const sl_plugin *p)
 {
     if (!p)
@@ -249,15 +293,15 @@ static sl_status check_plugin(const sl_registry *r, const char *path, const sl_p
         return sl_fail(SL_ERR_PLUGIN, "plugin %s: declares no name or no tables", path);
     for (size_t i = 0; i < p->n_tables; i++) {
         const sl_plugin_table *t = &p->tables[i];
-        if (t->kind < SL_KIND_PROPAGATOR || t->kind > SL_KIND_LENS || !t->table || !t->name)
-            return sl_fail(SL_ERR_PLUGIN, "plugin %s: table %zu has an unknown kind (%d) or no name",
-                           path, i, (int)t->kind);
+        if (t->kind < SL_KIND_PROPAGATOR || t->kind > SL_KIND_CHECKS || !t->table || !t->name)
+            return sl_fail(SL_ERR_PLUGIN, "plugin %s: table %zu has an unknown kind (%d) or no "
+                           "name", path, i, (int)t->kind);
         sl_status st = check_head(path, t);
         if (st)
             return st;
         if (t->kind == SL_KIND_KERNELS && (st = check_kernel_set(path, t->table)))
             return st;
-        if ((st = check_limits(path, t)))
+        if ((st = check_limits(path, t)) || (st = check_face(path, t)))
             return st;
         if (t->kind == SL_KIND_MONITOR && (st = check_monitor(path, t->table)))
             return st;

@@ -9,6 +9,7 @@
  * not finite) gets ln L = −inf and chi² = +inf rather than an error, so a
  * sampler can propose freely. */
 #include "kepler_rv.h"
+#include "krv_faces.h"
 #include "krv_lanes.h"
 
 #include <math.h>
@@ -472,6 +473,7 @@ static const sl_likelihood kepler_rv_table = {
 
 static const sl_plugin_table tables[] = {
     {SL_KIND_LIKELIHOOD, "kepler_rv", &kepler_rv_table},
+    {SL_KIND_LUA_FACE, "kepler_rv", &sl_krv_lua_face},
 };
 
 static const sl_plugin plugin = {
@@ -480,7 +482,7 @@ static const sl_plugin plugin = {
     .version = "0.1.0",
     .description = "Keplerian radial-velocity likelihood",
     .tables = tables,
-    .n_tables = 1,
+    .n_tables = sizeof tables / sizeof tables[0],
 };
 
 SL_PLUGIN_EXPORT const sl_plugin *sl_plugin_entry(void) { return &plugin; }

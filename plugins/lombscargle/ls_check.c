@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lombscargle.h"
+#include "ls_faces.h"
 #include "starling/rng.h"
 
 enum { PG_OBJ = 5 };
@@ -250,3 +251,13 @@ sl_status sl_ls_check(const void *table, const sl_check_options *o, sl_check_rep
 }
 
 const sl_check_extra sl_ls_check_extra = {SL_KIND_PERIODOGRAM, "lombscargle", sl_ls_check};
+
+/* The same checks as the plugin's table: check-plugin runs them on any
+ * front end's behalf. */
+const sl_check_set sl_ls_check_table = {
+    .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_CHECKS,
+    .name = "lombscargle",
+    .description = "the checks of the periodogram table's layout",
+    .extra = {SL_KIND_PERIODOGRAM, "lombscargle", sl_ls_check},
+};

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ls_faces.h"
 #include "ls_internal.h"
 #include "starling/cancel.h"
 #include "starling/nomem.h"
@@ -638,7 +639,7 @@ sl_status sl_ls_read_with(const char *path, const sl_ls_columns *cols, int with_
 sl_status sl_ls_read_fits(const char *path, const sl_ls_columns *cols, int with_id,
                           sl_ls_set **out);
 
-static const sl_periodogram ls_table = {
+const sl_periodogram sl_ls_table = {
     .abi = SL_ABI_VERSION,
     .kind = SL_KIND_PERIODOGRAM,
     .name = "lombscargle",
@@ -657,7 +658,10 @@ static const sl_periodogram ls_table = {
 };
 
 static const sl_plugin_table ls_tables[] = {
-    {SL_KIND_PERIODOGRAM, "lombscargle", &ls_table},
+    {SL_KIND_PERIODOGRAM, "lombscargle", &sl_ls_table},
+    {SL_KIND_LUA_FACE, "lombscargle", &sl_ls_lua_face},
+    {SL_KIND_COMMAND, "ls", &sl_ls_command},
+    {SL_KIND_CHECKS, "lombscargle", &sl_ls_check_table},
 };
 
 static const sl_plugin ls_plugin = {
@@ -666,7 +670,7 @@ static const sl_plugin ls_plugin = {
     .version = "0.1.0",
     .description = "Lomb-Scargle periodograms on CPU and CUDA",
     .tables = ls_tables,
-    .n_tables = 1,
+    .n_tables = sizeof ls_tables / sizeof ls_tables[0],
 };
 
 SL_PLUGIN_EXPORT const sl_plugin *sl_plugin_entry(void) { return &ls_plugin; }

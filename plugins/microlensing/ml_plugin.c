@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "ml_caustics.h"
+#include "ml_faces.h"
 #include "ml_internal.h"
 #include "ml_model.h"
 #include "starling/cancel.h"
@@ -126,6 +127,7 @@ extern const sl_likelihood sl_ml_likelihood_table; /* ml_like.c */
 static const sl_plugin_table ml_tables[] = {
     {SL_KIND_LENS, "microlensing", &ml_table},
     {SL_KIND_LIKELIHOOD, "microlensing", &sl_ml_likelihood_table},
+    {SL_KIND_LUA_FACE, "microlensing", &sl_ml_lua_face},
 };
 
 static const sl_plugin ml_plugin = {
@@ -135,7 +137,7 @@ static const sl_plugin ml_plugin = {
     .description = "gravitational microlensing: magnifications, maps and light curves, and a "
                    "photometric likelihood, on the CPU and CUDA backends",
     .tables = ml_tables,
-    .n_tables = 2,
+    .n_tables = sizeof ml_tables / sizeof ml_tables[0],
 };
 
 SL_PLUGIN_EXPORT const sl_plugin *sl_plugin_entry(void) { return &ml_plugin; }

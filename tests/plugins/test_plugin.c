@@ -17,7 +17,11 @@
  *   SLT_CASE_LIK_NO_CAPS    a likelihood that declares no backend
  *   SLT_CASE_STACK_NAME     a force named like a stack (a__b) that is none
  *   SLT_CASE_LIST_CAP       a force claiming core's caps of a run's list
+ *   SLT_CASE_FACE_EMPTY     a Lua face with neither open nor a chunk
+ *   SLT_CASE_CMD_NAME       a command named like an option ("-x")
+ *   SLT_CASE_CMD_NO_MAIN    a command without main
  */
+#include "starling/face.h"
 #include "starling/force.h"
 #include "starling/force_term.h"
 #include "starling/likelihood.h"
@@ -121,6 +125,38 @@ static const sl_force packed_force __attribute__((unused)) = {
     .n_packed = SL_FORCE_PARAMS_MAX + 1,
 };
 
+static int cmd_main(const sl_command_env *env, int argc, char **argv)
+{
+    (void)env, (void)argc, (void)argv;
+    return SL_EXIT_OK;
+}
+
+static const sl_lua_face empty_face __attribute__((unused)) = {
+    .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_LUA_FACE,
+    .name = "slt_face",
+    .description = "a Lua face that adds nothing",
+};
+
+static const sl_command option_command __attribute__((unused)) = {
+    .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_COMMAND,
+    .name = "-x",
+    .description = "a command named like an option",
+    .synopsis = "       starling -x\n",
+    .usage = "usage: starling -x\n",
+    .main = cmd_main,
+};
+
+static const sl_command mainless_command __attribute__((unused)) = {
+    .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_COMMAND,
+    .name = "slt_cmd",
+    .description = "a command without main",
+    .synopsis = "       starling slt_cmd\n",
+    .usage = "usage: starling slt_cmd\n",
+};
+
 static const sl_force stack_named_force __attribute__((unused)) = {
     .abi = SL_ABI_VERSION,
     .kind = SL_KIND_FORCE,
@@ -170,6 +206,15 @@ static const sl_plugin_table tables[] = {{SL_KIND_MONITOR, "slt_default", &defau
 #elif defined(SLT_CASE_LIK_NO_CAPS)
 static const sl_plugin_table tables[] = {
     {SL_KIND_LIKELIHOOD, "slt_no_caps", &no_caps_likelihood}};
+#define SLT_ABI SL_ABI_VERSION
+#elif defined(SLT_CASE_FACE_EMPTY)
+static const sl_plugin_table tables[] = {{SL_KIND_LUA_FACE, "slt_face", &empty_face}};
+#define SLT_ABI SL_ABI_VERSION
+#elif defined(SLT_CASE_CMD_NAME)
+static const sl_plugin_table tables[] = {{SL_KIND_COMMAND, "-x", &option_command}};
+#define SLT_ABI SL_ABI_VERSION
+#elif defined(SLT_CASE_CMD_NO_MAIN)
+static const sl_plugin_table tables[] = {{SL_KIND_COMMAND, "slt_cmd", &mainless_command}};
 #define SLT_ABI SL_ABI_VERSION
 #elif defined(SLT_CASE_STACK_NAME)
 static const sl_plugin_table tables[] = {{SL_KIND_FORCE, "slt__stack", &stack_named_force}};

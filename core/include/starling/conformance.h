@@ -92,6 +92,15 @@ typedef struct sl_check_extra {
     sl_check_fn check;
 } sl_check_extra;
 
+/* SL_KIND_CHECKS: a plugin's own checks of a layout core does not know
+ * (its periodogram's, its lens model's). sl_check_plugin runs them on every
+ * table they match, after core's checks, unless the caller's options
+ * already carry checks for the same kind and table. */
+typedef struct sl_check_set {
+    SL_TABLE_HEAD;
+    sl_check_extra extra;
+} sl_check_set;
+
 typedef struct sl_check_options {
     const sl_registry *reg; /* forces and integrators to compose with (NULL: none) */
     const char *data_path;  /* likelihood data (NULL: the plugin's example_data, else a

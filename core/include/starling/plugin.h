@@ -14,7 +14,7 @@ SL_EXTERN_C_BEGIN
 /* Bumped whenever any interface table or sl_run_args changes layout, so
  * that the registry refuses a plugin built against another layout instead
  * of calling into it. What each version changed is in CHANGELOG.md. */
-#define SL_ABI_VERSION 12u
+#define SL_ABI_VERSION 13u
 #define SL_PLUGIN_ENTRY_SYMBOL "sl_plugin_entry"
 
 typedef enum sl_kind {
@@ -24,7 +24,10 @@ typedef enum sl_kind {
     SL_KIND_LIKELIHOOD,
     SL_KIND_PERIODOGRAM, /* appended: values above keep their numbers */
     SL_KIND_KERNELS,     /* an sl_kernel_set: kernels of one (integrator, force) pair */
-    SL_KIND_LENS         /* a table whose layout its plugin defines: microlensing's sl_lens */
+    SL_KIND_LENS,        /* a table whose layout its plugin defines: microlensing's sl_lens */
+    SL_KIND_LUA_FACE,    /* an sl_lua_face (face.h): functions for the Lua module */
+    SL_KIND_COMMAND,     /* an sl_command (face.h): a subcommand of the executable */
+    SL_KIND_CHECKS       /* an sl_check_set (conformance.h): checks of a plugin-defined layout */
 } sl_kind;
 
 /* The head of every table (sl_propagator, sl_force, sl_monitor,
@@ -69,8 +72,10 @@ typedef struct sl_plugin_table {
     sl_kind kind;
     const char *name;
     const void *table; /* sl_propagator, sl_force, sl_monitor, sl_likelihood, sl_kernel_set,
-                          or a table whose layout its plugin defines (SL_KIND_PERIODOGRAM:
-                          lombscargle's sl_periodogram; SL_KIND_LENS: microlensing's sl_lens); every one starts with SL_TABLE_HEAD */
+                          sl_lua_face, sl_command, sl_check_set, or a table whose layout
+                          its plugin defines (SL_KIND_PERIODOGRAM: lombscargle's
+                          sl_periodogram; SL_KIND_LENS: microlensing's sl_lens); every one
+                          starts with SL_TABLE_HEAD */
 } sl_plugin_table;
 
 typedef struct sl_plugin {

@@ -1,4 +1,6 @@
-/* starling.core.microlensing: lens-model magnifications from Lua.
+/* The plugin's Lua face: starling.core.microlensing, lens-model
+ * magnifications from Lua, and the Lua part of starling.microlensing
+ * (ml_face.lua, embedded as sl_ml_lua_chunk).
  *
  *   starling.microlensing.magnification{ model = "pspl" | "fspl" | "binary",
  *       t0 =, u0 =, tE =, [rho =, a1 = 0 (fspl)], [s =, q =, alpha = (binary, degrees)],
@@ -8,17 +10,18 @@
  * returns the magnifications at t: a list (or a number when t is one), or,
  * with models, one such list per model. Every key and value is checked
  * before any work starts (the plugin checks the physics: q > 0, rho > 0...);
- * messages name the model and the key. The pure-Lua library wraps this as
+ * messages name the model and the key. ml_face.lua wraps this as
  * starling.microlensing.pspl / fspl / binary. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "binding.h"
-#include "starling/output.h"
+#include "microlensing.h"
+#include "ml_faces.h"
 #include "ml_plot.h"
-#include "plot_guard.h"
-#include "starling/plugins/microlensing/microlensing.h"
+#include "starling/lua_face.h"
+#include "starling/output.h"
+#include "starling/plot_guard.h"
 
 /* The plugin's messages start with "microlensing: ": the Lua context
  * (microlensing.binary) replaces that prefix rather than stacking on it. */
@@ -652,7 +655,7 @@ static int l_ml_chi2_png(lua_State *L)
     return 0;
 }
 
-void sl_lua_open_microlensing(lua_State *L)
+static int open_face(lua_State *L)
 {
     static const luaL_Reg fns[] = {{"magnification", l_ml_magnification},
                                    {"binary_mag0", l_ml_binary_mag0},
@@ -663,4 +666,15 @@ void sl_lua_open_microlensing(lua_State *L)
                                    {NULL, NULL}};
     luaL_newlib(L, fns);
     lua_setfield(L, -2, "microlensing");
+    return 0;
 }
+
+const sl_lua_face sl_ml_lua_face = {
+    .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_LUA_FACE,
+    .name = "microlensing",
+    .description = "starling.microlensing: magnifications, caustics, maps, grid search",
+    .open = open_face,
+    .chunk = sl_ml_lua_chunk,
+    .chunk_name = "microlensing.lua",
+};

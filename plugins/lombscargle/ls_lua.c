@@ -1,4 +1,4 @@
-/* starling.core.lombscargle: Lomb-Scargle periodograms from Lua.
+/* The plugin's Lua face: starling.lombscargle, periodograms from Lua.
  *
  *   starling.lombscargle{ file = "lc.csv" | batch = "objects.csv" |
  *                         t = {...}, y = {...}, dy = {...} |
@@ -19,15 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "binding.h"
-#include "starling/plugins/lombscargle/lombscargle.h"
+#include "lombscargle.h"
+#include "ls_faces.h"
+#include "starling/lua_face.h"
 
 static const char *const ls_extra[] = {"file", "batch", "t", "y", "dy", "method",
                                        "normalization", "normalisation", "precision", "grid",
                                        "engine", "backend", "objects", "columns", "transfer",
                                        NULL};
-
-int sl_lua_plot_png(lua_State *L); /* plot_png.c */
 
 /* The plugin's messages already start with "lombscargle: ": add the
  * context only to those that do not. */
@@ -391,10 +390,25 @@ static int l_lombscargle(lua_State *L)
     return 1;
 }
 
-void sl_lua_open_lombscargle(lua_State *L)
+static int open_face(lua_State *L)
 {
     lua_pushcfunction(L, l_lombscargle);
     lua_setfield(L, -2, "lombscargle");
-    lua_pushcfunction(L, sl_lua_plot_png);
-    lua_setfield(L, -2, "plot_png");
+    return 0;
 }
+
+const sl_lua_face sl_ls_lua_face = {
+    .abi = SL_ABI_VERSION,
+    .kind = SL_KIND_LUA_FACE,
+    .name = "lombscargle",
+    .description = "starling.lombscargle{...}: periodograms from Lua",
+    .open = open_face,
+    .chunk = "local core, M = ...\n"
+             "--- Lomb-Scargle periodogram(s): {file = | batch = | t =, y =, dy =, ...};\n"
+             "--- returns {backend, engine, kernel_s, wall_s, n, [i] = {id, flag,\n"
+             "--- best_frequency, best_period, best_power, fap, peaks, power, ...}}.\n"
+             "function M.lombscargle(cfg)\n"
+             "  return core.lombscargle(cfg)\n"
+             "end\n",
+    .chunk_name = "lombscargle.lua",
+};

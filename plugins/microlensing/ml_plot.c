@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "ml_plot.h"
-#include "plot_guard.h"
+#include "starling/plot_guard.h"
 #include "starling/nomem.h"
 
 /* cmap1: black, purple, orange, pale yellow (a perceptual ramp like

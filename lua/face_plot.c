@@ -1,7 +1,7 @@
 /* The PLplot guard (plot_guard.h): checks before plotting, PLplot's exit
  * and abort handlers, and its stderr text captured into the messages. */
 #define _GNU_SOURCE
-#include "plot_guard.h"
+#include "starling/plot_guard.h"
 
 #include <errno.h>
 #include <limits.h>

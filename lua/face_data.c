@@ -1,6 +1,6 @@
 /* Data for plugins from Lua (starling/data.h): a file name, columns by
  * name ({t = {...}, rv = {...}, err = {...}, inst = {...}}), or a data
- * object from starling.rv.read, plus the user's choice of columns
+ * object from a plugin's reader (starling.rv.read), plus the user's choice of columns
  * (columns = {rv = "vel2", ...}). The plugin matches the columns by its
  * own names; here only the Lua values are checked, each error naming the
  * key and element. Arrays live in one userdata left on the stack, and
@@ -8,7 +8,7 @@
  * alive until the caller returns, and Lua frees them after any error. */
 #include <string.h>
 
-#include "binding.h"
+#include "starling/lua_face.h"
 
 #define DATA_WANT "a file name or columns by name, e.g. {t = {...}, rv = {...}, err = {...}}"
 

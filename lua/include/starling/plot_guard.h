@@ -12,10 +12,12 @@
  * starling/output.h says (a temporary file renamed into place, a link
  * written through, a stream copied into). One plot at a time (PLplot's
  * handlers are global). */
-#ifndef STARLING_LUA_PLOT_GUARD_H
-#define STARLING_LUA_PLOT_GUARD_H
+#ifndef STARLING_PLOT_GUARD_H
+#define STARLING_PLOT_GUARD_H
 
 #include "starling/status.h"
+
+SL_EXTERN_C_BEGIN
 
 /* SL_OK when path may be written (sl_out_check with flags, output.h's
  * SL_OUT_*) and PLplot can load its pngcairo driver; else SL_ERR_IO naming
@@ -30,5 +32,7 @@ sl_status sl_plot_png_ready(const char *path, unsigned flags);
  * said; a refused operation (plabort) fails the picture too. */
 sl_status sl_plot_run(const char *path, unsigned flags, int w, int h, void (*draw)(void *ctx),
                       void *ctx);
+
+SL_EXTERN_C_END
 
 #endif
