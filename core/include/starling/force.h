@@ -10,9 +10,14 @@
  * and two flags, literal 0 or 1: SL_FORCE_NAME_JERK (acc_jerk is
  * provided) and SL_FORCE_NAME_PERTURB (acc_perturb is provided).
  *
- * (launch.h has the whole contract). Integrators are instantiated against
- * it at build time; the runtime table below names it, declares its
- * parameters and gives host entry points for energy diagnostics. */
+ * (launch.h has the whole contract), and SL_FORCE_NAME_NPACKED, the doubles
+ * its pack fills. Integrators are instantiated against it at build time;
+ * the runtime table below names it, declares its parameters and gives host
+ * entry points for energy diagnostics.
+ *
+ * Such a force is a base. A run may add terms to it (gr, j2: corrections
+ * written once as the pull of body 0 on one planet, force_term.h); the
+ * kernels that sum a base and terms are a stack's (force_stack.h). */
 #ifndef STARLING_FORCE_H
 #define STARLING_FORCE_H
 
