@@ -34,6 +34,11 @@ esac
 export STARLING_TEST_BACKEND=$backend
 KINDS=${SDK_KINDS:-integrator force likelihood monitor}
 declare -A plugin_name=([integrator]=sdkleap [force]=sdksoft [likelihood]=sdksine [monitor]=sdkwatch)
+# The plugin that carries a scaffold's kernels and CUDA code: the force
+# scaffold is a term, whose kernels are its stack's (STACKS newton), the
+# plugin newton__NAME built beside it; the others carry their own.
+declare -A kernels_in=([sdkleap]=sdkleap [sdksoft]=newton__sdksoft [sdksine]=sdksine
+                       [sdkwatch]=sdkwatch)
 for kind in $KINDS; do
     [ -n "${plugin_name[$kind]:-}" ] ||
         { echo "sdk-check: SDK_KINDS: unknown kind '$kind' (expected integrator, force, likelihood or monitor)" >&2; exit 2; }
@@ -167,8 +172,19 @@ build_plugin() {
     local so=$b/plugins/$name.so
     [ -f "$so" ] || fail "$name ($label): no $so"
     say "$name ($label): built in $(elapsed "$t0") s, $name.so $(du -k "$so" | cut -f1) KiB"
-    check_flags "$b" "$name" "$cuda"
-    check_plugin "$so" "$name" "$cuda"
+    local kname=${kernels_in[$name]:-$name}
+    if [ "$kname" = "$name" ]; then
+        check_flags "$b" "$name" "$cuda"
+        check_plugin "$so" "$name" "$cuda"
+    else
+        # a term: host code only; its stack carries the kernels
+        local kso=$b/plugins/$kname.so
+        [ -f "$kso" ] || fail "$name ($label): no $kso (the stack with its kernels)"
+        check_flags "$b" "$name" 0
+        check_plugin "$so" "$name" 0
+        check_flags "$b" "${kname}_plugin" "$cuda"
+        check_plugin "$kso" "$kname" "$cuda"
+    fi
     STARLING_PLUGIN_PATH=$b/plugins run "$work/plugins-$name-$label.log" "$pfx/bin/starling" plugins
     grep -q "$name" "$work/plugins-$name-$label.log" ||
         { cat "$work/plugins-$name-$label.log" >&2; fail "$name ($label): 'starling plugins' does not list it"; }
@@ -199,7 +215,7 @@ gpu_run() {
     local plugins=$work/build-$name-gpu/plugins log=$work/check-gpu-$name.log
     [ -f "$work/$name/$name.csv" ] && data=(--data="$work/$name/$name.csv")
     STARLING_PLUGIN_PATH=$plugins run "$log" "$prefix/bin/starling" check-plugin --require-gpu \
-        "${data[@]}" "$plugins/$name.so"
+        "${data[@]}" "$plugins/${kernels_in[$name]:-$name}.so"
     local compared
     compared=$(grep -c '^  PASS  cuda' "$log" || true)
     if [ "$cuda" = 1 ]; then
