@@ -89,7 +89,7 @@ run "$work/install.log" cmake --install "$build" --prefix "$prefix"
 for f in bin/starling lib/libstarling.so include/starling/version.h include/starling/starling.h \
          include/starling/launch.h include/starling/integrate.h include/starling/instantiate.h \
          include/starling/internal/loop.h include/starling/internal/lanes.h \
-         include/starling/forces/forces.h include/starling/forces/newton.h \
+         include/starling/forces/newton.h \
          include/starling/integrators/hermite.h lib/starling/plugins/hermite.so \
          lib/starling/plugins/newton.so lib/cmake/starling/starlingConfig.cmake \
          lib/cmake/starling/StarlingPlugin.cmake lib/cmake/starling/starlingPhysics.cmake \

@@ -5,7 +5,7 @@ set(SLT_PHYSICS_DIR ${CMAKE_BINARY_DIR}/tests/badphysics)
 function(slt_physics_plugin target case file)
   add_library(${target} MODULE ${CMAKE_CURRENT_SOURCE_DIR}/plugins/bad_physics.c)
   target_link_libraries(${target} PRIVATE starling_core)
-  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/forces)
+  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
   target_compile_definitions(${target} PRIVATE SLT_CASE_${case} SLT_NAME="${file}")
   set_target_properties(${target} PROPERTIES PREFIX "" OUTPUT_NAME ${file}
     LIBRARY_OUTPUT_DIRECTORY ${SLT_PHYSICS_DIR} C_VISIBILITY_PRESET hidden)
@@ -18,7 +18,7 @@ slt_physics_plugin(slt_plugin_not_gradient NOT_GRADIENT not_gradient)
 function(slt_adaptive_plugin target case file)
   add_library(${target} MODULE ${CMAKE_CURRENT_SOURCE_DIR}/plugins/adaptive_plugin.c)
   target_link_libraries(${target} PRIVATE starling_core)
-  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/forces
+  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/tests
                              ${CMAKE_CURRENT_SOURCE_DIR})
   target_compile_definitions(${target} PRIVATE SLT_CASE_${case} SLT_NAME="${file}")
   set_target_properties(${target} PROPERTIES PREFIX "" OUTPUT_NAME ${file}

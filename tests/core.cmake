@@ -59,7 +59,7 @@ slt_test_plugin(slt_plugin_cmd_no_main CMD_NO_MAIN cmd_no_main cmd_no_main)
 function(slt_traits_plugin target case file)
   add_library(${target} MODULE ${CMAKE_CURRENT_SOURCE_DIR}/plugins/traits_plugin.c)
   target_link_libraries(${target} PRIVATE starling_core)
-  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/forces
+  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/tests
                              ${CMAKE_CURRENT_SOURCE_DIR})
   target_compile_definitions(${target} PRIVATE SLT_CASE_${case} SLT_NAME="${file}"
                              SL_HAVE_CUDA=0)
@@ -117,11 +117,19 @@ add_dependencies(test_composition ${SL_TEST_PLUGINS} plummer mvs slt_nojerk)
 target_compile_definitions(test_composition PRIVATE
   SLT_NOJERK="$<TARGET_FILE:slt_nojerk>")
 
+# Kernels are stamped at the end of the configure step: an integrator and a
+# force declared in either order give the same pairs in the same plugins.
+add_test(NAME stamping_is_order_independent
+         COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
+                 -DWORK=${CMAKE_CURRENT_BINARY_DIR}/stamping
+                 -P ${PROJECT_SOURCE_DIR}/tests/stamping.cmake)
+set_tests_properties(stamping_is_order_independent PROPERTIES TIMEOUT 120)
+
 # The limits of launch.h as compile-time checks (issue 9): each case of
 # compile_fail/limits.c must fail to compile with its message, with the C
 # compiler and, in a CUDA build, with nvcc; the OK case must compile.
 set(SLT_LIMIT_INCLUDES -I${PROJECT_SOURCE_DIR}/core/include -I${CMAKE_BINARY_DIR}/include
-    -I${PROJECT_SOURCE_DIR}/forces)
+    -I${PROJECT_SOURCE_DIR}/tests)
 set(SLT_LIMIT_CASES
   "NSTAGES_0\;SL_PROP_slt_lim_NSTAGES must be 1..16"
   "NSTAGES_17\;SL_PROP_slt_lim_NSTAGES must be 1..16"

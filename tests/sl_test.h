@@ -59,6 +59,7 @@ static SLT_UNUSED void slt_unload(slt_plugins *p)
 static SLT_UNUSED void slt_config(const slt_plugins *p, sl_run_config *c, double dt, double t_end)
 {
     sl_run_config_init(c);
+    c->registry = p->reg; /* where hermite's kernel sets are */
     c->prop = p->hermite;
     c->force = p->newton;
     sl_param_values pv;
@@ -77,7 +78,6 @@ static SLT_UNUSED void slt_config_with(const slt_plugins *p, sl_run_config *c, c
                                        double dt, double t_end, const char *key, double value)
 {
     slt_config(p, c, dt, t_end);
-    c->registry = p->reg;
     const void *t;
     SLT_OK(sl_registry_get(p->reg, SL_KIND_PROPAGATOR, name, &t));
     c->prop = t;

@@ -98,16 +98,18 @@ TestSuite(check_plugin, .timeout = 60);
 
 Test(check_plugin, hermite_passes)
 {
-    passes("hermite.so", 1,
-           MUST("hermite:params/schema", "hermite:params/dt", "hermite:pack", "hermite:kernels",
+    passes("hermite.so", 2, /* its table and its kernel set with newton */
+           MUST("hermite/newton:kernels",
+                "hermite:params/schema", "hermite:params/dt", "hermite:pack", "hermite:kernels",
                 "hermite:order/newton", "hermite:repeat/newton",
                 "hermite:unrolled_vs_runtime_n/newton"));
 }
 
 Test(check_plugin, mvs_passes)
 {
-    passes("mvs.so", 1,
-           MUST("mvs:params/schema", "mvs:params/dt", "mvs:pack", "mvs:kernels",
+    passes("mvs.so", 2, /* its table and its kernel set with newton */
+           MUST("mvs/newton:kernels",
+                "mvs:params/schema", "mvs:params/dt", "mvs:pack", "mvs:kernels",
                 "mvs:order/newton", "mvs:repeat/newton", "mvs:unrolled_vs_runtime_n/newton"));
 }
 
@@ -115,29 +117,33 @@ Test(check_plugin, mvs_passes)
  * it (an adaptive one by tightening tol, or eta for hermite_adaptive). */
 Test(check_plugin, verlet_passes)
 {
-    passes("verlet.so", 1,
-           MUST("verlet:params/dt", "verlet:kernels", "verlet:order/newton",
+    passes("verlet.so", 2, /* its table and its kernel set with newton */
+           MUST("verlet/newton:kernels",
+                "verlet:params/dt", "verlet:kernels", "verlet:order/newton",
                 "verlet:repeat/newton", "verlet:unrolled_vs_runtime_n/newton"));
 }
 
 Test(check_plugin, rkck_passes)
 {
-    passes("rkck.so", 1,
-           MUST("rkck:params/dt", "rkck:kernels", "rkck:order/newton", "rkck:repeat/newton",
+    passes("rkck.so", 2, /* its table and its kernel set with newton */
+           MUST("rkck/newton:kernels",
+                "rkck:params/dt", "rkck:kernels", "rkck:order/newton", "rkck:repeat/newton",
                 "rkck:unrolled_vs_runtime_n/newton"));
 }
 
 Test(check_plugin, rkck_adaptive_passes)
 {
-    passes("rkck_adaptive.so", 1,
-           MUST("rkck_adaptive:kernels", "rkck_adaptive:order/newton",
+    passes("rkck_adaptive.so", 2, /* its table and its kernel set with newton */
+           MUST("rkck_adaptive/newton:kernels",
+                "rkck_adaptive:kernels", "rkck_adaptive:order/newton",
                 "rkck_adaptive:repeat/newton", "rkck_adaptive:unrolled_vs_runtime_n/newton"));
 }
 
 Test(check_plugin, hermite_adaptive_passes)
 {
-    passes("hermite_adaptive.so", 1,
-           MUST("hermite_adaptive:kernels", "hermite_adaptive:order/newton",
+    passes("hermite_adaptive.so", 2, /* its table and its kernel set with newton */
+           MUST("hermite_adaptive/newton:kernels",
+                "hermite_adaptive:kernels", "hermite_adaptive:order/newton",
                 "hermite_adaptive:repeat/newton",
                 "hermite_adaptive:unrolled_vs_runtime_n/newton"));
 }

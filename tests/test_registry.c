@@ -385,24 +385,34 @@ Test(registry, default_path_finds_build_plugins_and_env_path)
     sl_registry_destroy(r);
 }
 
-/* Hermite lists a kernel per N in 2..16 plus the runtime-N fallback. */
+/* Hermite's plugin carries a kernel per N in 2..16 plus the runtime-N
+ * fallback, as the kernel set hermite/newton (stamped by
+ * starling_add_integrator), not in its propagator table. */
 Test(registry, hermite_kernel_table)
 {
     slt_plugins p;
     slt_load(&p);
+    cr_assert_null(sl_propagator_kernel(p.hermite, "newton", 3), "hermite's own table has kernels");
+    const sl_kernel_set *set = sl_registry_find(p.reg, SL_KIND_KERNELS, "hermite/newton");
+    cr_assert_not_null(set, "no kernel set hermite/newton");
+    cr_assert_eq(set->n_kernels, 16, "%zu entries: expected N = 2..16 and any", set->n_kernels);
     for (int n = 2; n <= 16; n++) {
-        const sl_kernel_entry *k = sl_propagator_kernel(p.hermite, "newton", n);
+        const sl_kernel_entry *k;
+        SLT_OK(sl_registry_kernel(p.reg, p.hermite, "newton", n, &k));
         cr_assert_not_null(k);
         cr_assert_eq(k->n_body, n);
         cr_assert_not_null(k->cpu);
         /* in the tree, hermite has CUDA code exactly when core has */
         cr_assert_eq(k->cuda != NULL, SL_CORE_HAS_CUDA != 0);
     }
-    const sl_kernel_entry *any = sl_propagator_kernel(p.hermite, "newton", 17);
+    const sl_kernel_entry *any, *k64;
+    SLT_OK(sl_registry_kernel(p.reg, p.hermite, "newton", 17, &any));
     cr_assert_not_null(any);
     cr_assert_eq(any->n_body, 0);
-    cr_assert_eq(sl_propagator_kernel(p.hermite, "newton", 64), any);
-    cr_assert_null(sl_propagator_kernel(p.hermite, "gr", 3));
+    SLT_OK(sl_registry_kernel(p.reg, p.hermite, "newton", 64, &k64));
+    cr_assert_eq(k64, any);
+    const sl_kernel_entry *none;
+    cr_assert_neq(sl_registry_kernel(p.reg, p.hermite, "gr", 3, &none), SL_OK);
     cr_assert_eq(p.hermite->order, 4);
     cr_assert_eq(p.hermite->abi, SL_ABI_VERSION);
     slt_unload(&p);

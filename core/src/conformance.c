@@ -514,6 +514,32 @@ static sl_status gather_extras(const sl_registry *reg, sl_check_options *opt,
     return SL_OK;
 }
 
+/* Whether kernel set `it` sits in the file beside its integrator's table
+ * (the first n_items of the registry): the integrator's checks run it with
+ * its force through the pooled kernels, so the set's own would repeat them. */
+static int beside_its_integrator(const sl_registry *reg, size_t n_items,
+                                 const sl_registry_item *it)
+{
+    const sl_kernel_set *k = it->table;
+    if (it->kind != SL_KIND_KERNELS || k->n_kernels == 0)
+        return 0;
+    for (size_t i = 0; i < n_items; i++) {
+        const sl_registry_item *p = sl_registry_at(reg, i);
+        if (p->kind == SL_KIND_PROPAGATOR && !strcmp(p->name, k->integrator))
+            return 1;
+    }
+    return 0;
+}
+
+static sl_status check_set_beside(const sl_kernel_set *k, sl_check_report *r)
+{
+    sl_check_begin(r, SL_KIND_KERNELS, k->name);
+    sl_check_add(r, SL_CHECK_PASS, "kernels", "%zu entries for %s, run by the checks of "
+                 "integrator '%s' with force '%s'", k->n_kernels, k->name, k->integrator,
+                 k->force);
+    return SL_OK;
+}
+
 static sl_status run_reports(const sl_registry *reg, size_t n_items, const sl_check_options *o,
                              sl_check_plugin_result *res)
 {
@@ -532,7 +558,9 @@ static sl_status run_reports(const sl_registry *reg, size_t n_items, const sl_ch
         return st0;
     for (size_t i = 0; i < n_items; i++) {
         const sl_registry_item *it = sl_registry_at(reg, i);
-        sl_status st = sl_check_table(it->kind, it->table, &opt, &res->reports[i]);
+        sl_status st = beside_its_integrator(reg, n_items, it)
+                           ? check_set_beside(it->table, &res->reports[i])
+                           : sl_check_table(it->kind, it->table, &opt, &res->reports[i]);
         res->n_reports++;
         if (st) {
             free(extras);

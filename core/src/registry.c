@@ -664,6 +664,10 @@ sl_status sl_registry_kernel(const sl_registry *r, const sl_propagator *prop, co
             *out = NULL;
         return st;
     }
+    if (!r && prop->n_kernels == 0)
+        return sl_fail(SL_ERR_ARG, "integrator '%s' has no kernels in its own table: its "
+                       "plugin carries them as kernel sets, which the registry it was loaded "
+                       "from pools; pass that registry (sl_run_config.registry)", prop->name);
     sl_status why = missing_part(r, prop, force);
     if (why)
         return why;

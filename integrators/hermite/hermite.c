@@ -1,12 +1,10 @@
-/* Hermite plugin: the plugin table and the runtime-N fallback. The CPU
- * specialisations are in hermite_cpu_{a,b,c}.c (compiled in parallel), the
- * CUDA ones in hermite_cuda.cu: the same macros, other lists or compiler. */
-#include "starling/instantiate.h"
+/* The hermite plugin: its table. Its kernels (the loops of hermite.h with every
+ * force, stamped by starling_add_integrator in CMakeLists.txt) are the kernel
+ * sets of hermite_kernels.h, listed among the tables as STARLING_KERNEL_TABLES. */
 #include "starling/plugin.h"
-#include "forces.h"
 #include "hermite.h"
 
-SL_INTEGRATOR_TABLE(hermite, SL_FORCES, SL_NBODIES)
+#include "hermite_kernels.h"
 
 static const sl_param hermite_params[] = {
     {"dt", SL_PARAM_NUMBER, 0.0, 1e-300, 1e300, 1,
@@ -32,12 +30,11 @@ static const sl_propagator hermite = {
     .params = hermite_params,
     .n_params = sizeof hermite_params / sizeof hermite_params[0],
     .pack = hermite_pack,
-    .kernels = sl_kernels_hermite,
-    .n_kernels = sizeof sl_kernels_hermite / sizeof sl_kernels_hermite[0],
     .n_packed = 1,
 };
 
-static const sl_plugin_table tables[] = {{SL_KIND_PROPAGATOR, "hermite", &hermite}};
+static const sl_plugin_table tables[] = {{SL_KIND_PROPAGATOR, "hermite", &hermite},
+                                         STARLING_KERNEL_TABLES};
 
 static const sl_plugin plugin = {
     .abi = SL_ABI_VERSION,
@@ -45,7 +42,7 @@ static const sl_plugin plugin = {
     .version = "1.0",
     .description = "Hermite 4th-order integrator (Kokubo et al. 1998)",
     .tables = tables,
-    .n_tables = 1,
+    .n_tables = sizeof tables / sizeof tables[0],
 };
 
 SL_PLUGIN_EXPORT const sl_plugin *sl_plugin_entry(void) { return &plugin; }

@@ -1,15 +1,13 @@
-/* hermite_adaptive plugin: the table and the runtime-N loops; the unrolled
- * CPU loops are in hermite_adaptive_cpu_{a,b,c}.c, the CUDA kernels in
- * hermite_adaptive_cuda.cu: the same macros over hermite_adaptive.h. */
+/* The hermite_adaptive plugin: its table. Its kernels (the loops of hermite_adaptive.h with every
+ * force, stamped by starling_add_integrator in CMakeLists.txt) are the kernel
+ * sets of hermite_adaptive_kernels.h, listed among the tables as STARLING_KERNEL_TABLES. */
 #include <float.h>
 #include <math.h>
 
-#include "starling/instantiate.h"
 #include "starling/plugin.h"
-#include "forces.h"
 #include "hermite_adaptive.h"
 
-SL_INTEGRATOR_TABLE(hermite_adaptive, SL_FORCES, SL_NBODIES)
+#include "hermite_adaptive_kernels.h"
 
 static const sl_param hermite_adaptive_params[] = {
     {.name = "eta", .type = SL_PARAM_NUMBER, .def = 0.02, .min = 1e-300, .max = 1.0,
@@ -42,13 +40,11 @@ static const sl_propagator hermite_adaptive = {
     .adaptive = SL_PROP_hermite_adaptive_ADAPTIVE,
     .persist_per_body = SL_PROP_hermite_adaptive_PERSIST,
     .pack = hermite_adaptive_pack,
-    .kernels = sl_kernels_hermite_adaptive,
-    .n_kernels = sizeof sl_kernels_hermite_adaptive / sizeof sl_kernels_hermite_adaptive[0],
     .n_packed = 2,
 };
 
-static const sl_plugin_table tables[] = {
-    {SL_KIND_PROPAGATOR, "hermite_adaptive", &hermite_adaptive}};
+static const sl_plugin_table tables[] = {{SL_KIND_PROPAGATOR, "hermite_adaptive", &hermite_adaptive},
+                                         STARLING_KERNEL_TABLES};
 
 static const sl_plugin plugin = {
     .abi = SL_ABI_VERSION,
@@ -56,7 +52,7 @@ static const sl_plugin plugin = {
     .version = "1.0",
     .description = "Hermite 4th-order integrator with Aarseth's step per system",
     .tables = tables,
-    .n_tables = 1,
+    .n_tables = sizeof tables / sizeof tables[0],
 };
 
 SL_PLUGIN_EXPORT const sl_plugin *sl_plugin_entry(void) { return &plugin; }

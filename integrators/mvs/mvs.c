@@ -1,13 +1,11 @@
-/* mvs plugin: the table, the check that each system has a dominant central
- * body, and the runtime-N fallback. The CPU specialisations are in
- * mvs_cpu_{a,b,c}.c, the CUDA ones in mvs_cuda.cu (see hermite.c). */
+/* The mvs plugin: its table. Its kernels (the loops of mvs.h with every
+ * force, stamped by starling_add_integrator in CMakeLists.txt) are the kernel
+ * sets of mvs_kernels.h, listed among the tables as STARLING_KERNEL_TABLES. */
 #include <math.h>
-#include "starling/instantiate.h"
 #include "starling/plugin.h"
-#include "forces.h"
 #include "mvs.h"
 
-SL_INTEGRATOR_TABLE(mvs, SL_FORCES, SL_NBODIES)
+#include "mvs_kernels.h"
 
 static const char *const mvs_coordinates[] = {"democratic_heliocentric", "jacobi", NULL};
 
@@ -82,13 +80,12 @@ static const sl_propagator mvs = {
     .params = mvs_params,
     .n_params = sizeof mvs_params / sizeof mvs_params[0],
     .pack = mvs_pack,
-    .kernels = sl_kernels_mvs,
-    .n_kernels = sizeof sl_kernels_mvs / sizeof sl_kernels_mvs[0],
     .n_packed = 5,
     .check_systems = mvs_check_systems,
 };
 
-static const sl_plugin_table tables[] = {{SL_KIND_PROPAGATOR, "mvs", &mvs}};
+static const sl_plugin_table tables[] = {{SL_KIND_PROPAGATOR, "mvs", &mvs},
+                                         STARLING_KERNEL_TABLES};
 
 static const sl_plugin plugin = {
     .abi = SL_ABI_VERSION,
@@ -97,7 +94,7 @@ static const sl_plugin plugin = {
     .description = "Wisdom-Holman mixed-variable symplectic integrator (Duncan, Levison & Lee "
                    "1998 coordinates)",
     .tables = tables,
-    .n_tables = 1,
+    .n_tables = sizeof tables / sizeof tables[0],
 };
 
 SL_PLUGIN_EXPORT const sl_plugin *sl_plugin_entry(void) { return &plugin; }

@@ -48,6 +48,7 @@
 #include "starling/hd.h"
 #include "starling/kepler_drift.h"
 #include "starling/propagator.h"
+#include "starling/launch.h" /* SL_SYNC_OPEN, SL_SYNC_CLOSE */
 
 #define SL_PROP_mvs_NSTAGES 1
 #define SL_PROP_mvs_SCRATCH 10 /* and, for the Jacobi kick, body 0's pull (3n) */

@@ -1,12 +1,10 @@
-/* rkck plugin: the table and the runtime-N loops; the unrolled CPU loops
- * are in rkck_cpu_{a,b,c}.c (compiled in parallel), the CUDA kernels in
- * rkck_cuda.cu: the same macros over rkck.h. */
-#include "starling/instantiate.h"
+/* The rkck plugin: its table. Its kernels (the loops of rkck.h with every
+ * force, stamped by starling_add_integrator in CMakeLists.txt) are the kernel
+ * sets of rkck_kernels.h, listed among the tables as STARLING_KERNEL_TABLES. */
 #include "starling/plugin.h"
-#include "forces.h"
 #include "rkck.h"
 
-SL_INTEGRATOR_TABLE(rkck, SL_FORCES, SL_NBODIES)
+#include "rkck_kernels.h"
 
 static const sl_param rkck_params[] = {
     {.name = "dt", .type = SL_PARAM_NUMBER, .min = 1e-300, .max = 1e300, .required = 1,
@@ -33,12 +31,11 @@ static const sl_propagator rkck = {
     .adaptive = SL_PROP_rkck_ADAPTIVE,
     .persist_per_body = SL_PROP_rkck_PERSIST,
     .pack = rkck_pack,
-    .kernels = sl_kernels_rkck,
-    .n_kernels = sizeof sl_kernels_rkck / sizeof sl_kernels_rkck[0],
     .n_packed = 1,
 };
 
-static const sl_plugin_table tables[] = {{SL_KIND_PROPAGATOR, "rkck", &rkck}};
+static const sl_plugin_table tables[] = {{SL_KIND_PROPAGATOR, "rkck", &rkck},
+                                         STARLING_KERNEL_TABLES};
 
 static const sl_plugin plugin = {
     .abi = SL_ABI_VERSION,
@@ -46,7 +43,7 @@ static const sl_plugin plugin = {
     .version = "1.0",
     .description = "Runge-Kutta Cash-Karp integrator, fixed step (Cash & Karp 1990)",
     .tables = tables,
-    .n_tables = 1,
+    .n_tables = sizeof tables / sizeof tables[0],
 };
 
 SL_PLUGIN_EXPORT const sl_plugin *sl_plugin_entry(void) { return &plugin; }

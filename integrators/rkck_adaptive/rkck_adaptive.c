@@ -1,15 +1,13 @@
-/* rkck_adaptive plugin: the table and the runtime-N loops; the unrolled CPU
- * loops are in rkck_adaptive_cpu_{a,b,c}.c, the CUDA kernels in
- * rkck_adaptive_cuda.cu: the same macros over rkck_adaptive.h. */
+/* The rkck_adaptive plugin: its table. Its kernels (the loops of rkck_adaptive.h with every
+ * force, stamped by starling_add_integrator in CMakeLists.txt) are the kernel
+ * sets of rkck_adaptive_kernels.h, listed among the tables as STARLING_KERNEL_TABLES. */
 #include <float.h>
 #include <math.h>
 
-#include "starling/instantiate.h"
 #include "starling/plugin.h"
-#include "forces.h"
 #include "rkck_adaptive.h"
 
-SL_INTEGRATOR_TABLE(rkck_adaptive, SL_FORCES, SL_NBODIES)
+#include "rkck_adaptive_kernels.h"
 
 static const sl_param rkck_adaptive_params[] = {
     {.name = "tol", .type = SL_PARAM_NUMBER, .def = 1e-10, .min = 1e-15, .max = 1.0,
@@ -46,13 +44,11 @@ static const sl_propagator rkck_adaptive = {
     .adaptive = SL_PROP_rkck_adaptive_ADAPTIVE,
     .persist_per_body = SL_PROP_rkck_adaptive_PERSIST,
     .pack = rkck_adaptive_pack,
-    .kernels = sl_kernels_rkck_adaptive,
-    .n_kernels = sizeof sl_kernels_rkck_adaptive / sizeof sl_kernels_rkck_adaptive[0],
     .n_packed = 3,
 };
 
-static const sl_plugin_table tables[] = {
-    {SL_KIND_PROPAGATOR, "rkck_adaptive", &rkck_adaptive}};
+static const sl_plugin_table tables[] = {{SL_KIND_PROPAGATOR, "rkck_adaptive", &rkck_adaptive},
+                                         STARLING_KERNEL_TABLES};
 
 static const sl_plugin plugin = {
     .abi = SL_ABI_VERSION,
@@ -60,7 +56,7 @@ static const sl_plugin plugin = {
     .version = "1.0",
     .description = "Runge-Kutta Cash-Karp 4(5) integrator with step control",
     .tables = tables,
-    .n_tables = 1,
+    .n_tables = sizeof tables / sizeof tables[0],
 };
 
 SL_PLUGIN_EXPORT const sl_plugin *sl_plugin_entry(void) { return &plugin; }

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <starling/starling.h>
-#include <starling/forces/forces.h>
+#include <starling/forces/newton.h>
 #include <starling/integrators/hermite.h>
 #include <starling/plugins/lombscargle/lombscargle.h>
 #include <starling/table.h>

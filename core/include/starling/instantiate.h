@@ -1,12 +1,18 @@
-/* Build-time instantiation: SL_INTEGRATOR_INSTANTIATE(P, FORCES, NBODIES)
- * stamps out, for every force in the X-macro list FORCES and every body
- * count in NBODIES, the generic loops (internal/loop.h, internal/lanes.h)
- * with N a literal, each checked at compile time against the limits of
- * launch.h (SL_CHECK_PROP, SL_CHECK_NBODY), plus a
- * runtime-N fallback per force. In a C translation unit it defines the CPU
- * loops and the plugin's kernel table sl_kernels_<P>; in a CUDA translation
- * unit it defines the kernels and their launchers. Lists are X-macros of the
- * form LIST(X, ...) -> X(__VA_ARGS__, item) ... */
+/* Build-time instantiation: the generic loops (internal/loop.h,
+ * internal/lanes.h) of an integrator P with a force F, stamped out for every
+ * body count in an X-macro list NBODIES with N a literal, each checked at
+ * compile time against the limits of launch.h (SL_CHECK_PROP,
+ * SL_CHECK_NBODY), plus a runtime-N fallback. In a C translation unit the
+ * macros define the CPU loops and their table, in a CUDA one the kernels and
+ * their launchers.
+ *   SL_KERNELS_INSTANTIATE(P, F, NBODIES)   the kernel set sl_kset_<P>_<F>,
+ *       which a plugin lists as {SL_KIND_KERNELS, "P/F", &sl_kset_<P>_<F>}.
+ *       starling_add_integrator and starling_add_force (StarlingPlugin.cmake)
+ *       generate these units for every plugin, starling's own included.
+ *   SL_INTEGRATOR_INSTANTIATE(P, FORCES, NBODIES)   the loops of P with each
+ *       force of the list FORCES and the table sl_kernels_<P>, for a
+ *       propagator that carries its kernels in its own table (.kernels).
+ * Lists are X-macros of the form LIST(X, ...) -> X(__VA_ARGS__, item) ... */
 #ifndef STARLING_INSTANTIATE_H
 #define STARLING_INSTANTIATE_H
 
@@ -17,18 +23,6 @@
 #include "starling/plugin.h"
 #include "starling/version.h"
 #include "starling/cuda_nbodies.h"
-
-/* Body counts with fully unrolled specialisations, in three groups of
- * similar compile cost so that one integrator's CPU code can be spread over
- * translation units that compile in parallel. */
-#define SL_NBODIES_A(X, ...)                                                               \
-    X(__VA_ARGS__, 2) X(__VA_ARGS__, 3) X(__VA_ARGS__, 4) X(__VA_ARGS__, 5)                \
-    X(__VA_ARGS__, 6) X(__VA_ARGS__, 7) X(__VA_ARGS__, 8) X(__VA_ARGS__, 9)
-#define SL_NBODIES_B(X, ...)                                                               \
-    X(__VA_ARGS__, 10) X(__VA_ARGS__, 11) X(__VA_ARGS__, 12) X(__VA_ARGS__, 13)
-#define SL_NBODIES_C(X, ...) X(__VA_ARGS__, 14) X(__VA_ARGS__, 15) X(__VA_ARGS__, 16)
-#define SL_NBODIES(X, ...)                                                                 \
-    SL_NBODIES_A(X, __VA_ARGS__) SL_NBODIES_B(X, __VA_ARGS__) SL_NBODIES_C(X, __VA_ARGS__)
 
 /* SL_CUDA_HAS_N(N): 1 when N is in the build's SL_CUDA_NBODIES (cuda_nbodies.h,
  * from CMake), the body counts that get unrolled CUDA kernels. The others
@@ -219,29 +213,19 @@ SL_EXTERN_C_END
 #define SL__ENTRY_FORCE(P, NBODIES, F)                                                     \
     SL_WHEN(SL_CAN_RUN(P, F), SL__ENTRY_FORCE_ON, P, NBODIES, F)
 
-/* The CPU loops for the body counts in NBODIES (one group per translation
- * unit if the integrator wants parallel compilation). */
-#define SL_INTEGRATOR_INSTANTIATE_CPU(P, FORCES, NBODIES) FORCES(SL__INST_FORCE, P, NBODIES)
-
-/* The runtime-N fallbacks and the kernel table sl_kernels_<P> listing every
- * specialisation in NBODIES (defined here or in sibling translation units). */
-#define SL_INTEGRATOR_TABLE(P, FORCES, NBODIES)                                            \
+/* The loops of P with every force of FORCES, their runtime-N fallbacks and
+ * the table sl_kernels_<P> of a propagator that carries its own kernels. */
+#define SL_INTEGRATOR_INSTANTIATE(P, FORCES, NBODIES)                                      \
+    FORCES(SL__INST_FORCE, P, NBODIES)                                                     \
     FORCES(SL__INST_ANY, P)                                                                \
     FORCES(SL__DECL_FORCE, P, NBODIES)                                                     \
     static const sl_kernel_entry sl_kernels_##P[] = {FORCES(SL__ENTRY_FORCE, P, NBODIES)};
 
-#define SL_INTEGRATOR_INSTANTIATE(P, FORCES, NBODIES)                                      \
-    SL_INTEGRATOR_INSTANTIATE_CPU(P, FORCES, NBODIES)                                      \
-    SL_INTEGRATOR_TABLE(P, FORCES, NBODIES)
-
-/* Kernels of integrator P for force F in a plugin that is not P's (a force
- * plugin carrying kernels for the integrators installed when it was built,
- * or an integrator plugin for installed forces): the CPU loops for NBODIES,
- * the runtime-N fallback and the kernel set sl_kset_<P>_<F>, which the
- * plugin lists in its tables as {SL_KIND_KERNELS, "P/F", &sl_kset_<P>_<F>}.
- * The same macro in a CUDA translation unit makes the kernels. */
+/* The kernel set of integrator P with force F (its loops come from
+ * SL_KERNELS_LOOPS): the runtime-N fallback and sl_kset_<P>_<F>, which the
+ * plugin carrying the pair lists in its tables as
+ * {SL_KIND_KERNELS, "P/F", &sl_kset_<P>_<F>}. */
 #define SL__KSET_1(P, F, NBODIES)                                                          \
-    SL__INST_FORCE_ON(P, NBODIES, F)                                                       \
     SL__INST_ANY_ON(P, F)                                                                  \
     SL__DECL_FORCE_ON(P, NBODIES, F)                                                       \
     static const sl_kernel_entry sl_kernels_##P##_##F[] = {SL__ENTRY_FORCE_ON(P, NBODIES, F)}; \
@@ -258,10 +242,18 @@ SL_EXTERN_C_END
         .abi = SL_ABI_VERSION, .kind = SL_KIND_KERNELS, .name = #P "/" #F,                 \
         .description = "none: integrator " #P " needs what force " #F " does not provide", \
         .integrator = #P, .force = #F, .kernels = NULL, .n_kernels = 0};
-#define SL_KERNELS_INSTANTIATE(P, F, NBODIES)                                              \
+/* A pair's kernels may be spread over translation units that compile in
+ * parallel: SL_KERNELS_SET in one (the runtime-N fallback and the set, whose
+ * entries name the loops of every N in NBODIES), SL_KERNELS_LOOPS(P, F, PART)
+ * in each (the lane loops of the N in PART; the parts together are NBODIES).
+ * SL_KERNELS_INSTANTIATE is both in one unit. */
+#define SL_KERNELS_SET(P, F, NBODIES)                                                      \
     SL_CHECK_PROP(P)                                                                       \
     SL_CHECK_FORCE(F)                                                                      \
     SL_CAT(SL__KSET_, SL_CAN_RUN(P, F))(P, F, NBODIES)
+#define SL_KERNELS_LOOPS(P, F, PART) SL__INST_FORCE(P, PART, F)
+#define SL_KERNELS_INSTANTIATE(P, F, NBODIES)                                              \
+    SL_KERNELS_SET(P, F, NBODIES) SL_WHEN(SL_CAN_RUN(P, F), SL__INST_FORCE_ON, P, NBODIES, F)
 
 #endif
 

@@ -22,7 +22,9 @@ typedef struct sl_run_config {
     const sl_propagator *prop;
     const sl_force *force;
     /* Where kernels for (prop, force) are looked for besides prop's own
-     * table: every plugin's kernel sets (NULL: prop's table only). */
+     * table: every plugin's kernel sets (NULL: prop's table only).
+     * starling's integrators carry theirs as kernel sets, so a run with
+     * them names the registry they were loaded from. */
     const struct sl_registry *registry;
     double pp[SL_PROP_PARAMS_MAX]; /* from prop->pack; pp[0] is the step */
     double fp[SL_FORCE_PARAMS_MAX];/* from force->pack */

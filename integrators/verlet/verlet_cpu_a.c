@@ -1,6 +1,0 @@
-/* verlet CPU loops, body-count group A (see instantiate.h). */
-#include "starling/instantiate.h"
-#include "forces.h"
-#include "verlet.h"
-
-SL_INTEGRATOR_INSTANTIATE_CPU(verlet, SL_FORCES, SL_NBODIES_A)

@@ -1,0 +1,1 @@
+/* a stand-in: tests/stamping only configures */
