@@ -46,7 +46,7 @@
 #define STARLING_MVS_H
 
 #include "starling/hd.h"
-#include "starling/kepler_drift.h"
+#include "kepler_drift.h"
 #include "starling/propagator.h"
 
 #define SL_PROP_mvs_NSTAGES 1
