@@ -4,7 +4,7 @@
  * layout is its plugin's, so its checks come as extras from front ends. */
 #define _GNU_SOURCE
 #include "conformance_internal.h"
-#include "monitor_user.h"
+#include "monitor_table.h"
 #include "starling/rng.h"
 
 #include <limits.h>

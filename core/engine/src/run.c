@@ -185,13 +185,6 @@ static sl_status check_all(const sl_backend *be, const sl_ensemble *e, const sl_
     return st;
 }
 
-sl_status sl_run_check(const sl_backend *be, const sl_ensemble *e, const sl_run_config *c)
-{
-    if (sl__merging(e, c))
-        return sl__merge_check(be, e, c);
-    return sl__run_check_plain(be, e, c);
-}
-
 sl_status sl__run_check_plain(const sl_backend *be, const sl_ensemble *e, const sl_run_config *c)
 {
     const sl_kernel_entry *k = NULL;
@@ -733,14 +726,6 @@ static sl_status run_launches(const sl_backend *be, sl_ensemble *e, const sl_run
     }
     free(L.host_log);
     return st;
-}
-
-sl_status sl_integrate(const sl_backend *be, sl_ensemble *e, const sl_run_config *c,
-                       sl_run_result *res)
-{
-    if (sl__merging(e, c))
-        return sl__integrate_merging(be, e, c, res);
-    return sl__integrate_pass(be, e, c, NULL, res);
 }
 
 sl_status sl__integrate_pass(const sl_backend *be, sl_ensemble *e, const sl_run_config *c,
