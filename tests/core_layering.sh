@@ -9,7 +9,9 @@
 #    the conformance wing one of the sampling wing's;
 #  - a file includes a private header (a quoted name without a folder) that
 #    its own src/ folder does not hold;
-#  - run.c reaches merge.c (merge_internal.h): merging builds on the pass.
+#  - run.c reaches merge.c (merge_internal.h): merging builds on the pass;
+#  - a part of the Lua module (lua/binding_*.c, plot_png.c) includes
+#    binding.h: binding.c opens the parts, the parts never call it.
 # Prints every offence, one a line, before failing.
 set -u
 src=${1:?usage: core_layering.sh SOURCE_DIR}
@@ -18,7 +20,7 @@ fail=0
 wings="engine sampling conformance"
 # Guard against a vacuous pass: every folder this reads must exist and hold
 # headers.
-for d in core/src core/include/starling; do
+for d in core/src core/include/starling lua; do
     if [ ! -d "$d" ]; then
         echo "core_layering.sh: $src/$d is missing: not a starling source tree?" >&2
         exit 1
@@ -95,4 +97,10 @@ if grep -n 'merge_internal\.h' core/engine/src/run.c >&2; then
     fail=1
 fi
 
+for f in lua/binding_*.c lua/plot_png.c; do
+    if grep -n '#include "binding\.h"' "$f" >/dev/null; then
+        echo "$f includes binding.h: the module's parts use binding_util.h" >&2
+        fail=1
+    fi
+done
 exit $fail
