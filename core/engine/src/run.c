@@ -18,15 +18,6 @@
 enum { SL_DEFAULT_LAUNCH_STEPS = 1000 };
 static const double SL_LOG_BUDGET_BYTES = 256.0 * 1024 * 1024;
 
-void sl_monitor_config_default(sl_monitor_config *mc)
-{
-    memset(mc, 0, sizeof *mc);
-    mc->unbound_r = -1.0;
-    mc->collide_central = -1.0; /* as the other bodies */
-    mc->check_every = 1;
-    mc->check_nonfinite = 1;
-}
-
 void sl_run_config_init(sl_run_config *c)
 {
     memset(c, 0, sizeof *c);

@@ -1,10 +1,21 @@
-/* The rules a monitor table follows, which the registry enforces when it
- * loads a plugin and a run checks again for the monitors it is handed. */
+/* What monitor.h declares: the built-in monitors' default configuration,
+ * and the rules a monitor table follows, which the registry enforces when
+ * it loads a plugin and a run checks again for the monitors it is handed
+ * (monitor_table.h). */
 #include "monitor_table.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+
+void sl_monitor_config_default(sl_monitor_config *mc)
+{
+    memset(mc, 0, sizeof *mc);
+    mc->unbound_r = -1.0;
+    mc->collide_central = -1.0; /* as the other bodies */
+    mc->check_every = 1;
+    mc->check_nonfinite = 1;
+}
 
 int sl_monitor_code_count(const sl_monitor *m)
 {
