@@ -264,6 +264,7 @@ int luaopen_starling_core(lua_State *L)
     lua_pushcfunction(L, sl_lua_plot_png);
     lua_setfield(L, -2, "plot_png");
     sl_lua_open_likelihood(L);
+    sl_lua_open_minimize(L);
     sl_lua_open_demcmc(L);
     sl_lua_open_points(L);
     open_faces(L);

@@ -39,7 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "binding.h"
+#include "binding_util.h"
 #include "num_text.h"
 #include "csv.h"
 #include "mcmc_hdf5.h"

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "binding.h"
+#include "binding_util.h"
 #include "csv.h"
 
 #define SEED_MAX 9007199254740991.0 /* 2^53 - 1: every seed is exact in a double */

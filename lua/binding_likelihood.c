@@ -30,10 +30,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "binding.h"
+#include "binding_util.h"
 #include "starling/kepler.h"
-
-#define SL_LUA_LIKELIHOOD "starling.likelihood"
 
 /* ---- small checks ----------------------------------------------------------- */
 
@@ -408,7 +406,7 @@ void sl_lua_open_likelihood(lua_State *L)
 {
     static const luaL_Reg methods[] = {
         {"params", lik_params}, {"eval", lik_eval}, {"model", lik_model},
-        {"info", lik_info},     {"minimize", sl_lua_lik_minimize}, {"close", lik_close},
+        {"info", lik_info}, {"close", lik_close},
         {NULL, NULL},
     };
     luaL_newmetatable(L, SL_LUA_LIKELIHOOD);

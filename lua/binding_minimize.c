@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "binding.h"
+#include "binding_util.h"
 #include "starling/simplex.h"
 
 typedef struct mz_user {
@@ -85,7 +85,7 @@ static void push_vec(lua_State *L, const double *x, size_t n)
     }
 }
 
-int sl_lua_lik_minimize(lua_State *L)
+static int lik_minimize(lua_State *L)
 {
     sl_lua_lik *k = sl_lua_to_likelihood(L, 1);
     if (!k)
@@ -165,4 +165,13 @@ int sl_lua_lik_minimize(lua_State *L)
     lua_pushnumber(L, (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
     lua_setfield(L, -2, "seconds");
     return 1;
+}
+
+void sl_lua_open_minimize(lua_State *L)
+{
+    luaL_getmetatable(L, SL_LUA_LIKELIHOOD);
+    lua_getfield(L, -1, "__index");
+    lua_pushcfunction(L, lik_minimize);
+    lua_setfield(L, -2, "minimize");
+    lua_pop(L, 2);
 }

@@ -12,7 +12,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "binding.h"
+#include "binding_util.h"
 #include "mcmc_plot.h"
 
 #define FN "points_png"

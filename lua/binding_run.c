@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "binding.h"
+#include "binding_util.h"
 #include "num_text.h"
 #include "csv.h"
 #include "starling/cancel.h"

@@ -20,6 +20,7 @@
 #include "check_ref.h"
 #include "csv.h"
 #include "scaffold.h"
+#include "starling/conformance.h"
 #include "starling/face.h"
 #include "starling/registry.h"
 

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "binding.h"
+#include "binding_util.h"
 #include "plot_ticks.h"
 #include "csv.h"
 

@@ -98,7 +98,9 @@ for f in bin/starling lib/libstarling.so include/starling/version.h include/star
          share/starling/scaffolds/likelihood/CMakeLists.txt \
          include/starling/forces/plummer.h lib/starling/plugins/plummer.so \
          include/starling/data.h include/starling/plugins/lombscargle/lombscargle.h \
-         share/starling/lua/starling/init.lua; do
+         share/starling/lua/starling/init.lua include/starling/run.h include/starling/demcmc.h \
+         include/starling/conformance.h include/starling/check_set.h \
+         include/starling/integrators/mvs.h include/starling/integrators/kepler_drift.h; do
     [ -e "$prefix/$f" ] || fail "install lacks $f"
 done
 # Relocatable: no installed file (rpaths included) names the source or build

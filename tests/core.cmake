@@ -92,8 +92,10 @@ sl_add_test(test_ensemble SOURCES test_ensemble.c TIMEOUT 60)
 sl_add_test(test_backend SOURCES test_backend.c TIMEOUT 60)
 add_dependencies(test_backend ${SL_TEST_PLUGINS})
 
-# Vectorisable sincos, cbrt, log and floor (core/include/starling/vmath.h).
+# Vectorisable sincos, cbrt, log and floor (plugins/kepler_rv/vmath.h, the
+# likelihood's own header).
 sl_add_test(test_vmath SOURCES test_vmath.c TIMEOUT 120)
+target_include_directories(test_vmath PRIVATE ${PROJECT_SOURCE_DIR}/plugins/kepler_rv)
 sl_add_test(test_table SOURCES test_table.c TIMEOUT 60)
 sl_add_test(test_group_stride SOURCES test_group_stride.c TIMEOUT 60)
 

@@ -5,7 +5,7 @@
 
 #include "slt_cuda_try.h"
 
-#include "starling/kepler_drift.h"
+#include "mvs/kepler_drift.h"
 #include "gpu_kdrift.h"
 
 __global__ void k_kdrift(int n, const double *gm, const double *dt, double *xv, int *it)

@@ -3,6 +3,7 @@
  * skipped; plugins that break the physics contract fail it; plugins the
  * registry refuses are reported with the registry's message. */
 #include "sl_test.h"
+#include "starling/conformance.h"
 
 #include <dirent.h>
 #include <sys/wait.h>

@@ -6,6 +6,7 @@
  * (tables that misstate their kernels, the step in pp[0], packed counts)
  * refused clearly. */
 #include "sl_test.h"
+#include "starling/conformance.h"
 
 #include "starling/instantiate.h"
 #include "integrators/mass_drift.h"

@@ -4,6 +4,7 @@
  * lombscargle), with a GPU required: each must run and pass, not skip. Skips when no CUDA device is usable, fails then
  * if SL_REQUIRE_GPU=1. */
 #include "sl_test.h"
+#include "starling/conformance.h"
 
 #include "ls_check.h"
 

@@ -7,7 +7,7 @@
 #include "gpu_kdrift.h"
 #include "sl_test.h"
 
-#include "starling/kepler_drift.h"
+#include "mvs/kepler_drift.h"
 
 #include "kepler_drift_ref.h"
 

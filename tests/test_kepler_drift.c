@@ -1,4 +1,4 @@
-/* The universal-variable Kepler drift (core/include/starling/kepler_drift.h)
+/* The universal-variable Kepler drift (integrators/mvs/kepler_drift.h)
  * against references computed independently, in long double (64-bit
  * mantissa) from orbital elements: the eccentric or hyperbolic anomaly by
  * Newton with bisection, the exact parabola by Barker's equation. Ellipses
@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "starling/kepler_drift.h"
+#include "mvs/kepler_drift.h"
 
 #include "kepler_drift_ref.h"
 

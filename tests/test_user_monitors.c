@@ -5,6 +5,7 @@
  * broken monitors are refused (registry, run, conformance suite). The test
  * plugins are tests/plugins/user_monitor.c. */
 #include "sl_test.h"
+#include "starling/conformance.h"
 
 #define UM_SO(name) SLT_UM_DIR "/" name "/" name ".so"
 

@@ -1,4 +1,4 @@
-/* The vectorisable sincos, cbrt and log (core/include/starling/vmath.h)
+/* The vectorisable sincos, cbrt and log (plugins/kepler_rv/vmath.h)
  * against libm: the double functions against glibc's long double ones
  * (sinl, cbrtl, logl), the float functions against glibc's double ones, on
  * dense grids, random values and the awkward points (near multiples of
@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "starling/vmath.h"
+#include "vmath.h"
 
 /* ---- measuring -------------------------------------------------------------------- */
 

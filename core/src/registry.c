@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "starling/conformance.h"
+#include "starling/check_set.h"
 #include "starling/ensemble.h"
 #include "starling/face.h"
 #include "starling/force.h"
@@ -19,7 +19,7 @@
 #include "starling/monitor.h"
 #include "starling/nomem.h"
 #include "starling/propagator.h"
-#include "monitor_user.h"
+#include "monitor_table.h"
 
 struct sl_registry {
     sl_registry_item *items;

@@ -14,7 +14,7 @@
  * (the order REBOUND's WHFast uses in these coordinates), second order,
  * with one force evaluation. The centre of mass drifts with V_0 alongside
  * the Kepler parts. The Kepler drifts are exact to rounding
- * (<starling/kepler_drift.h>: universal variables, every eccentricity,
+ * (kepler_drift.h beside this header: universal variables, every eccentricity,
  * hyperbolic orbits and tiny steps).
  *
  * Unsynchronised (SL_PROP_mvs_SYNC, launch.h): (Q, V) live in ps from step
@@ -46,7 +46,7 @@
 #define STARLING_MVS_H
 
 #include "starling/hd.h"
-#include "starling/kepler_drift.h"
+#include "kepler_drift.h"
 #include "starling/propagator.h"
 #include "starling/launch.h" /* SL_SYNC_OPEN, SL_SYNC_CLOSE */
 

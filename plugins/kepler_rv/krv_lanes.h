@@ -22,7 +22,7 @@
 
 #include "krv_model.h"
 #include "starling/kepler.h"
-#include "starling/vmath.h"
+#include "vmath.h"
 
 /* Models per block: two AVX-512 vectors of doubles (one of floats). Two
  * independent chains of divisions per lane loop keep the divider busy;

@@ -3,7 +3,6 @@
 #define STARLING_H
 #include "starling/backend.h"
 #include "starling/cancel.h"
-#include "starling/conformance.h"
 #include "starling/data.h"
 #include "starling/demcmc.h"
 #include "starling/ensemble.h"

@@ -18,15 +18,6 @@
 enum { SL_DEFAULT_LAUNCH_STEPS = 1000 };
 static const double SL_LOG_BUDGET_BYTES = 256.0 * 1024 * 1024;
 
-void sl_monitor_config_default(sl_monitor_config *mc)
-{
-    memset(mc, 0, sizeof *mc);
-    mc->unbound_r = -1.0;
-    mc->collide_central = -1.0; /* as the other bodies */
-    mc->check_every = 1;
-    mc->check_nonfinite = 1;
-}
-
 void sl_run_config_init(sl_run_config *c)
 {
     memset(c, 0, sizeof *c);
@@ -183,13 +174,6 @@ static sl_status check_all(const sl_backend *be, const sl_ensemble *e, const sl_
     if (st)
         sl_fparams_free(fpar);
     return st;
-}
-
-sl_status sl_run_check(const sl_backend *be, const sl_ensemble *e, const sl_run_config *c)
-{
-    if (sl__merging(e, c))
-        return sl__merge_check(be, e, c);
-    return sl__run_check_plain(be, e, c);
 }
 
 sl_status sl__run_check_plain(const sl_backend *be, const sl_ensemble *e, const sl_run_config *c)
@@ -733,14 +717,6 @@ static sl_status run_launches(const sl_backend *be, sl_ensemble *e, const sl_run
     }
     free(L.host_log);
     return st;
-}
-
-sl_status sl_integrate(const sl_backend *be, sl_ensemble *e, const sl_run_config *c,
-                       sl_run_result *res)
-{
-    if (sl__merging(e, c))
-        return sl__integrate_merging(be, e, c, res);
-    return sl__integrate_pass(be, e, c, NULL, res);
 }
 
 sl_status sl__integrate_pass(const sl_backend *be, sl_ensemble *e, const sl_run_config *c,

@@ -2,8 +2,8 @@
  * The kernel knows nothing of them; run.c brings the state to the host after
  * each launch (CUDA) and calls sl_user_monitors_check. */
 #include "monitor_user.h"
+#include "monitor_table.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,52 +11,6 @@
 
 #include "starling/integrate.h"
 #include "starling/nomem.h"
-
-int sl_monitor_code_count(const sl_monitor *m)
-{
-    int n = 0;
-    while (m && m->codes && m->codes[n] && n <= SL_MONITOR_CODES_MAX)
-        n++;
-    return n;
-}
-
-static int code_name_ok(const char *s)
-{
-    if (!*s)
-        return 0;
-    for (; *s; s++)
-        if (!isalnum((unsigned char)*s) && *s != '_')
-            return 0;
-    return 1;
-}
-
-const char *sl_monitor_table_problem(const sl_monitor *m, char *buf, size_t cap)
-{
-    if (!m->check) {
-        if (!m->configure)
-            return snprintf(buf, cap, "has neither configure (a built-in monitor) nor check (a "
-                            "user monitor)"), buf;
-        if (m->prepare || m->release)
-            return snprintf(buf, cap, "has prepare or release but no check"), buf;
-        return NULL;
-    }
-    int n = sl_monitor_code_count(m);
-    if (n == 0)
-        return snprintf(buf, cap, "has check but no codes (a NULL-terminated list naming the "
-                        "codes check returns, e.g. {\"too_far\", NULL})"), buf;
-    if (n > SL_MONITOR_CODES_MAX)
-        return snprintf(buf, cap, "has more than %d codes", SL_MONITOR_CODES_MAX), buf;
-    for (int k = 0; k < n; k++) {
-        if (!code_name_ok(m->codes[k]))
-            return snprintf(buf, cap, "code %d is named \"%s\": expected letters, digits and _",
-                            k + 1, m->codes[k]), buf;
-        for (int j = 0; j < k; j++)
-            if (!strcmp(m->codes[j], m->codes[k]))
-                return snprintf(buf, cap, "codes %d and %d are both named \"%s\"", j + 1, k + 1,
-                                m->codes[k]), buf;
-    }
-    return NULL;
-}
 
 sl_status sl_user_monitors_valid(const sl_run_config *c)
 {

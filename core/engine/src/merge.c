@@ -10,6 +10,7 @@
  * kernels as any run of that size, and merges cost nothing to the systems
  * that do not collide. docs/ARCHITECTURE.md, "Merging", says more. */
 #define _POSIX_C_SOURCE 200809L
+#include "merge_internal.h"
 #include "run_internal.h"
 
 #include "monitor_user.h"

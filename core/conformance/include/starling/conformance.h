@@ -43,6 +43,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "starling/backend.h"
+#include "starling/check_set.h"
 #include "starling/force.h"
 #include "starling/likelihood.h"
 #include "starling/monitor.h"
@@ -78,28 +79,6 @@ typedef enum sl_check_cuda {
     SL_CHECK_CUDA_OFF,      /* never (skip with a message) */
     SL_CHECK_CUDA_REQUIRE   /* as AUTO, but no usable device is a failure */
 } sl_check_cuda;
-
-struct sl_check_options;
-
-/* Checks a front end adds for tables whose layout it knows and core does
- * not (a plugin-defined kind such as lombscargle's periodogram); they run
- * after core's checks of the table and append to the same report. */
-typedef sl_status (*sl_check_fn)(const void *table, const struct sl_check_options *o,
-                                 sl_check_report *r);
-typedef struct sl_check_extra {
-    sl_kind kind;
-    const char *table; /* the table's name (NULL: every table of the kind) */
-    sl_check_fn check;
-} sl_check_extra;
-
-/* SL_KIND_CHECKS: a plugin's own checks of a layout core does not know
- * (its periodogram's, its lens model's). sl_check_plugin runs them on every
- * table they match, after core's checks, unless the caller's options
- * already carry checks for the same kind and table. */
-typedef struct sl_check_set {
-    SL_TABLE_HEAD;
-    sl_check_extra extra;
-} sl_check_set;
 
 typedef struct sl_check_options {
     const sl_registry *reg; /* forces and integrators to compose with (NULL: none) */

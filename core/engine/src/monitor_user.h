@@ -1,17 +1,11 @@
-/* User monitors (monitor.h: check) inside the library: the table rules the
- * registry enforces, the run's checks of its configuration, and the host
- * pass that run.c makes after every launch. */
+/* User monitors (monitor.h: check) inside the library: the run's checks
+ * of its configuration and the host pass that run.c makes after every
+ * launch. */
 #ifndef STARLING_MONITOR_USER_H
 #define STARLING_MONITOR_USER_H
 
 #include <stddef.h>
 #include "starling/run.h"
-
-/* What is wrong with a monitor table's user-monitor entries, in buf, or
- * NULL when nothing is: it must have configure or check; check needs codes
- * (1..SL_MONITOR_CODES_MAX names of letters, digits and _, all different);
- * prepare and release need check. */
-const char *sl_monitor_table_problem(const sl_monitor *m, char *buf, size_t cap);
 
 /* The run's user monitors are usable: each has a table that passes
  * sl_monitor_table_problem, and none is given twice. */

@@ -1,6 +1,7 @@
-/* What run.c and merge.c share: one pass of sl_integrate over an ensemble
- * all of whose bodies are live, and the checks it makes. merge.c builds
- * collision merging out of such passes (docs/ARCHITECTURE.md, "Merging"). */
+/* What run.c gives merge.c and megno.c: one pass of sl_integrate over an
+ * ensemble all of whose bodies are live, and the checks it makes. merge.c
+ * builds collision merging out of such passes (docs/ARCHITECTURE.md,
+ * "Merging"). */
 #ifndef SL_RUN_INTERNAL_H
 #define SL_RUN_INTERNAL_H
 
@@ -45,12 +46,5 @@ sl_status sl__run_check_plain(const sl_backend *be, const sl_ensemble *e, const 
 /* The kernel for n_body bodies, refused when the backend cannot run it. */
 sl_status sl__check_kernel(const sl_backend *be, const sl_run_config *c, int n_body,
                            const sl_kernel_entry **kernel);
-
-/* merge.c: whether a call merges (the collision monitor's merge, or an
- * ensemble with removed bodies), its checks, and the call. */
-int sl__merging(const sl_ensemble *e, const sl_run_config *c);
-sl_status sl__merge_check(const sl_backend *be, const sl_ensemble *e, const sl_run_config *c);
-sl_status sl__integrate_merging(const sl_backend *be, sl_ensemble *e, const sl_run_config *c,
-                                sl_run_result *res);
 
 #endif
