@@ -27,7 +27,7 @@ typedef enum sl_kind {
     SL_KIND_LENS,        /* a table whose layout its plugin defines: microlensing's sl_lens */
     SL_KIND_LUA_FACE,    /* an sl_lua_face (face.h): functions for the Lua module */
     SL_KIND_COMMAND,     /* an sl_command (face.h): a subcommand of the executable */
-    SL_KIND_CHECKS       /* an sl_check_set (conformance.h): checks of a plugin-defined layout */
+    SL_KIND_CHECKS       /* an sl_check_set (check_set.h): checks of a plugin-defined layout */
 } sl_kind;
 
 /* The head of every table (sl_propagator, sl_force, sl_monitor,
