@@ -8,6 +8,9 @@ if(SL_HAVE_CUDA)
   sl_add_test(test_gpu_device SOURCES test_gpu_device.c LABELS gpu LIBS CUDA::cudart
               TIMEOUT 300)
   add_dependencies(test_gpu_device hermite newton monitors)
+  # It reads the device's free memory before and after a run: another suite
+  # on the same GPU at the time would look like a leak.
+  set_tests_properties(test_gpu_device PROPERTIES RUN_SERIAL TRUE)
 
   sl_add_test(test_gpu_rng SOURCES test_gpu_rng.c CUDA_SOURCES gpu_rng.cu LABELS gpu
               LIBS CUDA::cudart TIMEOUT 300)
