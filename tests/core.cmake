@@ -87,6 +87,17 @@ sl_add_test(test_simplex SOURCES test_simplex.c TIMEOUT 60)
 sl_add_test(test_params SOURCES test_params.c TIMEOUT 60)
 add_dependencies(test_params ${SL_TEST_PLUGINS})
 
+# Named parameters (named_params.h): one list gives the schema, the struct
+# and the pack; the in-tree packs put each key in the field kernels read.
+sl_add_test(test_named_params SOURCES test_named_params.c TIMEOUT 60)
+add_dependencies(test_named_params ${SL_TEST_PLUGINS})
+# ...and no kernel or table of an in-tree integrator, force or scaffold
+# reads or packs a parameter by its slot (pp[3], fp[S * 0]): `grep KEY`
+# leads from a Lua key to every line that uses it.
+add_test(NAME kernels_read_parameters_by_name
+         COMMAND sh -c "! grep -nE 'pp\\[[0-9]\\]|fp\\[S ?\\* ?[0-9]|fp\\[[0-9]\\] =' \"$0\"/integrators/*/*.[ch] \"$0\"/forces/*/*.[ch] \"$0\"/examples/scaffolds/*/@NAME@.[ch]"
+                 ${PROJECT_SOURCE_DIR})
+
 sl_add_test(test_ensemble SOURCES test_ensemble.c TIMEOUT 60)
 
 sl_add_test(test_backend SOURCES test_backend.c TIMEOUT 60)

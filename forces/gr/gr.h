@@ -12,15 +12,29 @@
  * positions) and Hermite gets its jerk. Planet-planet relativistic terms
  * are neglected, as in REBOUNDx.
  *
- * Parameter 0 is 1/c^2, fp[S*0]: c may differ between systems (an ensemble
- * attribute 'c'). Arrays are strided by S (see newton.h). `force = "gr"`
+ * The kernels read 1/c^2 (sl_gr_params, the field inv_c2): c may differ
+ * between systems (an ensemble attribute 'c'). Arrays are strided by S (see newton.h). `force = "gr"`
  * is Newtonian gravity plus this term. */
 #ifndef STARLING_FORCE_GR_H
 #define STARLING_FORCE_GR_H
 
 #include "starling/hd.h"
+#include "starling/named_params.h"
 
-#define SL_TERM_gr_NPACKED 1 /* 1/c^2 */
+/* The speed of light in starling's default units (G = 1, AU, solar masses,
+ * time unit yr/2pi = 1/k days, k the Gaussian constant): 299792.458 km/s
+ * over k AU/day = 29.7846918 km/s. */
+#define SL_GR_C_GAUSSIAN 10065.320121
+
+/* The key c (named_params.h) and the value the kernels read, 1/c^2. */
+#define SL_PARAMS_gr(ARG, KEY, VAL)                                                        \
+    KEY(c, SL_PARAM_NUMBER, SL_GR_C_GAUSSIAN, 1e-150, 1e150, 0,                            \
+        "speed of light in the units of the state (default: AU per yr/2pi, G = 1)", NULL,  \
+        NULL)                                                                              \
+    VAL(inv_c2, "1/c^2")
+SL_PARAMS_STRUCT(sl_gr_params, SL_PARAMS_gr)
+
+#define SL_TERM_gr_NPACKED SL_PARAMS_COUNT(SL_PARAMS_gr)
 #define SL_TERM_gr_JERK 1
 #define SL_TERM_gr_PERTURB 1
 
@@ -29,7 +43,7 @@ SL_HD SL_INLINE void sl_term_gr_central(int S, const double *x, const double *v,
                                         double *jc)
 {
     const double m0 = m[0];
-    const double k = 6.0 * m0 * m0 * fp[S * 0];
+    const double k = 6.0 * m0 * m0 * sl_gr_params_load(fp, S).inv_c2;
     double d[3], u[3];
     SL_UNROLL
     for (int c = 0; c < 3; c++) {
@@ -50,7 +64,7 @@ SL_HD SL_INLINE void sl_term_gr_central(int S, const double *x, const double *v,
 SL_HD SL_INLINE double sl_term_gr_potential(int S, const double *x, const double *m,
                                             const double *fp, int i)
 {
-    const double k = 3.0 * m[0] * m[0] * fp[S * 0];
+    const double k = 3.0 * m[0] * m[0] * sl_gr_params_load(fp, S).inv_c2;
     double r2 = 0.0;
     for (int c = 0; c < 3; c++) {
         double d = x[S * (3 * i + c)] - x[S * c];

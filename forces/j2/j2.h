@@ -11,16 +11,30 @@
  * advances at 3/4 n J2 (R/p)^2 (5 cos^2 i - 1). Like gr it is a function of
  * positions about body 0: every integrator can use it, mvs in its kick.
  *
- * Parameter 0 is J2 R^2, fp[S*0] (J2 and R may be ensemble attributes:
- * each system its own). Arrays are strided by S (see newton.h).
+ * The kernels read J2 R^2 (sl_j2_params, the field J2_R2; J2 and R may be
+ * ensemble attributes: each system its own). Arrays are strided by S (see newton.h).
  * `force = "j2"` is Newtonian gravity plus this term. */
 #ifndef STARLING_FORCE_J2_H
 #define STARLING_FORCE_J2_H
 
 #include <math.h>
 #include "starling/hd.h"
+#include "starling/named_params.h"
 
-#define SL_TERM_j2_NPACKED 1 /* J2 R^2 */
+/* The keys J2 and R (named_params.h) and the value the kernels read,
+ * J2 R^2. The defaults are check-plugin's examples (params.h): a planet
+ * like Jupiter, J2 = 0.0147, of radius 0.1 in the units of its orbits
+ * (a = 1). */
+#define SL_PARAMS_j2(ARG, KEY, VAL)                                                        \
+    KEY(J2, SL_PARAM_NUMBER, 0.0147, -1.0, 1.0, 1,                                         \
+        "the central body's quadrupole moment J2 (oblate > 0), spin axis along z", NULL,   \
+        NULL)                                                                              \
+    KEY(R, SL_PARAM_NUMBER, 0.1, 0.0, 1e150, 1,                                            \
+        "the central body's equatorial radius J2 refers to (units of x)", NULL, NULL)      \
+    VAL(J2_R2, "J2 R^2")
+SL_PARAMS_STRUCT(sl_j2_params, SL_PARAMS_j2)
+
+#define SL_TERM_j2_NPACKED SL_PARAMS_COUNT(SL_PARAMS_j2)
 #define SL_TERM_j2_JERK 1
 #define SL_TERM_j2_PERTURB 1
 
@@ -29,7 +43,7 @@ SL_HD SL_INLINE void sl_term_j2_central(int S, const double *x, const double *v,
                                         double *jc)
 {
     const double m0 = m[0];
-    const double k = 1.5 * m0 * fp[S * 0];
+    const double k = 1.5 * m0 * sl_j2_params_load(fp, S).J2_R2;
     double d[3], u[3];
     SL_UNROLL
     for (int c = 0; c < 3; c++) {
@@ -60,7 +74,7 @@ SL_HD SL_INLINE double sl_term_j2_potential(int S, const double *x, const double
         d[c] = x[S * (3 * i + c)] - x[S * c];
     double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
     double r5 = r2 * r2 * sqrt(r2);
-    return 0.5 * m[0] * m[S * i] * fp[S * 0] * (3.0 * d[2] * d[2] - r2) / r5;
+    return 0.5 * m[0] * m[S * i] * sl_j2_params_load(fp, S).J2_R2 * (3.0 * d[2] * d[2] - r2) / r5;
 }
 
 #define SL_TERM j2

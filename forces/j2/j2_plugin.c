@@ -4,21 +4,12 @@
 #include "starling/plugin.h"
 #include "j2.h"
 
-static const sl_param j2_params[] = {
-    /* the examples (params.h): a planet like Jupiter, J2 = 0.0147, of
-     * radius 0.1 in the units of check-plugin's orbits (a = 1) */
-    {"J2", SL_PARAM_NUMBER, 0.0147, -1.0, 1.0, 1,
-     "the central body's quadrupole moment J2 (oblate > 0), spin axis along z", NULL, NULL},
-    {"R", SL_PARAM_NUMBER, 0.1, 0.0, 1e150, 1,
-     "the central body's equatorial radius J2 refers to (units of x)", NULL, NULL},
-};
+SL_PARAMS_TABLE(sl_j2_params, SL_PARAMS_j2)
 
 static sl_status j2_pack(const sl_param_values *pv, double fp[SL_FORCE_PARAMS_MAX])
 {
-    for (int i = 0; i < SL_FORCE_PARAMS_MAX; i++)
-        fp[i] = 0.0;
-    double r = sl_params_get(pv, "R");
-    fp[0] = sl_params_get(pv, "J2") * r * r;
+    const double r = sl_params_get(pv, "R");
+    sl_j2_params_fill(pv, fp)->J2_R2 = sl_params_get(pv, "J2") * r * r;
     return SL_OK;
 }
 
@@ -27,8 +18,8 @@ static const sl_force j2 = {
     .kind = SL_KIND_FORCE,
     .name = "j2",
     .description = "the central body's oblateness, a term: J2 and radius R, spin axis along z",
-    .params = j2_params,
-    .n_params = sizeof j2_params / sizeof j2_params[0],
+    .params = sl_j2_params_schema,
+    .n_params = SL_PARAMS_N_KEYS(SL_PARAMS_j2),
     .pack = j2_pack,
     .acc = sl_term_j2_host_acc,
     .potential = sl_term_j2_host_potential,

@@ -1,17 +1,25 @@
 /* Plummer-softened gravity, G = 1: the potential of a pair is
  * -m_i m_k / sqrt(r^2 + eps^2), so close encounters stay finite (star
  * clusters, discs of planetesimals). eps = 0 is Newtonian gravity, bit for
- * bit. Parameter 0 holds eps^2, fp[S*0]: each system may have its own eps
- * (an ensemble attribute 'eps'). Arrays are strided by S (see newton.h). */
+ * bit. The kernels read eps^2 (sl_plummer_params, the field eps2): each
+ * system may have its own eps (an ensemble attribute 'eps'). Arrays are strided by S (see newton.h). */
 #ifndef STARLING_FORCE_PLUMMER_H
 #define STARLING_FORCE_PLUMMER_H
 
 #include <math.h>
 #include "starling/hd.h"
+#include "starling/named_params.h"
+
+/* The key eps (named_params.h) and the value the kernels read, eps^2. */
+#define SL_PARAMS_plummer(ARG, KEY, VAL)                                                   \
+    KEY(eps, SL_PARAM_NUMBER, 0.0, 0.0, 1e150, 0,                                          \
+        "softening length (units of x); 0: Newtonian", NULL, NULL)                         \
+    VAL(eps2, "eps^2")
+SL_PARAMS_STRUCT(sl_plummer_params, SL_PARAMS_plummer)
 
 /* acc_jerk for Hermite; no perturbation part: softening bends body 0's
  * pull away from a Kepler orbit, so mvs-like integrators cannot use it. */
-#define SL_FORCE_plummer_NPACKED 1 /* eps^2 */
+#define SL_FORCE_plummer_NPACKED SL_PARAMS_COUNT(SL_PARAMS_plummer)
 #define SL_FORCE_plummer_JERK 1
 #define SL_FORCE_plummer_PERTURB 0
 
@@ -19,7 +27,7 @@ SL_HD SL_INLINE void sl_force_plummer_acc(int n, int S, const double *x, const d
                                           const double *m, const double *fp, double *a)
 {
     (void)v;
-    const double eps2 = fp[S * 0];
+    const double eps2 = sl_plummer_params_load(fp, S).eps2;
     SL_UNROLL
     for (int k = 0; k < 3 * n; k++)
         a[S * k] = 0.0;
@@ -48,7 +56,7 @@ SL_HD SL_INLINE void sl_force_plummer_acc_jerk(int n, int S, const double *x, co
                                                const double *m, const double *fp, double *a,
                                                double *j)
 {
-    const double eps2 = fp[S * 0];
+    const double eps2 = sl_plummer_params_load(fp, S).eps2;
     SL_UNROLL
     for (int k = 0; k < 3 * n; k++) {
         a[S * k] = 0.0;
@@ -91,7 +99,7 @@ SL_HD SL_INLINE void sl_force_plummer_acc_jerk(int n, int S, const double *x, co
 SL_HD SL_INLINE double sl_force_plummer_potential(int n, int S, const double *x,
                                                   const double *m, const double *fp)
 {
-    const double eps2 = fp[S * 0];
+    const double eps2 = sl_plummer_params_load(fp, S).eps2;
     double u = 0.0;
     for (int i = 0; i < n; i++)
         for (int k = i + 1; k < n; k++) {

@@ -21,17 +21,12 @@ static double plummer_potential(int n, const double *x, const double *m, const d
     return sl_force_plummer_potential(n, 1, x, m, fp);
 }
 
-static const sl_param plummer_params[] = {
-    {"eps", SL_PARAM_NUMBER, 0.0, 0.0, 1e150, 0,
-     "softening length (units of x); 0: Newtonian", NULL, NULL},
-};
+SL_PARAMS_TABLE(sl_plummer_params, SL_PARAMS_plummer)
 
 static sl_status plummer_pack(const sl_param_values *pv, double fp[SL_FORCE_PARAMS_MAX])
 {
-    for (int i = 0; i < SL_FORCE_PARAMS_MAX; i++)
-        fp[i] = 0.0;
-    double eps = sl_params_get(pv, "eps");
-    fp[0] = eps * eps;
+    const double eps = sl_params_get(pv, "eps");
+    sl_plummer_params_fill(pv, fp)->eps2 = eps * eps;
     return SL_OK;
 }
 
@@ -40,12 +35,12 @@ static const sl_force plummer = {
     .kind = SL_KIND_FORCE,
     .name = "plummer",
     .description = "Plummer-softened gravity, G = 1: pair potential -m_i m_k / sqrt(r^2 + eps^2)",
-    .params = plummer_params,
-    .n_params = sizeof plummer_params / sizeof plummer_params[0],
+    .params = sl_plummer_params_schema,
+    .n_params = SL_PARAMS_N_KEYS(SL_PARAMS_plummer),
     .pack = plummer_pack,
     .acc = plummer_acc,
     .potential = plummer_potential,
-    .n_packed = 1, /* eps^2 */
+    .n_packed = SL_FORCE_plummer_NPACKED,
     .caps = SL_FORCE_CAPS(plummer),
 };
 

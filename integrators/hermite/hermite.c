@@ -6,18 +6,8 @@
 
 #include "hermite_kernels.h"
 
-static const sl_param hermite_params[] = {
-    {"dt", SL_PARAM_NUMBER, 0.0, 1e-300, 1e300, 1,
-     "time step (G = 1 units; one year = 2 pi)", NULL, NULL},
-};
-
-static sl_status hermite_pack(const sl_param_values *pv, double pp[SL_PROP_PARAMS_MAX])
-{
-    for (int i = 0; i < SL_PROP_PARAMS_MAX; i++)
-        pp[i] = 0.0;
-    pp[0] = sl_params_get(pv, "dt");
-    return SL_OK;
-}
+SL_PARAMS_TABLE(sl_hermite_params, SL_PARAMS_hermite)
+SL_PARAMS_PACK(sl_hermite_params, SL_PARAMS_hermite)
 
 static const sl_propagator hermite = {
     .abi = SL_ABI_VERSION,
@@ -27,10 +17,10 @@ static const sl_propagator hermite = {
     .order = 4,
     .adaptive = SL_PROP_hermite_ADAPTIVE,
     .persist_per_body = SL_PROP_hermite_PERSIST,
-    .params = hermite_params,
-    .n_params = sizeof hermite_params / sizeof hermite_params[0],
-    .pack = hermite_pack,
-    .n_packed = 1,
+    .params = sl_hermite_params_schema,
+    .n_params = SL_PARAMS_N_KEYS(SL_PARAMS_hermite),
+    .pack = sl_hermite_params_pack,
+    .n_packed = SL_PARAMS_COUNT(SL_PARAMS_hermite),
 };
 
 static const sl_plugin_table tables[] = {{SL_KIND_PROPAGATOR, "hermite", &hermite},

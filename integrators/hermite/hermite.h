@@ -5,11 +5,19 @@
  *
  * Working state per body (ps, in blocks of 3n, strided by S like every
  * array, see <starling/launch.h>): a0 | j0 | xc | vc; the first two blocks
- * persist between launches. pp[0] is the step. */
+ * persist between launches. Its one parameter, dt, is the step the loops
+ * take (sl_hermite_params). */
 #ifndef STARLING_HERMITE_H
 #define STARLING_HERMITE_H
 
 #include "starling/hd.h"
+#include "starling/named_params.h"
+
+/* The keys (named_params.h): the struct sl_hermite_params, its schema and pack. */
+#define SL_PARAMS_hermite(ARG, KEY, VAL)                                                   \
+    ARG(dt, SL_PARAM_NUMBER, 0.0, 1e-300, 1e300, 1, "time step (G = 1 units; one year = 2 pi)", \
+        NULL, NULL)
+SL_PARAMS_PROPAGATOR(sl_hermite_params, SL_PARAMS_hermite)
 
 #define SL_PROP_hermite_NSTAGES 2
 #define SL_PROP_hermite_SCRATCH 12

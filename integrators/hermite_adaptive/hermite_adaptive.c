@@ -9,22 +9,14 @@
 
 #include "hermite_adaptive_kernels.h"
 
-static const sl_param hermite_adaptive_params[] = {
-    {.name = "eta", .type = SL_PARAM_NUMBER, .def = 0.02, .min = 1e-300, .max = 1.0,
-     .doc = "step factor: each step is eta min |a|/|j| over the system's bodies"},
-    {.name = "dt", .type = SL_PARAM_NUMBER, .def = NAN, .min = 1e-300, .max = 1e300,
-     .doc = "largest first step (later steps follow the criterion)",
-     .def_doc = "none: eta min |a|/|j| at the start"},
-};
+SL_PARAMS_TABLE(sl_hermite_adaptive_params, SL_PARAMS_hermite_adaptive)
 
 static sl_status hermite_adaptive_pack(const sl_param_values *pv,
                                        double pp[SL_PROP_PARAMS_MAX])
 {
-    for (int i = 0; i < SL_PROP_PARAMS_MAX; i++)
-        pp[i] = 0.0;
+    sl_hermite_adaptive_params *p = sl_hermite_adaptive_params_fill(pv, pp);
     const double dt = sl_params_get(pv, "dt");
-    pp[0] = isnan(dt) ? DBL_MAX : dt; /* control's first step is min(pp[0], the criterion) */
-    pp[1] = sl_params_get(pv, "eta");
+    p->dt = isnan(dt) ? DBL_MAX : dt; /* control's first step is min(dt, the criterion) */
     return SL_OK;
 }
 
@@ -34,13 +26,13 @@ static const sl_propagator hermite_adaptive = {
     .name = "hermite_adaptive",
     .description = "4th-order Hermite PEC^2 with a per-system step eta min |a|/|j| "
                    "(Aarseth's criterion)",
-    .params = hermite_adaptive_params,
-    .n_params = sizeof hermite_adaptive_params / sizeof hermite_adaptive_params[0],
+    .params = sl_hermite_adaptive_params_schema,
+    .n_params = SL_PARAMS_N_KEYS(SL_PARAMS_hermite_adaptive),
     .order = 4,
     .adaptive = SL_PROP_hermite_adaptive_ADAPTIVE,
     .persist_per_body = SL_PROP_hermite_adaptive_PERSIST,
     .pack = hermite_adaptive_pack,
-    .n_packed = 2,
+    .n_packed = SL_PARAMS_COUNT(SL_PARAMS_hermite_adaptive),
 };
 
 static const sl_plugin_table tables[] = {{SL_KIND_PROPAGATOR, "hermite_adaptive", &hermite_adaptive},

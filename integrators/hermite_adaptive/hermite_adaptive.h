@@ -3,7 +3,7 @@
  *
  *   h = eta min_i |a_i| / |j_i|      over the bodies i of the system,
  *
- * eta = pp[1]. The accelerations and jerks hermite.h keeps for the next
+ * eta a key (sl_hermite_adaptive_params). The accelerations and jerks hermite.h keeps for the next
  * step (the persistent a0 | j0, at the state a step ends on) are the ones
  * the criterion reads, so choosing the step costs no extra force call.
  *
@@ -19,8 +19,8 @@
  *   near zero makes its |a|/|j| large for an instant, and one such moment
  *   should not set a step its neighbours in time do not support (Aarseth's
  *   codes limit growth the same way).
- * - The first step is min(pp[0], eta min |a|/|j|) at the initial state,
- *   pp[0] being the user's dt or DBL_MAX when none was given. A system
+ * - The first step is min(dt, eta min |a|/|j|) at the initial state,
+ *   dt being the user's or DBL_MAX when none was given. A system
  *   whose bodies all have zero jerk (all at rest) has no time scale: with
  *   no dt either, control returns an infinite step and the loop stops that
  *   system with reason step_size (nonfinite) instead of guessing.
@@ -33,6 +33,18 @@
 #include <math.h>
 #include "starling/hd.h"
 #include "starling/integrators/hermite.h"
+#include "starling/named_params.h"
+
+/* The keys (named_params.h), in the order `starling plugins` shows them;
+ * the field dt is the key dt or, without it, DBL_MAX (the pack's). */
+#define SL_PARAMS_hermite_adaptive(ARG, KEY, VAL)                                          \
+    VAL(dt, "the first step's cap: the key dt, else DBL_MAX")                              \
+    ARG(eta, SL_PARAM_NUMBER, 0.02, 1e-300, 1.0, 0,                                        \
+        "step factor: each step is eta min |a|/|j| over the system's bodies", NULL, NULL)  \
+    KEY(dt, SL_PARAM_NUMBER, NAN, 1e-300, 1e300, 0,                                        \
+        "largest first step (later steps follow the criterion)", NULL,                     \
+        "none: eta min |a|/|j| at the start")
+SL_PARAMS_PROPAGATOR(sl_hermite_adaptive_params, SL_PARAMS_hermite_adaptive)
 
 #define SL_PROP_hermite_adaptive_NSTAGES SL_PROP_hermite_NSTAGES
 #define SL_PROP_hermite_adaptive_SCRATCH SL_PROP_hermite_SCRATCH
@@ -97,9 +109,10 @@ SL_HD SL_INLINE double sl_prop_hermite_adaptive_control(int n, int S, double h,
                                                         const double *pp, int *accept)
 {
     (void)x, (void)v, (void)m;
-    const double crit = sl_hermite_aarseth_step(n, S, ps, pp[1]);
+    const sl_hermite_adaptive_params *p = sl_hermite_adaptive_params_of(pp);
+    const double crit = sl_hermite_aarseth_step(n, S, ps, p->eta);
     if (h == 0.0) {
-        const double h0 = fmin(pp[0], crit);
+        const double h0 = fmin(p->dt, crit);
         return h0 < DBL_MAX ? h0 : INFINITY;
     }
     *accept = !(h > SL_HERMITE_ADAPTIVE_REJECT * crit);

@@ -24,7 +24,7 @@
  * works on a copy, so logging or monitoring never changes the trajectory,
  * and neither do the launches' boundaries.
  *
- * Correctors (pp[2] = order 3, 5, 7, 11 or 17; 0 none): the map M^k is
+ * Correctors (the key corrector = order 3, 5, 7, 11 or 17; 0 none): the map M^k is
  * run as C M^k C^-1, C^-1 applied when the run opens and C at every
  * close, which removes the error terms of order eps h^2 .. eps h^p (eps
  * the planets' mass ratio) and leaves eps^2 h^2: the energy error drops
@@ -34,14 +34,13 @@
  * REBOUND's WHFast uses, where they are offered in Jacobi coordinates
  * only; here B carries the jump as well).
  *
- * Jacobi coordinates (pp[3] = 1) instead: see below; the same steps
+ * Jacobi coordinates (coordinates = "jacobi", 1) instead: see below; the same steps
  * without the jump, the same correctors.
  *
  * Working state (ps, blocks of 3n strided by S): Q | V | the pending
  * drift time (one double, the first of a block of n), then scratch for
- * the Jacobi kick. pp[0] is the step, pp[1] min_mass_ratio, pp[2] the
- * corrector's order, pp[3] the coordinates (0 democratic heliocentric, 1
- * Jacobi). */
+ * the Jacobi kick. The keys are SL_PARAMS_mvs below; kernels read them as
+ * sl_mvs_params_of(pp)->coordinates and so on. */
 #ifndef STARLING_MVS_H
 #define STARLING_MVS_H
 
@@ -49,6 +48,31 @@
 #include "kepler_drift.h"
 #include "starling/propagator.h"
 #include "starling/launch.h" /* SL_SYNC_OPEN, SL_SYNC_CLOSE */
+#include "starling/named_params.h"
+
+/* The keys (named_params.h): the struct sl_mvs_params, its schema and pack.
+ * coordinates is a word, its field the word's index: 0 democratic
+ * heliocentric, 1 Jacobi. */
+#define SL_PARAMS_mvs(ARG, KEY, VAL)                                                       \
+    ARG(dt, SL_PARAM_NUMBER, 0.0, 1e-300, 1e300, 1,                                        \
+        "time step (G = 1 units; one year = 2 pi); a twentieth of the shortest orbital "   \
+        "period or less", NULL, NULL)                                                      \
+    ARG(min_mass_ratio, SL_PARAM_NUMBER, 10.0, 1.0, 1e300, 0,                              \
+        "the central body's (body 1's) mass over the other bodies' total below which a "   \
+        "system is refused: the method's error grows with that share", NULL, NULL)         \
+    ARG(corrector, SL_PARAM_INTEGER, 0.0, 0.0, 17.0, 0,                                    \
+        "order of the symplectic corrector: 0 (none), 3, 5, 7, 11 or 17; applied only "    \
+        "where states are written, it cuts the energy error by orders of magnitude (11 "   \
+        "is a good choice)", NULL, NULL)                                                   \
+    ARG(coordinates, SL_PARAM_WORD, 0.0, 0.0, 0.0, 0,                                      \
+        "democratic_heliocentric (Duncan, Levison & Lee; REBOUND's "                       \
+        "democraticheliocentric) or jacobi (Wisdom & Holman; more accurate for "           \
+        "hierarchical systems)", sl_mvs_coordinate_words, NULL)                            \
+    ARG(kepler_tol, SL_PARAM_NUMBER, 1e-6, 0.0, 1e-6, 0,                                   \
+        "the Kepler drift's early stop: an iteration whose step is below kepler_tol of "   \
+        "the universal anomaly ends it, the next being below an ulp (1.2x faster on the "  \
+        "GPU); 0 converges every drift to the ulp", NULL, NULL)
+SL_PARAMS_PROPAGATOR(sl_mvs_params, SL_PARAMS_mvs)
 
 #define SL_PROP_mvs_NSTAGES 1
 #define SL_PROP_mvs_SCRATCH 10 /* and, for the Jacobi kick, body 0's pull (3n) */
@@ -120,7 +144,7 @@ SL_HD SL_INLINE void sl_mvs_jump(int n, int S, double h, const double *m, double
             Q[S * (3 * i + d)] += h * w[d];
 }
 
-/* ---- Jacobi coordinates (pp[3] = 1) ----
+/* ---- Jacobi coordinates (coordinates = 1) ----
  * Q_0, V_0 the centre of mass; Q_i = x_i - R_{i-1}, V_i likewise, R_{i-1}
  * the centre of mass of bodies 0..i-1 (eta_{i-1} their mass). The Kepler
  * part moves each Q_i about gm = eta_i (Wisdom & Holman 1991); the kick
@@ -197,10 +221,10 @@ SL_HD SL_INLINE void sl_mvs_from_jacobi(int n, int S, const double *m, const dou
  * sl_mvs_K_lanes. */
 #define SL_MVS_INLINE 0
 #define SL_MVS_CALL 1
-/* The drifts' early stop (sl_kepler_drift_tol): the key kepler_tol (pp[4]),
+/* The drifts' early stop (sl_kepler_drift_tol): the key kepler_tol,
  * none where the run must be smooth to the last bits (SL_PP_SMOOTH:
  * MEGNO's shadows, which the early stop made twice as noisy). */
-#define SL_MVS_TOL(pp) ((pp)[SL_PP_SMOOTH] != 0.0 ? 0.0 : (pp)[4])
+#define SL_MVS_TOL(pp) ((pp)[SL_PP_SMOOTH] != 0.0 ? 0.0 : sl_mvs_params_of(pp)->kepler_tol)
 
 SL_HD SL_INLINE void sl_mvs_K(int jac, double tol, int how, int n, int S, double h,
                               const double *m, double *Q, double *V)
@@ -349,7 +373,7 @@ SL_HD SL_INLINE void sl_mvs_point(int how, int n, int S, double h, const double 
                                   double *xe, double *ve, const double *pp)
 {
     double *Q = ps, *V = ps + S * 3 * n, *pend = ps + S * 6 * n;
-    const int jac = pp[3] != 0.0;
+    const int jac = sl_mvs_params_of(pp)->coordinates != 0.0;
     sl_mvs_K(jac, SL_MVS_TOL(pp), how, n, S, h > 0.0 ? *pend + 0.5 * h : 0.0, m, Q, V);
     sl_mvs_J_out(jac, n, S, 0.5 * h, m, Q, V, xe, ve, ps);
 }
@@ -387,14 +411,14 @@ SL_HD SL_INLINE void sl_prop_mvs_apply(int st, int n, int S, double h, double *x
 {
     (void)st, (void)x, (void)v, (void)j;
     double *Q = ps, *V = ps + S * 3 * n, *pend = ps + S * 6 * n;
-    sl_mvs_BJ(pp[3] != 0.0, n, S, h, m, Q, V, a, ps);
+    sl_mvs_BJ(sl_mvs_params_of(pp)->coordinates != 0.0, n, S, h, m, Q, V, a, ps);
     *pend = h > 0.0 ? 0.5 * h : *pend;
 }
 
 SL_HD SL_INLINE void sl_prop_mvs_open(int n, int S, const double *x, const double *v,
                                       const double *m, double *ps, const double *pp)
 {
-    if (pp[3] != 0.0)
+    if (sl_mvs_params_of(pp)->coordinates != 0.0)
         sl_mvs_to_jacobi(n, S, x, v, m, ps, ps + S * 3 * n);
     else
         sl_mvs_to_dh(n, S, x, v, m, ps, ps + S * 3 * n);
@@ -416,7 +440,7 @@ SL_HD SL_INLINE void sl_prop_mvs_close_start(int n, int S, double *x, double *v,
         x[S * k] = ps[S * k];
         v[S * k] = ps[S * (3 * n + k)];
     }
-    sl_mvs_K(pp[3] != 0.0, SL_MVS_TOL(pp), SL_MVS_CALL, n, S, ps[S * 6 * n], m, x, v);
+    sl_mvs_K(sl_mvs_params_of(pp)->coordinates != 0.0, SL_MVS_TOL(pp), SL_MVS_CALL, n, S, ps[S * 6 * n], m, x, v);
 }
 
 /* (Q, V) in x, v -> inertial x, v: x_0 from the centre of mass, v_0 from
@@ -425,7 +449,7 @@ SL_HD SL_INLINE void sl_prop_mvs_close_end(int n, int S, double *x, double *v,
                                            const double *m, const double *ps, const double *pp)
 {
     (void)ps;
-    if (pp[3] != 0.0) {
+    if (sl_mvs_params_of(pp)->coordinates != 0.0) {
         sl_mvs_from_jacobi(n, S, m, x, v, x, v);
         return;
     }
@@ -521,7 +545,7 @@ SL_HD SL_INLINE void sl_mvs_corrector_z(int order, int z, double inv, double dt,
 SL_HD SL_INLINE int sl_prop_mvs_sync_stages(int mode, const double *pp)
 {
     (void)mode;
-    return 4 * sl_mvs_corrector_m((int)pp[2]);
+    return 4 * sl_mvs_corrector_m((int)sl_mvs_params_of(pp)->corrector);
 }
 
 /* Stage 2z of Z(a, b): K(a), then B(-b) around the force; stage 2z+1:
@@ -540,9 +564,9 @@ SL_HD SL_INLINE void sl_prop_mvs_sync_point(int mode, int st, int n, int S, doub
 {
     double *Q, *V, a, b;
     sl_mvs_sync_region(mode, n, S, x, v, ps, &Q, &V);
-    sl_mvs_corrector_z((int)pp[2], st / 2, mode == SL_SYNC_OPEN ? 1.0 : -1.0, pp[0], &a, &b);
+    sl_mvs_corrector_z((int)sl_mvs_params_of(pp)->corrector, st / 2, mode == SL_SYNC_OPEN ? 1.0 : -1.0, sl_mvs_params_of(pp)->dt, &a, &b);
     const double sgn = st % 2 ? 1.0 : -1.0;
-    const int jac = pp[3] != 0.0;
+    const int jac = sl_mvs_params_of(pp)->coordinates != 0.0;
     sl_mvs_K(jac, SL_MVS_TOL(pp), SL_MVS_CALL, n, S, st % 2 ? -2.0 * a : a, m, Q, V);
     sl_mvs_J_out(jac, n, S, 0.5 * sgn * b, m, Q, V, xe, ve, ps);
 }
@@ -553,9 +577,9 @@ SL_HD SL_INLINE void sl_prop_mvs_sync_apply(int mode, int st, int n, int S, doub
 {
     double *Q, *V, a, b;
     sl_mvs_sync_region(mode, n, S, x, v, ps, &Q, &V);
-    sl_mvs_corrector_z((int)pp[2], st / 2, mode == SL_SYNC_OPEN ? 1.0 : -1.0, pp[0], &a, &b);
+    sl_mvs_corrector_z((int)sl_mvs_params_of(pp)->corrector, st / 2, mode == SL_SYNC_OPEN ? 1.0 : -1.0, sl_mvs_params_of(pp)->dt, &a, &b);
     const double sgn = st % 2 ? 1.0 : -1.0;
-    const int jac = pp[3] != 0.0;
+    const int jac = sl_mvs_params_of(pp)->coordinates != 0.0;
     sl_mvs_BJ(jac, n, S, sgn * b, m, Q, V, acc, ps);
     if (st % 2)
         sl_mvs_K(jac, SL_MVS_TOL(pp), SL_MVS_CALL, n, S, a, m, Q, V);
@@ -615,8 +639,8 @@ __attribute__((always_inline)) static inline void sl_mvs_K_lanes(int jac, double
 }
 
 /* The stages' work after the drifts, for the chunk, with the coordinates
- * (pp[3]) a literal: each caller branches once, outside the loop over
- * lanes. A branch on pp[3] inside an `omp simd` loop is if-converted by
+ * (the field coordinates) a literal: each caller branches once, outside
+ * the loop over lanes. A branch on it inside an `omp simd` loop is if-converted by
  * gcc, and every lane would run both coordinates' kick, jump and force
  * point, selecting one: the Sun and eight planets in democratic
  * heliocentric coordinates take 1.28x longer on the CPU that way, for the
@@ -656,7 +680,7 @@ sl_prop_mvs_point_lanes(int st, int n, int W, const double *h, const double *x, 
     (void)st, (void)x, (void)v;
     enum { L = SL_LANES }; /* the lane loop's W */
     double *Q = ps, *V = ps + W * 3 * n, *pend = ps + W * 6 * n;
-    const int jac = pp[3] != 0.0;
+    const int jac = sl_mvs_params_of(pp)->coordinates != 0.0;
     _Alignas(64) double hd[L];
 #pragma omp simd
     for (int l = 0; l < W; l++) {
@@ -679,7 +703,7 @@ sl_prop_mvs_apply_lanes(int st, int n, int W, const double *h, double *x, double
 {
     (void)st, (void)x, (void)v, (void)j;
     double *Q = ps, *V = ps + W * 3 * n, *pend = ps + W * 6 * n;
-    if (pp[3] != 0.0)
+    if (sl_mvs_params_of(pp)->coordinates != 0.0)
         sl_mvs_BJ_lanes(1, n, W, h, m, Q, V, a, ps);
     else
         sl_mvs_BJ_lanes(0, n, W, h, m, Q, V, a, ps);
@@ -705,7 +729,7 @@ sl_prop_mvs_close_start_lanes(int n, int W, double *x, double *v, const double *
             v[W * k + l] = ps[W * (3 * n + k) + l];
         }
     }
-    sl_mvs_K_lanes(pp[3] != 0.0, SL_MVS_TOL(pp), n, W, hd, m, x, v);
+    sl_mvs_K_lanes(sl_mvs_params_of(pp)->coordinates != 0.0, SL_MVS_TOL(pp), n, W, hd, m, x, v);
 }
 
 __attribute__((always_inline)) static inline void
@@ -717,9 +741,9 @@ sl_prop_mvs_sync_point_lanes(int mode, int st, int n, int W, double *x, double *
     _Alignas(64) double hd[L];
     double *Q, *V, a, b;
     sl_mvs_sync_region(mode, n, W, x, v, ps, &Q, &V);
-    sl_mvs_corrector_z((int)pp[2], st / 2, mode == SL_SYNC_OPEN ? 1.0 : -1.0, pp[0], &a, &b);
+    sl_mvs_corrector_z((int)sl_mvs_params_of(pp)->corrector, st / 2, mode == SL_SYNC_OPEN ? 1.0 : -1.0, sl_mvs_params_of(pp)->dt, &a, &b);
     const double sgn = st % 2 ? 1.0 : -1.0, ka = st % 2 ? -2.0 * a : a;
-    const int jac = pp[3] != 0.0;
+    const int jac = sl_mvs_params_of(pp)->coordinates != 0.0;
     for (int l = 0; l < W; l++)
         hd[l] = ka;
     sl_mvs_K_lanes(jac, SL_MVS_TOL(pp), n, W, hd, m, Q, V);
@@ -740,9 +764,9 @@ sl_prop_mvs_sync_apply_lanes(int mode, int st, int n, int W, double *x, double *
     _Alignas(64) double hd[L];
     double *Q, *V, a, b;
     sl_mvs_sync_region(mode, n, W, x, v, ps, &Q, &V);
-    sl_mvs_corrector_z((int)pp[2], st / 2, mode == SL_SYNC_OPEN ? 1.0 : -1.0, pp[0], &a, &b);
+    sl_mvs_corrector_z((int)sl_mvs_params_of(pp)->corrector, st / 2, mode == SL_SYNC_OPEN ? 1.0 : -1.0, sl_mvs_params_of(pp)->dt, &a, &b);
     const double sgn = st % 2 ? 1.0 : -1.0;
-    const int jac = pp[3] != 0.0;
+    const int jac = sl_mvs_params_of(pp)->coordinates != 0.0;
     for (int l = 0; l < W; l++)
         hd[l] = sgn * b;
     if (jac)

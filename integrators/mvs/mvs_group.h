@@ -75,7 +75,7 @@
 SL_HD SL_INLINE int sl_prop_mvs_group_threads(const double *pp, int64_t n_sys, int sms, int wide,
                                               int narrow)
 {
-    if (pp[3] != 0.0 || n_sys > (int64_t)SL_MVS_GROUP_SYSTEMS_PER_SM * sms)
+    if (sl_mvs_params_of(pp)->coordinates != 0.0 || n_sys > (int64_t)SL_MVS_GROUP_SYSTEMS_PER_SM * sms)
         return 0;
     if (narrow == 0 || n_sys <= (int64_t)SL_MVS_GROUP_WIDE_PER_SM * sms)
         return wide;
@@ -431,8 +431,8 @@ SL_HD SL_INLINE void sl_mvs_gpublish_inertial(const sl_mvs_group *c, const sl_mv
     SL_NOUNROLL                                                                            \
     for (int st = 0; st < sl_prop_mvs_sync_stages(MODE, a->pp); st++) {                    \
         double za, zb;                                                                     \
-        sl_mvs_corrector_z((int)a->pp[2], st / 2, (MODE) == SL_SYNC_OPEN ? 1.0 : -1.0,     \
-                           a->pp[0], &za, &zb);                                            \
+        sl_mvs_corrector_z((int)sl_mvs_params_of(a->pp)->corrector, st / 2, (MODE) == SL_SYNC_OPEN ? 1.0 : -1.0,     \
+                           sl_mvs_params_of(a->pp)->dt, &za, &zb);                                            \
         const double sgn = st % 2 ? 1.0 : -1.0;                                            \
         sl_mvs_gK(&c, tol, SL_MVS_CALL, st % 2 ? -2.0 * za : za, &(R));                    \
         sl_mvs_gjump_publish(&c, 0.5 * sgn * zb, &(R), sx, sv);                            \
@@ -610,7 +610,7 @@ SL_HD SL_INLINE void sl_mvs_gpublish_inertial(const sl_mvs_group *c, const sl_mv
         const int64_t k0 = a->step_start[s];                                               \
         double next_log = a->mon.log_every_dt > 0.0 ? a->next_log[s] : 0.0;                \
         int why = SL_REASON_NONE, detail = -1;                                             \
-        const double dt = a->pp[0];                                                        \
+        const double dt = a->pp[SL_PP_DT];                                                        \
         const int64_t n_need = sl_steps_needed(t0, a->t_end, dt);                          \
         for (int64_t k = 0; k < a->launch_steps && step - k0 < n_need; k++) {              \
             const int64_t j = step - k0 + 1;                                               \

@@ -6,18 +6,8 @@
 
 #include "rkck_kernels.h"
 
-static const sl_param rkck_params[] = {
-    {.name = "dt", .type = SL_PARAM_NUMBER, .min = 1e-300, .max = 1e300, .required = 1,
-     .doc = "time step (G = 1 units; one year = 2 pi)"},
-};
-
-static sl_status rkck_pack(const sl_param_values *pv, double pp[SL_PROP_PARAMS_MAX])
-{
-    for (int i = 0; i < SL_PROP_PARAMS_MAX; i++)
-        pp[i] = 0.0;
-    pp[0] = sl_params_get(pv, "dt");
-    return SL_OK;
-}
+SL_PARAMS_TABLE(sl_rkck_params, SL_PARAMS_rkck)
+SL_PARAMS_PACK(sl_rkck_params, SL_PARAMS_rkck)
 
 static const sl_propagator rkck = {
     .abi = SL_ABI_VERSION,
@@ -25,13 +15,13 @@ static const sl_propagator rkck = {
     .name = "rkck",
     .description = "Runge-Kutta Cash-Karp, 5th-order solution, fixed step, 6 force "
                    "evaluations per step",
-    .params = rkck_params,
-    .n_params = sizeof rkck_params / sizeof rkck_params[0],
+    .params = sl_rkck_params_schema,
+    .n_params = SL_PARAMS_N_KEYS(SL_PARAMS_rkck),
     .order = 5,
     .adaptive = SL_PROP_rkck_ADAPTIVE,
     .persist_per_body = SL_PROP_rkck_PERSIST,
-    .pack = rkck_pack,
-    .n_packed = 1,
+    .pack = sl_rkck_params_pack,
+    .n_packed = SL_PARAMS_COUNT(SL_PARAMS_rkck),
 };
 
 static const sl_plugin_table tables[] = {{SL_KIND_PROPAGATOR, "rkck", &rkck},

@@ -1,5 +1,5 @@
 /* Runge-Kutta Cash-Karp (Cash & Karp 1990, ACM TOMS 16, 201), fixed step
- * pp[0], six force evaluations per step, propagating the fifth-order
+ * dt, six force evaluations per step, propagating the fifth-order
  * solution (the weights 37/378, 250/621, 125/594, 512/1771, as GSL's rkck
  * does). The embedded fourth-order solution is used by rkck_adaptive
  * (rkck_adaptive.h) for its error estimate; the stages are shared.
@@ -27,6 +27,13 @@
 
 #include <math.h>
 #include "starling/hd.h"
+#include "starling/named_params.h"
+
+/* The keys (named_params.h): the struct sl_rkck_params, its schema and pack. */
+#define SL_PARAMS_rkck(ARG, KEY, VAL)                                                   \
+    ARG(dt, SL_PARAM_NUMBER, 0.0, 1e-300, 1e300, 1, "time step (G = 1 units; one year = 2 pi)", \
+        NULL, NULL)
+SL_PARAMS_PROPAGATOR(sl_rkck_params, SL_PARAMS_rkck)
 
 #define SL_PROP_rkck_NSTAGES 6
 #define SL_PROP_rkck_SCRATCH 15

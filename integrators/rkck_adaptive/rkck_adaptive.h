@@ -16,8 +16,8 @@
  * shrinks a little less after a rejection; with q = 4 the retry is more
  * likely to pass.) A NaN error rejects and shrinks by 5.
  *
- * pp[0] caps the first step (DBL_MAX when the user gave none), pp[1] = tol,
- * pp[2] = tol_abs. ps per body: rkck's a_1..a_5 (15), then the body's
+ * The keys (sl_rkck_adaptive_params): dt caps the first step (DBL_MAX
+ * when the user gave none), tol and tol_abs. ps per body: rkck's a_1..a_5 (15), then the body's
  * error ratio (1). */
 #ifndef STARLING_RKCK_ADAPTIVE_H
 #define STARLING_RKCK_ADAPTIVE_H
@@ -26,6 +26,23 @@
 #include <math.h>
 #include "starling/hd.h"
 #include "starling/integrators/rkck.h"
+#include "starling/named_params.h"
+
+/* The keys (named_params.h), in the order `starling plugins` shows them;
+ * the fields dt and tol_abs are the pack's: DBL_MAX and tol where the
+ * keys are absent. */
+#define SL_PARAMS_rkck_adaptive(ARG, KEY, VAL)                                             \
+    VAL(dt, "the first step's cap: the key dt, else DBL_MAX")                              \
+    ARG(tol, SL_PARAM_NUMBER, 1e-10, 1e-15, 1.0, 0,                                        \
+        "relative error per step (GSL's eps_rel): the step is rejected when an error "     \
+        "estimate exceeds 1.1 (tol_abs + tol |y|) for a component y of x or v", NULL, NULL) \
+    KEY(tol_abs, SL_PARAM_NUMBER, NAN, 0.0, 1e300, 0,                                      \
+        "absolute error per step (GSL's eps_abs)", NULL, "tol")                            \
+    KEY(dt, SL_PARAM_NUMBER, NAN, 1e-300, 1e300, 0,                                        \
+        "largest first step (later steps are the controller's)", NULL,                     \
+        "none: 0.01 |y| / |y'| in the tolerance's norm (Hairer et al.)")                   \
+    VAL(tol_abs, "the key tol_abs, else tol")
+SL_PARAMS_PROPAGATOR(sl_rkck_adaptive_params, SL_PARAMS_rkck_adaptive)
 
 #define SL_PROP_rkck_adaptive_NSTAGES SL_PROP_rkck_NSTAGES
 #define SL_PROP_rkck_adaptive_SCRATCH 16
@@ -73,7 +90,9 @@ SL_HD SL_INLINE void sl_prop_rkck_adaptive_apply(int st, int n, int S, double h,
     if (st < 5)
         sl_prop_rkck_apply(st, n, S, h, x, v, m, ps, a, j, pp);
     else
-        sl_rkck_finish(n, S, h, x, v, ps, a, ps + S * 15 * n, pp[1], pp[2]);
+        sl_rkck_finish(n, S, h, x, v, ps, a, ps + S * 15 * n,
+                       sl_rkck_adaptive_params_of(pp)->tol,
+                       sl_rkck_adaptive_params_of(pp)->tol_abs);
 }
 
 /* The first step, when the user gave none smaller: Hairer, Norsett &
@@ -111,8 +130,9 @@ SL_HD SL_INLINE double sl_prop_rkck_adaptive_control(int n, int S, double h, con
                                                      double *ps, const double *pp, int *accept)
 {
     (void)m;
+    const sl_rkck_adaptive_params *p = sl_rkck_adaptive_params_of(pp);
     if (h == 0.0)
-        return fmin(pp[0], sl_rkck_first_step(n, S, x, v, ps, pp[1], pp[2]));
+        return fmin(p->dt, sl_rkck_first_step(n, S, x, v, ps, p->tol, p->tol_abs));
     double r = 0.0;
     SL_UNROLL
     for (int b = 0; b < n; b++)

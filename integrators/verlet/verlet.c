@@ -6,8 +6,10 @@
  *      the registry: a key's range is what refuses a bad value before any
  *      work starts (dt = 0 or dt = -1: "key 'dt' = 0: expected a finite
  *      number in [1e-300, 1e+300]"), so pack need not check again;
- *   3. pack turns the checked values into pp, which every kernel receives:
- *      pp[0] must be the step;
+ *   3. the keys are declared once, in verlet.h (SL_PARAMS_verlet): the
+ *      schema, the struct sl_verlet_params and the pack come from that
+ *      list, and pack turns the checked values into pp, which every
+ *      kernel receives; the first field, dt, is the step the loops take;
  *   4. the kernels: starling_add_integrator (CMakeLists.txt) stamps the
  *      loops of verlet.h with every force this starling has, N = 2..16
  *      unrolled and a runtime-N loop, and writes verlet_kernels.h, whose
@@ -23,18 +25,8 @@
 
 #include "verlet_kernels.h"
 
-static const sl_param verlet_params[] = {
-    {.name = "dt", .type = SL_PARAM_NUMBER, .min = 1e-300, .max = 1e300, .required = 1,
-     .doc = "time step (G = 1 units; one year = 2 pi)"},
-};
-
-static sl_status verlet_pack(const sl_param_values *pv, double pp[SL_PROP_PARAMS_MAX])
-{
-    for (int i = 0; i < SL_PROP_PARAMS_MAX; i++)
-        pp[i] = 0.0; /* the contract: zeros beyond n_packed */
-    pp[0] = sl_params_get(pv, "dt");
-    return SL_OK;
-}
+SL_PARAMS_TABLE(sl_verlet_params, SL_PARAMS_verlet)
+SL_PARAMS_PACK(sl_verlet_params, SL_PARAMS_verlet)
 
 static const sl_propagator verlet = {
     .abi = SL_ABI_VERSION,
@@ -42,13 +34,13 @@ static const sl_propagator verlet = {
     .name = "verlet",
     .description = "velocity Verlet (leapfrog, kick-drift-kick), order 2, symplectic, "
                    "fixed step, one force evaluation per step",
-    .params = verlet_params,
-    .n_params = sizeof verlet_params / sizeof verlet_params[0],
+    .params = sl_verlet_params_schema,
+    .n_params = SL_PARAMS_N_KEYS(SL_PARAMS_verlet),
     .order = 2,
     .adaptive = SL_PROP_verlet_ADAPTIVE,
     .persist_per_body = SL_PROP_verlet_PERSIST,
-    .pack = verlet_pack,
-    .n_packed = 1,
+    .pack = sl_verlet_params_pack,
+    .n_packed = SL_PARAMS_COUNT(SL_PARAMS_verlet),
 };
 
 static const sl_plugin_table tables[] = {{SL_KIND_PROPAGATOR, "verlet", &verlet},

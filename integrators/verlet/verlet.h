@@ -1,6 +1,6 @@
 /* Velocity Verlet (leapfrog, kick-drift-kick): second order, symplectic and
  * time-reversible for forces that depend on positions only, fixed step
- * pp[0], one force evaluation per step.
+ * dt, one force evaluation per step.
  *
  * This is the in-tree worked example of an integrator: the smallest one
  * that uses every part of the kernel contract (<starling/launch.h>,
@@ -33,6 +33,13 @@
 #define STARLING_VERLET_H
 
 #include "starling/hd.h"
+#include "starling/named_params.h"
+
+/* The keys (named_params.h): the struct sl_verlet_params, its schema and pack. */
+#define SL_PARAMS_verlet(ARG, KEY, VAL)                                                   \
+    ARG(dt, SL_PARAM_NUMBER, 0.0, 1e-300, 1e300, 1, "time step (G = 1 units; one year = 2 pi)", \
+        NULL, NULL)
+SL_PARAMS_PROPAGATOR(sl_verlet_params, SL_PARAMS_verlet)
 
 /* The contract's six constants. The loops paste JERK, PERTURB and ADAPTIVE into
  * macro names, so they must be the literals 0 or 1. */
@@ -42,7 +49,7 @@
 #define SL_PROP_verlet_JERK 0     /* accelerations only: the loop calls the force's acc */
 #define SL_PROP_verlet_PERTURB 0  /* the whole force, not the part beyond the central body's pull */
 #define SL_PROP_verlet_SYNC 0
-#define SL_PROP_verlet_ADAPTIVE 0 /* fixed step pp[0]: no control function */
+#define SL_PROP_verlet_ADAPTIVE 0 /* fixed step dt: no control function */
 /* Its stages act per body, but verlet does not declare BODYWISE: one
  * thread per system holds its small state (no jerks, 3 doubles of ps per
  * body) well enough that a group of threads is 3.6x slower at N = 9 and

@@ -645,16 +645,16 @@ static void check_pack(sl_check_report *r, const sl_propagator *p)
             return;
         }
     /* the loops step by pp[0], whatever the key that sets it is called */
-    if (!(pp[0] > 0)) {
+    if (!(pp[SL_PP_DT] > 0)) {
         sl_check_add(r, SL_CHECK_FAIL, "pack", "pp[0] = %g: the loop steps by pp[0], so pack "
-                     "must put the step there (a finite number > 0)", pp[0]);
+                     "must put the step there (a finite number > 0)", pp[SL_PP_DT]);
         return;
     }
     int has_dt = sl_params_find(p->params, p->n_params, "dt") != NULL;
-    sl_check_add(r, !has_dt || pp[0] == dt ? SL_CHECK_PASS : SL_CHECK_FAIL, "pack",
+    sl_check_add(r, !has_dt || pp[SL_PP_DT] == dt ? SL_CHECK_PASS : SL_CHECK_FAIL, "pack",
                  has_dt ? "pp finite, %d packed; pp[0] = %g for dt = %g (the step the loop uses)"
                         : "pp finite, %d packed; pp[0] = %g, the step (no key 'dt'; %g unused)",
-                 p->n_packed, pp[0], dt);
+                 p->n_packed, pp[SL_PP_DT], dt);
 }
 
 static void check_kernel_table(sl_check_report *r, const sl_propagator *p)

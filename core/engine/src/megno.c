@@ -35,7 +35,7 @@ void sl_megno_config_default(sl_megno_config *m)
 
 static double resolved_interval(const sl_run_config *c, const sl_megno_config *m)
 {
-    return m->interval > 0.0 ? m->interval : DEFAULT_STEPS * c->pp[0];
+    return m->interval > 0.0 ? m->interval : DEFAULT_STEPS * c->pp[SL_PP_DT];
 }
 
 /* How many times `step` fits in `span`, when it is a whole number of
@@ -80,12 +80,12 @@ sl_status sl_megno_check(const sl_backend *be, const sl_ensemble *e, const sl_ru
                        (long long)e->n_sys);
     double iv = resolved_interval(c, m);
     sl_fmt_num(a, sizeof a, iv);
-    if (!c->prop->adaptive && whole_times(iv, c->pp[0]) < 0) {
-        sl_fmt_num(b, sizeof b, c->pp[0]);
-        double k = fmax(1.0, floor(iv / c->pp[0]));
+    if (!c->prop->adaptive && whole_times(iv, c->pp[SL_PP_DT]) < 0) {
+        sl_fmt_num(b, sizeof b, c->pp[SL_PP_DT]);
+        double k = fmax(1.0, floor(iv / c->pp[SL_PP_DT]));
         char lo[40], hi[40]; /* to 15 digits: what a user would type */
-        snprintf(lo, sizeof lo, "%.15g", k * c->pp[0]);
-        snprintf(hi, sizeof hi, "%.15g", (k + 1.0) * c->pp[0]);
+        snprintf(lo, sizeof lo, "%.15g", k * c->pp[SL_PP_DT]);
+        snprintf(hi, sizeof hi, "%.15g", (k + 1.0) * c->pp[SL_PP_DT]);
         return sl_fail(SL_ERR_ARG, "megno: interval = %s is not a whole number of steps of "
                        "integrator '%s' (dt = %s), whose sequence of equal steps it would break: "
                        "give %s or %s", a, c->prop->name, b, lo, hi);

@@ -73,9 +73,9 @@ static sl_status check_tables(const sl_run_config *c)
                        "expected >= 0", p->name, p->persist_per_body);
     /* the loops step by pp[0] (an adaptive one starts from it), whatever
      * the key that sets it is called */
-    if (!(c->pp[0] > 0) || !isfinite(c->pp[0]))
+    if (!(c->pp[SL_PP_DT] > 0) || !isfinite(c->pp[SL_PP_DT]))
         return sl_fail(SL_ERR_ARG, "integrate: integrator '%s': pp[0] = %g: its pack must put the "
-                       "step there, a finite number > 0 (is dt set?)", p->name, c->pp[0]);
+                       "step there, a finite number > 0 (is dt set?)", p->name, c->pp[SL_PP_DT]);
     for (int k = 1; k < p->n_packed; k++)
         if (!isfinite(c->pp[k]))
             return sl_fail(SL_ERR_ARG, "integrate: integrator '%s': pp[%d] = %g: expected a finite "
@@ -198,7 +198,7 @@ static int64_t plan_launch(const sl_ensemble *e, const sl_run_config *c, int64_t
         /* at most one periodic record per step; an adaptive step may be any size */
         if (c->mon.log_every_dt > 0)
             per_sys += (c->prop->adaptive ? (double)steps
-                                          : (double)steps * c->pp[0] / c->mon.log_every_dt) +
+                                          : (double)steps * c->pp[SL_PP_DT] / c->mon.log_every_dt) +
                        1.0;
         int logging = c->mon.log_every_steps > 0 || c->mon.log_every_dt > 0 || c->mon.log_on_stop;
         double cap = logging ? per_sys * (double)e->n_sys : 0.0;
@@ -705,7 +705,7 @@ static sl_status run_launches(const sl_backend *be, sl_ensemble *e, const sl_run
         /* launches a fixed step needs; 0 for an adaptive integrator, whose
          * every launch still moves each unfinished system on or stops it */
         double need = (double)sl_steps_needed(0.0, isfinite(lo) ? hi - fmax(lo, L.t_min) : 0.0,
-                                              c->pp[0]);
+                                              c->pp[SL_PP_DT]);
         L.expect = c->prop->adaptive ? 0 : (int64_t)ceil(need / (double)launch_steps);
         if (g > 1)
             st = restart_grid(&L);

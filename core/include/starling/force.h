@@ -22,12 +22,15 @@
 #define STARLING_FORCE_H
 
 #include <stdint.h>
+#include "starling/named_params.h"
 #include "starling/params.h"
 #include "starling/plugin.h"
 
 SL_EXTERN_C_BEGIN
 
 enum { SL_FORCE_PARAMS_MAX = 8 };
+SL_STATIC_ASSERT(SL_FORCE_PARAMS_MAX == SL_PARAMS_PACKED_ROOM,
+                 "named_params.h packs SL_FORCE_PARAMS_MAX doubles");
 
 typedef struct sl_force {
     SL_TABLE_HEAD; /* kind SL_KIND_FORCE */

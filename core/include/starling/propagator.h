@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 #include "starling/ensemble.h"
+#include "starling/named_params.h"
 #include "starling/params.h"
 #include "starling/plugin.h"
 
@@ -52,6 +53,11 @@ enum { SL_PROP_PARAMS_MAX = 8 };
  * converges them fully there. pack fills at most the first
  * SL_PROP_PACKED_MAX. */
 enum { SL_PP_SMOOTH = SL_PROP_PARAMS_MAX - 1, SL_PROP_PACKED_MAX = SL_PROP_PARAMS_MAX - 1 };
+/* pp's first double is the step the loops take: every integrator's first
+ * key field is dt (SL_PARAMS_PROPAGATOR, named_params.h). */
+enum { SL_PP_DT = 0 };
+SL_STATIC_ASSERT(SL_PROP_PARAMS_MAX == SL_PARAMS_PACKED_ROOM,
+                 "named_params.h packs SL_PROP_PARAMS_MAX doubles");
 
 typedef struct sl_propagator {
     SL_TABLE_HEAD;           /* kind SL_KIND_PROPAGATOR; params: e.g. dt */

@@ -5,22 +5,19 @@
 #include <starling/plugin.h>
 #include "@NAME@.h"
 
-static const sl_param params[] = {
-    {"rho", SL_PARAM_NUMBER, 0.0, 0.0, 1e150, 0, "background density (mass per unit volume)"},
-};
+SL_PARAMS_TABLE(sl_@NAME@_params, SL_PARAMS_@NAME@)
 
-/* fp comes zeroed: pack fills its n_packed leading doubles */
 static sl_status pack(const sl_param_values *pv, double fp[SL_FORCE_PARAMS_MAX])
 {
-    fp[0] = 4.1887902047863905 * sl_params_get(pv, "rho"); /* k = 4 pi rho / 3 */
+    sl_@NAME@_params_fill(pv, fp)->k = 4.1887902047863905 * sl_params_get(pv, "rho");
     return SL_OK;
 }
 
 static const sl_force @NAME@ = {
     .abi = SL_ABI_VERSION, .kind = SL_KIND_FORCE, .name = "@NAME@",
     .description = "a uniform background density about body 0, a term added to a base force",
-    .params = params, .n_params = 1, .pack = pack,
-    .acc = sl_term_@NAME@_host_acc, .potential = sl_term_@NAME@_host_potential,
+    .params = sl_@NAME@_params_schema, .n_params = SL_PARAMS_N_KEYS(SL_PARAMS_@NAME@),
+    .pack = pack, .acc = sl_term_@NAME@_host_acc, .potential = sl_term_@NAME@_host_potential,
     .n_packed = SL_TERM_@NAME@_NPACKED, .caps = SL_TERM_CAPS(@NAME@),
 };
 

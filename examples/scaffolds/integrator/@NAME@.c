@@ -6,18 +6,9 @@
 #include "@NAME@.h"
 #include "@NAME@_kernels.h"
 
-static const sl_param params[] = {
-    {"dt", SL_PARAM_NUMBER, 0.0, 1e-300, 1e300, 1, "time step (G = 1 units; one year = 2 pi)"},
-};
-
-/* pp[0] is the step the loop takes; the rest is the stages' to use. */
-static sl_status pack(const sl_param_values *pv, double pp[SL_PROP_PARAMS_MAX])
-{
-    for (int i = 0; i < SL_PROP_PARAMS_MAX; i++)
-        pp[i] = 0.0;
-    pp[0] = sl_params_get(pv, "dt");
-    return SL_OK;
-}
+/* The schema and the pack, from the keys in @NAME@.h. */
+SL_PARAMS_TABLE(sl_@NAME@_params, SL_PARAMS_@NAME@)
+SL_PARAMS_PACK(sl_@NAME@_params, SL_PARAMS_@NAME@)
 
 static const sl_propagator @NAME@ = {
     .abi = SL_ABI_VERSION,
@@ -27,10 +18,10 @@ static const sl_propagator @NAME@ = {
     .order = 2,
     .adaptive = SL_PROP_@NAME@_ADAPTIVE,
     .persist_per_body = SL_PROP_@NAME@_PERSIST,
-    .params = params,
-    .n_params = sizeof params / sizeof params[0],
-    .pack = pack,
-    .n_packed = 1, /* pp[0] = dt */
+    .params = sl_@NAME@_params_schema,
+    .n_params = SL_PARAMS_N_KEYS(SL_PARAMS_@NAME@),
+    .pack = sl_@NAME@_params_pack,
+    .n_packed = SL_PARAMS_COUNT(SL_PARAMS_@NAME@),
     /* no kernels of its own: they are the kernel sets below */
 };
 

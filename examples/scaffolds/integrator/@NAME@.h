@@ -10,6 +10,15 @@
 #define @NAME_UPPER@_H
 
 #include <starling/hd.h>
+#include <starling/named_params.h>
+
+/* Its keys (named_params.h): the schema, the struct sl_@NAME@_params the
+ * stages may read (sl_@NAME@_params_of(pp)->dt) and the pack. An
+ * integrator's first field is dt, the step the loop takes. */
+#define SL_PARAMS_@NAME@(ARG, KEY, VAL)                                                    \
+    ARG(dt, SL_PARAM_NUMBER, 0.0, 1e-300, 1e300, 1, "time step (G = 1 units; one year = 2 pi)", \
+        NULL, NULL)
+SL_PARAMS_PROPAGATOR(sl_@NAME@_params, SL_PARAMS_@NAME@)
 
 #define SL_PROP_@NAME@_NSTAGES 1 /* force evaluations per step */
 #define SL_PROP_@NAME@_SCRATCH 3 /* doubles per body of working state */
@@ -17,7 +26,7 @@
 #define SL_PROP_@NAME@_JERK 0    /* accelerations suffice */
 #define SL_PROP_@NAME@_PERTURB 0    /* the whole force (not its perturbation part, acc_perturb) */
 #define SL_PROP_@NAME@_SYNC 0
-#define SL_PROP_@NAME@_ADAPTIVE 0 /* a fixed step, pp[0] */
+#define SL_PROP_@NAME@_ADAPTIVE 0 /* a fixed step, dt */
 /* Each stage touches only each body's own entries (3b+c), so CUDA could
  * run systems of 8..16 bodies on a group of threads (docs/PLUGINS.md,
  * "Many bodies"): worth it for integrators with a large state per body

@@ -522,7 +522,7 @@ SL_HD SL_INLINE int sl_group_any(int flag, int GT, unsigned gmask)
         const int64_t k0 = a->step_start[s];                                               \
         double next_log = a->mon.log_every_dt > 0.0 ? a->next_log[s] : 0.0;                \
         int why = SL_REASON_NONE, detail = -1;                                             \
-        const double dt = a->pp[0];                                                        \
+        const double dt = a->pp[SL_PP_DT];                                                        \
         const int64_t n_need = sl_steps_needed(t0, a->t_end, dt);                          \
         /* whether anything after a step reads the whole state (the non-finite       \
          * check reads each thread's own bodies) */                                  \

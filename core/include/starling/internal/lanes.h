@@ -72,7 +72,7 @@ static inline void sl_lanes_load(const sl_run_args *a, int64_t u, int n, int per
         L->step[l] = in ? a->steps[s0 + l] : 0;
         L->t0[l] = in ? a->t_start[s0 + l] : a->t_end;
         L->k0[l] = in ? a->step_start[s0 + l] : 0;
-        L->n_need[l] = sl_steps_needed(L->t0[l], a->t_end, a->pp[0]);
+        L->n_need[l] = sl_steps_needed(L->t0[l], a->t_end, a->pp[SL_PP_DT]);
         L->next_log[l] = in && a->mon.log_every_dt > 0.0 ? a->next_log[s0 + l] : 0.0;
     }
     if (a->h_next)
@@ -129,7 +129,7 @@ static inline void sl_lanes_store(const sl_run_args *a, int64_t u, int n, int pe
 /* Sets the step of every lane; returns how many lanes step. */
 static inline int sl_lanes_plan(const sl_run_args *a, sl_lanes *L)
 {
-    const double dt = a->pp[0];
+    const double dt = a->pp[SL_PP_DT];
     int any = 0;
     for (int l = 0; l < SL_LANES; l++) {
         const int64_t j = L->step[l] - L->k0[l] + 1;

@@ -510,7 +510,7 @@ SL_HD SL_INLINE int sl_sync_nonfinite(int len, int S, const double *ps)
 
 /* Fixed step pp[0]: times t0 + j dt (launch.h, sl_step_time). */
 #define SL__LOOP_FIXED(P, F)                                                               \
-    const double dt = a->pp[0];                                                            \
+    const double dt = a->pp[SL_PP_DT];                                                            \
     const int64_t n_need = sl_steps_needed(t0, a->t_end, dt);                              \
     for (int64_t k = 0; k < a->launch_steps && step - k0 < n_need; k++) {                  \
         const int64_t j = step - k0 + 1;                                                   \
