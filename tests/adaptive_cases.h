@@ -2,10 +2,9 @@
  * (test_adaptive.c) and the GPU suite (test_gpu_adaptive.c): the tables of
  * the adaptive Heun integrator (integrators/heun_adaptive.h) and of the
  * misbehaving controller (integrators/bad_control.h), ensembles of
- * two-body orbits, and the guard-rail cases. Include after
- * SL_INTEGRATOR_INSTANTIATE(slt_heun, SL_FORCES, SLT_HEUN_NBODIES) and
- * SL_INTEGRATOR_INSTANTIATE(slt_badctl, SL_FORCES, SLT_BADCTL_NBODIES),
- * with N = 2, 3 and 2. */
+ * two-body orbits, and the guard-rail cases. Include after the kernels of
+ * slt_heun (N = 2, 3) and slt_badctl (N = 2) with newton, each a table of
+ * its own (starling/kernels.inc with SL_KERNELS_OWN_TABLE). */
 #ifndef SLT_ADAPTIVE_CASES_H
 #define SLT_ADAPTIVE_CASES_H
 

@@ -2,7 +2,8 @@
  * (test_contract.c) and the GPU suite (test_gpu_composition.c): the
  * slt_mdrift/slt_drag pair of integrators/mass_drift.h, whose results are
  * known in closed form, and plummer softening that differs per system.
- * Include after SL_INTEGRATOR_INSTANTIATE(slt_mdrift, SLT_DRAG_FORCES, ...). */
+ * Include after the kernels of slt_mdrift with slt_drag (starling/kernels.inc
+ * with SL_KERNELS_OWN_TABLE). */
 #ifndef SLT_CONTRACT_CASES_H
 #define SLT_CONTRACT_CASES_H
 

@@ -1,10 +1,9 @@
-/* The forces the tests' own integrators carry kernels for in their tables
- * (SL_INTEGRATOR_INSTANTIATE(P, SL_FORCES, ...)). */
+/* Newtonian gravity, the force the tests' own integrators carry kernels
+ * for in their tables (starling/kernels.inc with SL_KERNELS_OWN_TABLE). */
 #ifndef STARLING_FORCES_H
 #define STARLING_FORCES_H
 
 #include "starling/forces/newton.h"
 
-#define SL_FORCES(X, ...) X(__VA_ARGS__, newton)
 
 #endif

@@ -6,5 +6,13 @@
 #include "integrators/mass_drift.h"
 
 #define SLT_N3(X, ...) X(__VA_ARGS__, 3)
-SL_INTEGRATOR_INSTANTIATE(drift9, SL_FORCES, SLT_N3)
-SL_INTEGRATOR_INSTANTIATE(slt_mdrift, SLT_DRAG_FORCES, SLT_MDRIFT_NBODIES)
+#define SL_P drift9
+#define SL_F newton
+#define SL_NBODIES SLT_N3
+#define SL_KERNELS_OWN_TABLE
+#include "starling/kernels.inc"
+#define SL_P slt_mdrift
+#define SL_F slt_drag
+#define SL_NBODIES SLT_MDRIFT_NBODIES
+#define SL_KERNELS_OWN_TABLE
+#include "starling/kernels.inc"

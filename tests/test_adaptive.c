@@ -11,9 +11,17 @@
 #include "integrators/heun_adaptive.h"
 
 #define SLT_HEUN_NBODIES(X, ...) X(__VA_ARGS__, 2) X(__VA_ARGS__, 3)
-SL_INTEGRATOR_INSTANTIATE(slt_heun, SL_FORCES, SLT_HEUN_NBODIES)
+#define SL_P slt_heun
+#define SL_F newton
+#define SL_NBODIES SLT_HEUN_NBODIES
+#define SL_KERNELS_OWN_TABLE
+#include "starling/kernels.inc"
 #define SLT_BADCTL_NBODIES(X, ...) X(__VA_ARGS__, 2)
-SL_INTEGRATOR_INSTANTIATE(slt_badctl, SL_FORCES, SLT_BADCTL_NBODIES)
+#define SL_P slt_badctl
+#define SL_F newton
+#define SL_NBODIES SLT_BADCTL_NBODIES
+#define SL_KERNELS_OWN_TABLE
+#include "starling/kernels.inc"
 
 #include "adaptive_cases.h"
 

@@ -11,7 +11,11 @@
 #include "starling/instantiate.h"
 #include "integrators/mass_drift.h"
 
-SL_INTEGRATOR_INSTANTIATE(slt_mdrift, SLT_DRAG_FORCES, SLT_MDRIFT_NBODIES)
+#define SL_P slt_mdrift
+#define SL_F slt_drag
+#define SL_NBODIES SLT_MDRIFT_NBODIES
+#define SL_KERNELS_OWN_TABLE
+#include "starling/kernels.inc"
 
 #include "contract_cases.h"
 

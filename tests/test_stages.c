@@ -7,7 +7,11 @@
 #include "integrators/drift_stages.h"
 
 #define SLT_N3(X, ...) X(__VA_ARGS__, 3)
-SL_INTEGRATOR_INSTANTIATE(drift9, SL_FORCES, SLT_N3)
+#define SL_P drift9
+#define SL_F newton
+#define SL_NBODIES SLT_N3
+#define SL_KERNELS_OWN_TABLE
+#include "starling/kernels.inc"
 
 /* Both test integrators take a step of 0.25 and nothing else. */
 static sl_status quarter_pack(const sl_param_values *pv, double pp[SL_PROP_PARAMS_MAX])
@@ -79,7 +83,11 @@ Test(stages, nine_stages_on_the_scalar_loop) { run_drift(4, 1.0); }
  * again from their snapshot (tests/integrators/fast_refuse.h). */
 #include "integrators/fast_refuse.h"
 
-SL_INTEGRATOR_INSTANTIATE(slt_fref, SL_FORCES, SLT_N3)
+#define SL_P slt_fref
+#define SL_F newton
+#define SL_NBODIES SLT_N3
+#define SL_KERNELS_OWN_TABLE
+#include "starling/kernels.inc"
 
 static const sl_propagator fref = {
     .abi = SL_ABI_VERSION, .kind = SL_KIND_PROPAGATOR, .name = "slt_fref",

@@ -128,8 +128,8 @@ static sl_status fail_unstamped(const char *integrator, const sl_kernel_entry *k
     const sl_kernel_traits *t = &k->traits;
     return sl_fail(SL_ERR_PLUGIN, "integrator '%s': the kernel for force '%s', N = %d, in %s "
                    "records PERSIST %d, NSTAGES %d, JERK %d, ADAPTIVE %d, PERTURB %d, which "
-                   "starling's macros cannot have stamped (an entry written by hand?); build "
-                   "its kernels with SL_INTEGRATOR_INSTANTIATE or SL_KERNELS_INSTANTIATE",
+                   "starling's loops cannot have stamped (an entry written by hand?); build "
+                   "its kernels with <starling/kernels.inc> or starling_add_integrator",
                    integrator, k->force ? k->force : "(none)", k->n_body, from, t->persist,
                    t->nstages, t->jerk, t->adaptive, t->perturb);
 }

@@ -92,4 +92,8 @@ SL_HD SL_INLINE void sl_prop_slt_lim_apply(int st, int n, int S, double h, doubl
 }
 
 #define SLT_LIM_NBODIES(X, ...) X(__VA_ARGS__, SLT_LIM_N)
-SL_INTEGRATOR_INSTANTIATE(slt_lim, SL_FORCES, SLT_LIM_NBODIES)
+#define SL_P slt_lim
+#define SL_F newton
+#define SL_NBODIES SLT_LIM_NBODIES
+#define SL_KERNELS_OWN_TABLE
+#include "starling/kernels.inc"

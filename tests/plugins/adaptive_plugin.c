@@ -25,7 +25,11 @@
 #endif
 
 #define SLT_N23(X, ...) X(__VA_ARGS__, 2) X(__VA_ARGS__, 3)
-SL_INTEGRATOR_INSTANTIATE(slt_heun, SL_FORCES, SLT_N23)
+#define SL_P slt_heun
+#define SL_F newton
+#define SL_NBODIES SLT_N23
+#define SL_KERNELS_OWN_TABLE
+#include "starling/kernels.inc"
 
 static const sl_param heun_params[] = {
     {"dt", SL_PARAM_NUMBER, 0.01, 1e-300, 1e300, 0, "first step", NULL, NULL},

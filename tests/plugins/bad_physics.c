@@ -61,7 +61,11 @@ SL_HD SL_INLINE void sl_prop_slt_euler_apply(int st, int n, int S, double h, dou
 }
 
 #define SLT_N23(X, ...) X(__VA_ARGS__, 2) X(__VA_ARGS__, 3)
-SL_INTEGRATOR_INSTANTIATE(slt_euler, SL_FORCES, SLT_N23)
+#define SL_P slt_euler
+#define SL_F newton
+#define SL_NBODIES SLT_N23
+#define SL_KERNELS_OWN_TABLE
+#include "starling/kernels.inc"
 
 static const sl_param euler_params[] = {
     {"dt", SL_PARAM_NUMBER, 0.0, 1e-300, 1e300, 1, "time step", NULL, NULL},

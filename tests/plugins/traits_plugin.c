@@ -17,7 +17,11 @@
 
 #if defined(SLT_CASE_TRAITS_OWN)
 
-SL_INTEGRATOR_INSTANTIATE(drift9, SL_FORCES, SLT_NO_NBODIES)
+#define SL_P drift9
+#define SL_F newton
+#define SL_NBODIES SLT_NO_NBODIES
+#define SL_KERNELS_OWN_TABLE
+#include "starling/kernels.inc"
 
 static sl_status drift9_pack(const sl_param_values *pv, double pp[SL_PROP_PARAMS_MAX])
 {
@@ -39,7 +43,10 @@ static const sl_plugin_table tables[] = {{SL_KIND_PROPAGATOR, "drift9", &drift9}
 
 #elif defined(SLT_CASE_TRAITS_SET)
 
-SL_KERNELS_INSTANTIATE(drift9, newton, SLT_NO_NBODIES)
+#define SL_P drift9
+#define SL_F newton
+#define SL_NBODIES SLT_NO_NBODIES
+#include "starling/kernels.inc"
 
 static const sl_plugin_table tables[] = {
     {SL_KIND_KERNELS, "drift9/newton", &sl_kset_drift9_newton}};

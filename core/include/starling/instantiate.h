@@ -1,17 +1,20 @@
-/* Build-time instantiation: the generic loops (internal/loop.h,
- * internal/lanes.h) of an integrator P with a force F, stamped out for every
- * body count in an X-macro list NBODIES with N a literal, each checked at
- * compile time against the limits of launch.h (SL_CHECK_PROP,
- * SL_CHECK_NBODY), plus a runtime-N fallback. In a C translation unit the
- * macros define the CPU loops and their table, in a CUDA one the kernels and
+/* Build-time instantiation: the generic loops of an integrator P with a
+ * force F, stamped for every body count of an X-macro list NBODIES with N a
+ * literal, each checked at compile time against the limits of launch.h
+ * (SL_CHECK_PROP, SL_CHECK_NBODY), plus a runtime-N fallback. Plugins use
+ * <starling/kernels.inc>, which includes this header: in a C unit it
+ * includes the lane loop (internal/lanes.inc) once per N beside
+ * SL_KERNELS_SET or SL_INTEGRATOR_TABLE below; in a CUDA unit it expands
+ * SL_KERNELS_INSTANTIATE or SL_INTEGRATOR_INSTANTIATE, the kernels and
  * their launchers.
- *   SL_KERNELS_INSTANTIATE(P, F, NBODIES)   the kernel set sl_kset_<P>_<F>,
- *       which a plugin lists as {SL_KIND_KERNELS, "P/F", &sl_kset_<P>_<F>}.
- *       starling_add_integrator and starling_add_force (StarlingPlugin.cmake)
- *       generate these units for every plugin, starling's own included.
- *   SL_INTEGRATOR_INSTANTIATE(P, FORCES, NBODIES)   the loops of P with each
- *       force of the list FORCES and the table sl_kernels_<P>, for a
- *       propagator that carries its kernels in its own table (.kernels).
+ *   SL_KERNELS_SET(P, F, NBODIES)   (C) the runtime-N loop and the kernel
+ *       set sl_kset_<P>_<F>, which a plugin lists as
+ *       {SL_KIND_KERNELS, "P/F", &sl_kset_<P>_<F>}; starling_add_integrator
+ *       and starling_add_force (StarlingPlugin.cmake) generate these units
+ *       for every plugin, starling's own included.
+ *   SL_INTEGRATOR_TABLE(P, FORCES, NBODIES)   (C) the runtime-N loops and
+ *       the table sl_kernels_<P> of a propagator that carries its kernels
+ *       in its own table (.kernels).
  * Lists are X-macros of the form LIST(X, ...) -> X(__VA_ARGS__, item) ... */
 #ifndef STARLING_INSTANTIATE_H
 #define STARLING_INSTANTIATE_H
@@ -163,17 +166,11 @@ SL_EXTERN_C_END
 #define SL_INTEGRATOR_INSTANTIATE(P, FORCES, NBODIES) FORCES(SL__INST_FORCE, P, NBODIES)
 #define SL_KERNELS_INSTANTIATE(P, F, NBODIES) SL__INST_FORCE(P, NBODIES, F)
 
-#else /* C: CPU loops and the kernel table */
+#else /* C: the runtime-N loop and the kernel table (the lane loops of each
+         N are functions of internal/lanes.inc, included per N) */
 
-/* Specialised N: the vectorised lane loop; runtime N: the scalar loop. */
 /* A pair that cannot run (SL_CAN_RUN: the stages need a jerk or a
  * perturbation part the force lacks) gets no loops and no entries. */
-#define SL__INST_N(P, F, N) SL_LANES_DEFINE(P, F, N)
-#define SL__INST_FORCE(P, NBODIES, F)                                                      \
-    SL_CHECK_PROP(P)                                                                       \
-    SL_CHECK_FORCE(F)                                                                      \
-    SL_WHEN(SL_CAN_RUN(P, F), SL__INST_FORCE_ON, P, NBODIES, F)
-#define SL__INST_FORCE_ON(P, NBODIES, F) NBODIES(SL__INST_N, P, F)
 #define SL__INST_ANY_ON(P, F)                                                              \
     SL_LOOP_DEFINE(P, F, any, SL_NBODY_MAX, a->n_body)                                     \
     SL_CPU_DEFINE(P, F, any)
@@ -213,16 +210,17 @@ SL_EXTERN_C_END
 #define SL__ENTRY_FORCE(P, NBODIES, F)                                                     \
     SL_WHEN(SL_CAN_RUN(P, F), SL__ENTRY_FORCE_ON, P, NBODIES, F)
 
-/* The loops of P with every force of FORCES, their runtime-N fallbacks and
- * the table sl_kernels_<P> of a propagator that carries its own kernels. */
-#define SL_INTEGRATOR_INSTANTIATE(P, FORCES, NBODIES)                                      \
-    FORCES(SL__INST_FORCE, P, NBODIES)                                                     \
+/* The runtime-N loops of P with every force of FORCES and the table
+ * sl_kernels_<P> of a propagator that carries its own kernels; the lane
+ * loops the table names come from lanes.inc (kernels.inc with
+ * SL_KERNELS_OWN_TABLE includes both). */
+#define SL_INTEGRATOR_TABLE(P, FORCES, NBODIES)                                            \
     FORCES(SL__INST_ANY, P)                                                                \
     FORCES(SL__DECL_FORCE, P, NBODIES)                                                     \
     static const sl_kernel_entry sl_kernels_##P[] = {FORCES(SL__ENTRY_FORCE, P, NBODIES)};
 
-/* The kernel set of integrator P with force F (its loops come from
- * SL_KERNELS_LOOPS): the runtime-N fallback and sl_kset_<P>_<F>, which the
+/* The kernel set of integrator P with force F (its lane loops come from
+ * internal/lanes.inc): the runtime-N fallback and sl_kset_<P>_<F>, which the
  * plugin carrying the pair lists in its tables as
  * {SL_KIND_KERNELS, "P/F", &sl_kset_<P>_<F>}. */
 #define SL__KSET_1(P, F, NBODIES)                                                          \
@@ -244,16 +242,13 @@ SL_EXTERN_C_END
         .integrator = #P, .force = #F, .kernels = NULL, .n_kernels = 0};
 /* A pair's kernels may be spread over translation units that compile in
  * parallel: SL_KERNELS_SET in one (the runtime-N fallback and the set, whose
- * entries name the loops of every N in NBODIES), SL_KERNELS_LOOPS(P, F, PART)
- * in each (the lane loops of the N in PART; the parts together are NBODIES).
- * SL_KERNELS_INSTANTIATE is both in one unit. */
+ * entries name the loops of every N in NBODIES), and in each the lane loops
+ * of a part of NBODIES (lanes.inc, included per N). kernels.inc is both in
+ * one unit. */
 #define SL_KERNELS_SET(P, F, NBODIES)                                                      \
     SL_CHECK_PROP(P)                                                                       \
     SL_CHECK_FORCE(F)                                                                      \
     SL_CAT(SL__KSET_, SL_CAN_RUN(P, F))(P, F, NBODIES)
-#define SL_KERNELS_LOOPS(P, F, PART) SL__INST_FORCE(P, PART, F)
-#define SL_KERNELS_INSTANTIATE(P, F, NBODIES)                                              \
-    SL_KERNELS_SET(P, F, NBODIES) SL_WHEN(SL_CAN_RUN(P, F), SL__INST_FORCE_ON, P, NBODIES, F)
 
 #endif
 
