@@ -91,6 +91,14 @@ add_dependencies(test_params ${SL_TEST_PLUGINS})
 # and the pack; the in-tree packs put each key in the field kernels read.
 sl_add_test(test_named_params SOURCES test_named_params.c TIMEOUT 60)
 add_dependencies(test_named_params ${SL_TEST_PLUGINS})
+# Pair forces (force_pair.h): the variants force_pair.inc derives agree
+# with each other and with the potential.
+sl_add_test(test_force_pair SOURCES test_force_pair.c TIMEOUT 60)
+# Pair forces are their pair term (force_pair.h): newton's and plummer's
+# headers hold no pair loop of their own; force_pair.inc derives them all.
+add_test(NAME pair_forces_write_no_loops
+         COMMAND sh -c "! grep -n 'for (' \"$0\"/forces/newton/newton.h \"$0\"/forces/plummer/plummer.h"
+                 ${PROJECT_SOURCE_DIR})
 # ...and no kernel or table of an in-tree integrator, force or scaffold
 # reads or packs a parameter by its slot (pp[3], fp[S * 0]): `grep KEY`
 # leads from a Lua key to every line that uses it.
