@@ -241,7 +241,9 @@ function(_starling_stamp_pair dir p p_header f f_header nbodies c_list cu_list)
   _starling_include_line(f_inc "${f_header}")
   # The C units: each holds the lane loops (internal/lanes.inc, included
   # once per N) of a part of NBODIES, parts cut where the sum of their N
-  # reaches 40 so that they compile in parallel in similar times.
+  # reaches 40 so that they compile in parallel in similar times; the first
+  # also the set and the runtime-N loop (internal/loop.inc). The CUDA unit
+  # is kernels.inc, its kernels one per N (internal/kernel.inc).
   set(parts "")
   set(part "")
   set(cost 0)
@@ -267,7 +269,7 @@ function(_starling_stamp_pair dir p p_header f f_header nbodies c_list cu_list)
            "#include <starling/instantiate.h>\n${f_inc}\n${p_inc}\n\n")
   string(JOIN "" head ${head})
   file(CONFIGURE OUTPUT "${dir}/${p}_${f}.cu" @ONLY CONTENT
-       "${head}#define SL_GEN_NBODIES(X, ...)${all_n}\n\nSL_KERNELS_INSTANTIATE(${p}, ${f}, SL_GEN_NBODIES)\n")
+       "${head}#define SL_P ${p}\n#define SL_F ${f}\n#define SL_NBODIES(X, ...)${all_n}\n#include <starling/kernels.inc>\n")
   set(c_out "")
   set(i 0)
   foreach(part IN LISTS parts)
@@ -275,7 +277,9 @@ function(_starling_stamp_pair dir p p_header f f_header nbodies c_list cu_list)
     if(i EQUAL 0)
       set(file "${dir}/${p}_${f}.c")
       set(body "#define SL_GEN_NBODIES(X, ...)${all_n}\n\n"
-               "SL_KERNELS_SET(${p}, ${f}, SL_GEN_NBODIES)\n\n${loops}")
+               "SL_KERNELS_SET(${p}, ${f}, SL_GEN_NBODIES)\n\n"
+               "#define SL_P ${p}\n#define SL_F ${f}\n#define SL_N 0\n"
+               "#include <starling/internal/loop.inc>\n#undef SL_N\n${part}")
     else()
       set(file "${dir}/${p}_${f}_${i}.c")
       set(body "${loops}")

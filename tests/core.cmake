@@ -106,6 +106,11 @@ add_test(NAME kernels_read_parameters_by_name
          COMMAND sh -c "! grep -nE 'pp\\[[0-9]\\]|fp\\[S ?\\* ?[0-9]|fp\\[[0-9]\\] =' \"$0\"/integrators/*/*.[ch] \"$0\"/forces/*/*.[ch] \"$0\"/examples/scaffolds/*/@NAME@.[ch]"
                  ${PROJECT_SOURCE_DIR})
 
+# The loops are functions (internal/*.inc), not macros: no header holds a
+# macro with a loop over 12 lines, and the loop engines' macros are gone.
+add_test(NAME loops_are_functions
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/loops_are_functions.sh ${PROJECT_SOURCE_DIR})
+
 sl_add_test(test_ensemble SOURCES test_ensemble.c TIMEOUT 60)
 
 sl_add_test(test_backend SOURCES test_backend.c TIMEOUT 60)

@@ -98,7 +98,9 @@ Test(group_stride, a_half_warp_reads_in_one_pass)
 /* The exchange block of the pair terms (SL_GROUP_XROW): a propagator with
  * and one without the jerk, a force with pair terms. */
 #define SL_PROP_tjerk_JERK 1
+#define SL_PROP_tjerk_PERTURB 0
 #define SL_PROP_tpull_JERK 0
+#define SL_PROP_tpull_PERTURB 0
 #define SL_FORCE_tpair_PAIR 1
 
 static int g_nt, g_xrow, g_base;

@@ -56,7 +56,8 @@
 #define SL_PROP_mvs_GROUP_LOOP 1
 #endif
 #define SL_PROP_mvs_GROUP_FORCE(F) SL_OPT_FLAG(SL_FORCE_##F##_PERTURB_AT)
-#define SL_PROP_mvs_GROUP_DEFINE(P, F, N, G, NAME) SL_MVS_GROUP_LOOP_DEFINE(F, N, G, NAME)
+/* The force rows are the planets' (the kick's perturbation). */
+#define SL_PROP_mvs_GROUP_FIRST 1
 #endif /* __CUDACC__ */
 
 /* Which kernel a launch runs, by the systems a multiprocessor (H200, 132
@@ -100,6 +101,21 @@ typedef struct sl_mvs_group {
 
 SL_HD SL_INLINE int sl_mvs_gplanet(const sl_mvs_group *c, int l) { return 1 + c->g + c->GT * l; }
 
+/* The general drift, called, on copies: the call takes addresses, which
+ * would put the whole share (the loop's sl_prop_mvs_gshare) in local
+ * memory. */
+SL_HD SL_INLINE void sl_mvs_gdrift_call(double m0, double h, double tol, double *q, double *u)
+{
+    double qq[3], uu[3];
+    SL_UNROLL
+    for (int d = 0; d < 3; d++)
+        qq[d] = q[d], uu[d] = u[d];
+    sl_kepler_drift_call(m0, h, tol, qq, uu);
+    SL_UNROLL
+    for (int d = 0; d < 3; d++)
+        q[d] = qq[d], u[d] = uu[d];
+}
+
 /* sl_mvs_K on the thread's share. */
 SL_HD SL_INLINE void sl_mvs_gK(const sl_mvs_group *c, double tol, int how, double h,
                                sl_mvs_gstate *R)
@@ -110,9 +126,9 @@ SL_HD SL_INLINE void sl_mvs_gK(const sl_mvs_group *c, double tol, int how, doubl
     SL_UNROLL
     for (int l = 0; l < c->PL; l++) {
         if (sl_mvs_gplanet(c, l) >= c->n)
-            break;
+            continue;
         if (how == SL_MVS_CALL)
-            sl_kepler_drift_call(c->m0, h, tol, R->q + 3 * l, R->u + 3 * l);
+            sl_mvs_gdrift_call(c->m0, h, tol, R->q + 3 * l, R->u + 3 * l);
         else
             sl_kepler_drift_tol(c->m0, h, tol, R->q + 3 * l, R->u + 3 * l);
     }
@@ -163,18 +179,8 @@ SL_HD SL_INLINE void sl_mvs_gK_joint(const sl_mvs_group *c, double tol, double h
             break;
         double ok = sl_kdrift_fast_end(1, c->m0, 1, R->q + 3 * l, R->u + 3 * l, r0[l], ir0[l],
                                        eta[l], beta[l], X[l], okf[l], done[l], G1[l], G2[l]);
-        if (ok == 0.0) {
-            /* copies: the call takes addresses, which would put R itself in
-             * local memory */
-            double qq[3], uu[3];
-            SL_UNROLL
-            for (int d = 0; d < 3; d++)
-                qq[d] = R->q[3 * l + d], uu[d] = R->u[3 * l + d];
-            sl_kepler_drift_call(c->m0, h, tol, qq, uu);
-            SL_UNROLL
-            for (int d = 0; d < 3; d++)
-                R->q[3 * l + d] = qq[d], R->u[3 * l + d] = uu[d];
-        }
+        if (ok == 0.0)
+            sl_mvs_gdrift_call(c->m0, h, tol, R->q + 3 * l, R->u + 3 * l);
     }
 }
 
@@ -224,24 +230,27 @@ SL_HD SL_INLINE void sl_mvs_gK2(double m0, double tol, double h, double *qa, dou
     const double okb = sl_kdrift_fast_end(0, m0, 1, qb, ub, r0b, ir0b, etab, betab, Xb, okfb,
                                           doneb, G1b, G2b);
     if (va && oka == 0.0)
-        sl_kepler_drift_call(m0, h, tol, qa, ua);
+        sl_mvs_gdrift_call(m0, h, tol, qa, ua);
     if (vb && okb == 0.0)
-        sl_kepler_drift_call(m0, h, tol, qb, ub);
+        sl_mvs_gdrift_call(m0, h, tol, qb, ub);
 }
 
-/* sl_mvs_gK for a step, the thread's planets two at a time (sl_mvs_gK2). */
+/* sl_mvs_gK for a step, the thread's planets two at a time (sl_mvs_gK2),
+ * written out for up to SL_MVS_GROUP_PL = 4 planets: a loop over the pairs
+ * indexes the share with a variable, which puts all of it in local
+ * memory. */
 SL_HD SL_INLINE void sl_mvs_gK_two(const sl_mvs_group *c, double tol, double h,
                                    sl_mvs_gstate *R)
 {
+    SL_STATIC_ASSERT(SL_MVS_GROUP_PL == 4, "sl_mvs_gK_two drifts up to 4 planets");
     SL_UNROLL
     for (int d = 0; d < 3; d++)
         R->Q0[d] += h * R->V0[d];
-    SL_NOUNROLL
-    for (int l = 0; l < c->PL; l += 2) {
-        const int lb = l + 1 < c->PL ? l + 1 : l;
-        sl_mvs_gK2(c->m0, tol, h, R->q + 3 * l, R->u + 3 * l, sl_mvs_gplanet(c, l) < c->n,
-                   R->q + 3 * lb, R->u + 3 * lb, lb != l && sl_mvs_gplanet(c, lb) < c->n);
-    }
+    sl_mvs_gK2(c->m0, tol, h, R->q, R->u, sl_mvs_gplanet(c, 0) < c->n, R->q + 3, R->u + 3,
+               c->PL > 1 && sl_mvs_gplanet(c, 1) < c->n);
+    if (c->PL > 2)
+        sl_mvs_gK2(c->m0, tol, h, R->q + 6, R->u + 6, sl_mvs_gplanet(c, 2) < c->n, R->q + 9,
+                   R->u + 9, c->PL > 3 && sl_mvs_gplanet(c, 3) < c->n);
 }
 
 /* The step's drifts: lockstep at one planet a thread (the wide group), two
@@ -321,11 +330,14 @@ SL_HD SL_INLINE void sl_mvs_gkick_jump(const sl_mvs_group *c, double h, const do
     sl_mvs_gjump(c, hj, w, R);
 }
 
-/* (Q, V) in R -> inertial, published to sx, sv (sl_prop_mvs_close_end). */
+/* (Q, V) in R -> inertial, published to sx, sv (sl_prop_mvs_close_end).
+ * The planets' rows go through registers and sl_group_publish: stored
+ * straight from R under the test for a row past the last planet, the
+ * share stayed in local memory (the narrow loop, 736 bytes of it). */
 SL_HD SL_INLINE void sl_mvs_gpublish_inertial(const sl_mvs_group *c, const sl_mvs_gstate *R,
                                               double *sx, double *sv)
 {
-    double w[3], x0[3];
+    double w[3], x0[3], xr[3 * SL_MVS_GROUP_PL], vr[3 * SL_MVS_GROUP_PL];
     sl_mvs_gspeed(c, R, w);
     SL_UNROLL
     for (int d = 0; d < 3; d++) {
@@ -336,16 +348,13 @@ SL_HD SL_INLINE void sl_mvs_gpublish_inertial(const sl_mvs_group *c, const sl_mv
         x0[d] = R->Q0[d] - sl_group_sum(p, c->GT, c->mask) / c->mt;
     }
     SL_UNROLL
-    for (int l = 0; l < c->PL; l++) {
-        const int i = sl_mvs_gplanet(c, l);
-        if (i >= c->n)
-            break;
+    for (int l = 0; l < c->PL; l++)
         SL_UNROLL
         for (int d = 0; d < 3; d++) {
-            sx[3 * i + d] = R->q[3 * l + d] + x0[d];
-            sv[3 * i + d] = R->u[3 * l + d] + R->V0[d];
+            xr[3 * l + d] = R->q[3 * l + d] + x0[d];
+            vr[3 * l + d] = R->u[3 * l + d] + R->V0[d];
         }
-    }
+    sl_group_publish(c->n, c->g, c->GT, c->PL, 1, xr, vr, sx, sv);
     if (c->g == 0)
         SL_UNROLL
         for (int d = 0; d < 3; d++) {
@@ -354,303 +363,334 @@ SL_HD SL_INLINE void sl_mvs_gpublish_inertial(const sl_mvs_group *c, const sl_mv
         }
 }
 
-/* The force's rows of the thread's planets at the published points. */
-#define SL__MVS_GFORCE_0(F)                                                                \
-    SL_UNROLL                                                                              \
-    for (int l = 0; l < PL; l++) {                                                         \
-        const int i = sl_mvs_gplanet(&c, l);                                               \
-        if (i >= n)                                                                        \
-            break;                                                                         \
-        sl_force_##F##_acc_perturb_at(n, sx, sv, sm, fp, i, ae + 3 * l);                   \
-    }
-/* The same from the force's pair terms (SL_FORCE_<F>_PAIR: the perturbation
- * is the sum of the pulls between planets): a pair of the thread's own
- * planets is evaluated once for both, a pair with another thread's planet
- * for the own side only, as that thread evaluates it for its side. At 8
- * planets on 2 threads, 22 pair terms a thread instead of acc_perturb_at's
- * 32 (4 x 8: the own body's term is masked, not skipped); Sun + 8 at 16,384
- * copies 5 % faster on the H200. The other threads' planets are
- * visited from the next thread on, so that the group's threads read
- * different rows of shared memory at a time. */
-#define SL__MVS_GPAIR(F, i, k, t)                                                          \
-    {                                                                                      \
-        double d[3], du[3];                                                                \
-        SL_UNROLL                                                                          \
-        for (int e = 0; e < 3; e++) {                                                      \
-            d[e] = sx[3 * (k) + e] - sx[3 * (i) + e];                                      \
-            du[e] = sv[3 * (k) + e] - sv[3 * (i) + e];                                     \
-        }                                                                                  \
-        sl_force_##F##_pair(d, du, fp, t);                                                 \
-    }
-#define SL__MVS_GFORCE_1(F)                                                                \
-    {                                                                                      \
-        SL_UNROLL                                                                          \
-        for (int k3 = 0; k3 < 3 * PL; k3++)                                                \
-            ae[k3] = 0.0;                                                                  \
-        SL_UNROLL                                                                          \
-        for (int l = 0; l < PL; l++) {                                                     \
-            const int i = sl_mvs_gplanet(&c, l);                                           \
-            if (i >= n)                                                                    \
-                break;                                                                     \
-            SL_UNROLL                                                                      \
-            for (int l2 = l + 1; l2 < PL; l2++) {                                          \
-                const int k = sl_mvs_gplanet(&c, l2);                                      \
-                if (k >= n)                                                                \
-                    break;                                                                 \
-                double t[3];                                                               \
-                SL__MVS_GPAIR(F, i, k, t)                                                  \
-                const double mk = sm[k], mi = sm[i];                                       \
-                SL_UNROLL                                                                  \
-                for (int e = 0; e < 3; e++) {                                              \
-                    ae[3 * l + e] += mk * t[e];                                            \
-                    ae[3 * l2 + e] -= mi * t[e];                                           \
-                }                                                                          \
-            }                                                                              \
-            SL_UNROLL                                                                      \
-            for (int j = 1; j < GT; j++) {                                                 \
-                const int o = (c.g + j) & (GT - 1);                                        \
-                SL_UNROLL                                                                  \
-                for (int l2 = 0; l2 < PL; l2++) {                                          \
-                    const int k = 1 + o + GT * l2;                                         \
-                    if (k >= n)                                                            \
-                        break;                                                             \
-                    double t[3];                                                           \
-                    SL__MVS_GPAIR(F, i, k, t)                                              \
-                    const double mk = sm[k];                                               \
-                    SL_UNROLL                                                              \
-                    for (int e = 0; e < 3; e++)                                            \
-                        ae[3 * l + e] += mk * t[e];                                        \
-                }                                                                          \
-            }                                                                              \
-        }                                                                                  \
-    }
-#define SL__MVS_GFORCE(F) SL__GROUP_FCAT(SL__MVS_GFORCE_, SL_OPT_FLAG(SL_FORCE_##F##_PAIR))(F)
+/* ---- The stepper of the core's grouped loop (internal/group.h) -------- */
 
-/* Corrector stage st of mode on R (sl_prop_mvs_sync_point/apply). */
-#define SL__MVS_GSYNC_STAGES(F, MODE, R)                                                   \
-    SL_NOUNROLL                                                                            \
-    for (int st = 0; st < sl_prop_mvs_sync_stages(MODE, a->pp); st++) {                    \
-        double za, zb;                                                                     \
-        sl_mvs_corrector_z((int)sl_mvs_params_of(a->pp)->corrector, st / 2, (MODE) == SL_SYNC_OPEN ? 1.0 : -1.0,     \
-                           sl_mvs_params_of(a->pp)->dt, &za, &zb);                                            \
-        const double sgn = st % 2 ? 1.0 : -1.0;                                            \
-        sl_mvs_gK(&c, tol, SL_MVS_CALL, st % 2 ? -2.0 * za : za, &(R));                    \
-        sl_mvs_gjump_publish(&c, 0.5 * sgn * zb, &(R), sx, sv);                            \
-        SL__GROUP_SYNC();                                                                  \
-        SL__MVS_GFORCE(F)                                                                  \
-        SL__GROUP_SYNC();                                                                  \
-        sl_mvs_gkick_jump(&c, sgn * zb, ae, 0.5 * sgn * zb, &(R));                         \
-        if (st % 2)                                                                        \
-            sl_mvs_gK(&c, tol, SL_MVS_CALL, za, &(R));                                     \
+/* Every width of the tables leaves a thread at most SL_MVS_GROUP_PL
+ * planets. */
+#define SL__MVS_FITS(N, G) ((N) - 1 <= (G) * SL_MVS_GROUP_PL)
+SL_STATIC_ASSERT(SL__MVS_FITS(8, SL_PROP_mvs_GROUP_NARROW_8) &&
+                     SL__MVS_FITS(9, SL_PROP_mvs_GROUP_NARROW_9) &&
+                     SL__MVS_FITS(8, SL_PROP_mvs_GROUP_THREADS_8) &&
+                     SL__MVS_FITS(16, SL_PROP_mvs_GROUP_THREADS_16),
+                 "mvs: a width of the group tables leaves a thread more planets than "
+                 "SL_MVS_GROUP_PL");
+#undef SL__MVS_FITS
+
+/* The thread's share: its planets' (Q, V) in P (body 0's, the centre of
+ * mass, kept by every thread alike), the copy a close works on in C, the
+ * group's masses (c), the drift still pending from the last step, the
+ * Kepler tolerance, body 0's start (x0, v0, for the first launch) and the
+ * corrector stage's coefficients (za, zb, from its point to its apply). */
+typedef struct sl_prop_mvs_gshare {
+    sl_mvs_group c;
+    sl_mvs_gstate P, C;
+    double pend, tol, za, zb, x0[3], v0[3];
+} sl_prop_mvs_gshare;
+
+/* The thread's place and the group's masses as the helpers above take
+ * them: the counts from the loop's constants (gc), so that they stay
+ * constants for the unrolled loops; the masses from the share. */
+SL_HD SL_INLINE sl_mvs_group sl_mvs_gctx(const sl_group *gc, const sl_prop_mvs_gshare *w)
+{
+    sl_mvs_group c = w->c;
+    c.g = gc->g, c.GT = gc->GT, c.PL = (gc->n - 1 + gc->GT - 1) / gc->GT, c.n = gc->n;
+    c.mask = gc->mask;
+    return c;
+}
+
+/* The start (inertial, from the ensemble) of bodies g + GT l into sx, sv. */
+SL_HD SL_INLINE void sl_mvs_gpublish_start(const sl_run_args *a, int64_t s, const sl_group *gc,
+                                           double *sx, double *sv)
+{
+    const int n = gc->n, GL = (n + gc->GT - 1) / gc->GT;
+    SL_UNROLL
+    for (int l = 0; l < GL; l++) {
+        const int b = gc->g + gc->GT * l;
+        if (b < n)
+            SL_UNROLL
+            for (int d = 0; d < 3; d++) {
+                sx[3 * b + d] = a->state[sl_state_at(s, n, b, SL_X + d)];
+                sv[3 * b + d] = a->state[sl_state_at(s, n, b, SL_VX + d)];
+            }
     }
+}
+
+SL_HD SL_INLINE void sl_prop_mvs_gload(const sl_run_args *a, int64_t s, const sl_group *gc,
+                                       sl_prop_mvs_gshare *w, double *x, double *v, double *sx,
+                                       double *sv, double *sm)
+{
+    (void)x, (void)v;
+    const int n = gc->n, GT = gc->GT, PL = (n - 1 + GT - 1) / GT;
+    sl_mvs_group *c = &w->c;
+    w->pend = 0.0;
+    c->m0 = a->state[sl_state_at(s, n, 0, SL_M)];
+    c->im0 = 1.0 / c->m0;
+    SL_UNROLL
+    for (int d = 0; d < 3; d++) {
+        w->x0[d] = a->state[sl_state_at(s, n, 0, SL_X + d)];
+        w->v0[d] = a->state[sl_state_at(s, n, 0, SL_VX + d)];
+    }
+    double mp = 0.0;
+    SL_UNROLL
+    for (int l = 0; l < PL; l++) {
+        const int i = 1 + gc->g + GT * l;
+        c->mi[l] = i < n ? a->state[sl_state_at(s, n, i, SL_M)] : 0.0;
+        mp += c->mi[l];
+        SL_UNROLL
+        for (int d = 0; d < 3; d++) {
+            w->P.q[3 * l + d] = i < n ? a->state[sl_state_at(s, n, i, SL_X + d)] : 0.0;
+            w->P.u[3 * l + d] = i < n ? a->state[sl_state_at(s, n, i, SL_VX + d)] : 0.0;
+        }
+        if (i < n)
+            sm[i] = c->mi[l];
+    }
+    if (gc->g == 0)
+        sm[0] = c->m0;
+    sl_mvs_gpublish_start(a, s, gc, sx, sv);
+    c->mt = c->m0 + sl_group_sum(mp, GT, gc->mask);
+    w->tol = SL_MVS_TOL(a->pp);
+}
+
+/* One stage a step; the correctors' (mvs.h, sl_prop_mvs_sync_stages) to
+ * open and to close. */
+SL_HD SL_INLINE int sl_prop_mvs_gstages(int mode, const double *pp)
+{
+    return mode == SL_GROUP_STEP ? 1 : sl_prop_mvs_sync_stages(mode, pp);
+}
+
+/* sl_mvs_to_dh: (Q_0, V_0) the centre of mass, Q_i heliocentric, V_i
+ * barycentric (begin does nothing). */
+SL_HD SL_INLINE void sl_prop_mvs_gbegin(const sl_run_args *a, const sl_group *gc,
+                                        sl_prop_mvs_gshare *w)
+{
+    (void)a;
+    const sl_mvs_group c = sl_mvs_gctx(gc, w);
+    SL_UNROLL
+    for (int d = 0; d < 3; d++) {
+        double pc = 0.0, pu = 0.0;
+        SL_UNROLL
+        for (int l = 0; l < c.PL; l++) {
+            pc += c.mi[l] * w->P.q[3 * l + d];
+            pu += c.mi[l] * w->P.u[3 * l + d];
+        }
+        w->P.Q0[d] = (c.m0 * w->x0[d] + sl_group_sum(pc, gc->GT, gc->mask)) / c.mt;
+        w->P.V0[d] = (c.m0 * w->v0[d] + sl_group_sum(pu, gc->GT, gc->mask)) / c.mt;
+        SL_UNROLL
+        for (int l = 0; l < c.PL; l++) {
+            w->P.q[3 * l + d] -= w->x0[d];
+            w->P.u[3 * l + d] -= w->P.V0[d];
+        }
+    }
+}
+
+/* The jump by h, then the force's points: Q_i, and V_i plus the jump's
+ * speed (sl_mvs_J_out: the two share the speed, as the jump leaves V
+ * alone); body 0 at the origin, at rest. */
+SL_HD SL_INLINE void sl_mvs_gjump_points(const sl_mvs_group *c, double h, sl_mvs_gstate *R,
+                                         double *xe, double *ve, double *sx, double *sv)
+{
+    double w[3];
+    sl_mvs_gspeed(c, R, w);
+    sl_mvs_gjump(c, h, w, R);
+    SL_UNROLL
+    for (int l = 0; l < c->PL; l++)
+        SL_UNROLL
+        for (int d = 0; d < 3; d++) {
+            xe[3 * l + d] = R->q[3 * l + d];
+            ve[3 * l + d] = R->u[3 * l + d] + w[d];
+        }
+    if (c->g == 0)
+        SL_UNROLL
+        for (int d = 0; d < 3; d++)
+            sx[d] = sv[d] = 0.0;
+}
+
+/* Corrector stage st of mode on R (sl_prop_mvs_sync_point/apply): the
+ * point half, and the apply half with the pulls ae. */
+SL_HD SL_INLINE void sl_mvs_gsync_point(const sl_run_args *a, const sl_mvs_group *c,
+                                        sl_prop_mvs_gshare *w, int mode, int st,
+                                        sl_mvs_gstate *R, double *xe, double *ve, double *sx,
+                                        double *sv)
+{
+    sl_mvs_corrector_z((int)sl_mvs_params_of(a->pp)->corrector, st / 2,
+                       mode == SL_SYNC_OPEN ? 1.0 : -1.0, sl_mvs_params_of(a->pp)->dt, &w->za,
+                       &w->zb);
+    const double sgn = st % 2 ? 1.0 : -1.0;
+    sl_mvs_gK(c, w->tol, SL_MVS_CALL, st % 2 ? -2.0 * w->za : w->za, R);
+    sl_mvs_gjump_points(c, 0.5 * sgn * w->zb, R, xe, ve, sx, sv);
+}
+
+SL_HD SL_INLINE void sl_mvs_gsync_apply(const sl_mvs_group *c, sl_prop_mvs_gshare *w, int st,
+                                        sl_mvs_gstate *R, const double *ae)
+{
+    const double sgn = st % 2 ? 1.0 : -1.0;
+    sl_mvs_gkick_jump(c, sgn * w->zb, ae, 0.5 * sgn * w->zb, R);
+    if (st % 2)
+        sl_mvs_gK(c, w->tol, SL_MVS_CALL, w->za, R);
+}
+
+/* A step: the drifts (the pending one and half of this one), the jump by
+ * h/2 and the kick's points; the open's correctors work on P, a close's on
+ * its copy C. */
+SL_HD SL_INLINE void sl_prop_mvs_gpoint(const sl_run_args *a, const sl_group *gc,
+                                        sl_prop_mvs_gshare *w, int mode, int st, double h,
+                                        const double *x, const double *v, double *xe,
+                                        double *ve, double *sx, double *sv)
+{
+    (void)x, (void)v;
+    const sl_mvs_group c = sl_mvs_gctx(gc, w);
+    if (mode == SL_GROUP_STEP) {
+        SL_MVS_STEP_K(&c, w->tol, h > 0.0 ? w->pend + 0.5 * h : 0.0, &w->P);
+        sl_mvs_gjump_points(&c, 0.5 * h, &w->P, xe, ve, sx, sv);
+    } else if (mode == SL_SYNC_OPEN) {
+        sl_mvs_gsync_point(a, &c, w, mode, st, &w->P, xe, ve, sx, sv);
+    } else {
+        sl_mvs_gsync_point(a, &c, w, mode, st, &w->C, xe, ve, sx, sv);
+    }
+}
+
+/* The kick by h with the pulls ae, the jump by h/2; half the step's drift
+ * stays pending. */
+SL_HD SL_INLINE void sl_prop_mvs_gapply(const sl_run_args *a, const sl_group *gc,
+                                        sl_prop_mvs_gshare *w, int mode, int st, double h,
+                                        double *x, double *v, const double *ae,
+                                        const double *je)
+{
+    (void)a, (void)x, (void)v, (void)je;
+    const sl_mvs_group c = sl_mvs_gctx(gc, w);
+    if (mode == SL_GROUP_STEP) {
+        sl_mvs_gkick_jump(&c, h, ae, 0.5 * h, &w->P);
+        w->pend = h > 0.0 ? 0.5 * h : w->pend;
+    } else if (mode == SL_SYNC_OPEN) {
+        sl_mvs_gsync_apply(&c, w, st, &w->P, ae);
+    } else {
+        sl_mvs_gsync_apply(&c, w, st, &w->C, ae);
+    }
+}
+
+/* The correctors' force points overwrote the published state, which a
+ * launch without steps would store. */
+SL_HD SL_INLINE void sl_prop_mvs_gopened(const sl_run_args *a, int64_t s, const sl_group *gc,
+                                         sl_prop_mvs_gshare *w, double *sx, double *sv)
+{
+    (void)w;
+    sl_group_sync(gc->mask);
+    sl_mvs_gpublish_start(a, s, gc, sx, sv);
+    sl_group_sync(gc->mask);
+}
 
 /* The persistent entries of the thread's share (mvs.h's layout: Q | V |
  * the pending drift); thread 0 also keeps body 0's and the rest of the
  * drift's block, which the one-thread loop zeroes. */
-#define SL__MVS_GPERSIST(LOAD)                                                             \
-    {                                                                                      \
-        const int np = SL_PROP_mvs_PERSIST;                                                \
-        SL_UNROLL                                                                          \
-        for (int d = 0; d < 3; d++) {                                                      \
-            const size_t iq = sl_persist_index(s, n, np, d),                               \
-                         iv = sl_persist_index(s, n, np, 3 * n + d);                       \
-            if (LOAD) {                                                                    \
-                P.Q0[d] = a->persist[iq];                                                  \
-                P.V0[d] = a->persist[iv];                                                  \
-            } else if (g == 0) {                                                           \
-                a->persist[iq] = P.Q0[d];                                                  \
-                a->persist[iv] = P.V0[d];                                                  \
-            }                                                                              \
-        }                                                                                  \
-        SL_UNROLL                                                                          \
-        for (int l = 0; l < PL; l++) {                                                     \
-            const int i = sl_mvs_gplanet(&c, l);                                           \
-            if (i >= n)                                                                    \
-                break;                                                                     \
-            SL_UNROLL                                                                      \
-            for (int d = 0; d < 3; d++) {                                                  \
-                const size_t iq = sl_persist_index(s, n, np, 3 * i + d),                   \
-                             iv = sl_persist_index(s, n, np, 3 * n + 3 * i + d);           \
-                if (LOAD) {                                                                \
-                    P.q[3 * l + d] = a->persist[iq];                                       \
-                    P.u[3 * l + d] = a->persist[iv];                                       \
-                } else {                                                                   \
-                    a->persist[iq] = P.q[3 * l + d];                                       \
-                    a->persist[iv] = P.u[3 * l + d];                                       \
-                }                                                                          \
-            }                                                                              \
-        }                                                                                  \
-        if (LOAD)                                                                          \
-            pend = a->persist[sl_persist_index(s, n, np, 6 * n)];                          \
-        else if (g == 0)                                                                   \
-            for (int k = 0; k < n; k++)                                                    \
-                a->persist[sl_persist_index(s, n, np, 6 * n + k)] = k == 0 ? pend : 0.0;   \
+SL_HD SL_INLINE void sl_prop_mvs_gpersist(const sl_run_args *a, int64_t s, const sl_group *gc,
+                                          sl_prop_mvs_gshare *w, int load)
+{
+    const int n = gc->n, np = SL_PROP_mvs_PERSIST;
+    SL_UNROLL
+    for (int d = 0; d < 3; d++) {
+        const size_t iq = sl_persist_index(s, n, np, d), iv = sl_persist_index(s, n, np, 3 * n + d);
+        if (load) {
+            w->P.Q0[d] = a->persist[iq];
+            w->P.V0[d] = a->persist[iv];
+        } else if (gc->g == 0) {
+            a->persist[iq] = w->P.Q0[d];
+            a->persist[iv] = w->P.V0[d];
+        }
     }
+    const sl_mvs_group c = sl_mvs_gctx(gc, w);
+    SL_UNROLL
+    for (int l = 0; l < c.PL; l++) {
+        const int i = sl_mvs_gplanet(&c, l);
+        if (i >= n)
+            break;
+        SL_UNROLL
+        for (int d = 0; d < 3; d++) {
+            const size_t iq = sl_persist_index(s, n, np, 3 * i + d),
+                         iv = sl_persist_index(s, n, np, 3 * n + 3 * i + d);
+            if (load) {
+                w->P.q[3 * l + d] = a->persist[iq];
+                w->P.u[3 * l + d] = a->persist[iv];
+            } else {
+                a->persist[iq] = w->P.q[3 * l + d];
+                a->persist[iv] = w->P.u[3 * l + d];
+            }
+        }
+    }
+    if (load)
+        w->pend = a->persist[sl_persist_index(s, n, np, 6 * n)];
+    else if (gc->g == 0)
+        for (int k = 0; k < n; k++)
+            a->persist[sl_persist_index(s, n, np, 6 * n + k)] = k == 0 ? w->pend : 0.0;
+}
 
-/* Close into sx, sv: the pending drift on a copy, the correctors when
- * need is 2, inertial coordinates published; then the rows this thread's
- * monitors check (GL of them, b = g + GT l) into x, v. */
-#define SL__MVS_GCLOSE(F, need)                                                            \
-    {                                                                                      \
-        /* a copy of the entries in use only: the struct holds room for the \
-         * narrow loop's planets, and a whole copy put it on the stack */   \
-        sl_mvs_gstate C;                                                                   \
-        SL_UNROLL                                                                          \
-        for (int d = 0; d < 3; d++)                                                        \
-            C.Q0[d] = P.Q0[d], C.V0[d] = P.V0[d];                                          \
-        SL_UNROLL                                                                          \
-        for (int k3 = 0; k3 < 3 * PL; k3++)                                                \
-            C.q[k3] = P.q[k3], C.u[k3] = P.u[k3];                                          \
-        sl_mvs_gK(&c, tol, SL_MVS_CALL, pend, &C);                                         \
-        if ((need) == 2)                                                                   \
-            SL__MVS_GSYNC_STAGES(F, SL_SYNC_CLOSE, C)                                      \
-        sl_mvs_gpublish_inertial(&c, &C, sx, sv);                                          \
-        SL__GROUP_SYNC();                                                                  \
-        SL_UNROLL                                                                          \
-        for (int l = 0; l < GL; l++) {                                                     \
-            const int b = g + GT * l;                                                      \
-            SL_UNROLL                                                                      \
-            for (int d = 0; d < 3; d++) {                                                  \
-                x[3 * l + d] = b < n ? sx[3 * b + d] : 0.0;                                \
-                v[3 * l + d] = b < n ? sv[3 * b + d] : 0.0;                                \
-            }                                                                              \
-        }                                                                                  \
+/* What the loop needs after a step (sl_sync_need), and a look at a
+ * non-finite working state when nothing else is due. */
+SL_HD SL_INLINE int sl_prop_mvs_gneed(const sl_run_args *a, const sl_group *gc,
+                                      sl_prop_mvs_gshare *w, double t_next, int64_t step_next,
+                                      int64_t k0, double next_log, int last)
+{
+    int need = sl_sync_need(a, t_next, step_next, k0, next_log, last);
+    if (!need && a->mon.check_nonfinite) {
+        double z = w->pend * 0.0;
+        SL_UNROLL
+        for (int d = 0; d < 3; d++)
+            z += w->P.Q0[d] * 0.0 + w->P.V0[d] * 0.0;
+        const int PL = (gc->n - 1 + gc->GT - 1) / gc->GT;
+        SL_UNROLL
+        for (int k3 = 0; k3 < 3 * PL; k3++)
+            z += w->P.q[k3] * 0.0 + w->P.u[k3] * 0.0;
+        need = sl_group_any(z != 0.0, gc->GT, gc->mask);
     }
+    return need;
+}
 
-/* The state the run starts from (inertial, from the ensemble) to sx, sv. */
-#define SL__MVS_GPUBLISH_START()                                                           \
-    SL_UNROLL                                                                              \
-    for (int l = 0; l < GL; l++) {                                                         \
-        const int b = g + GT * l;                                                          \
-        if (b < n)                                                                         \
-            SL_UNROLL                                                                      \
-            for (int d = 0; d < 3; d++) {                                                  \
-                sx[3 * b + d] = a->state[sl_state_at(s, n, b, SL_X + d)];                  \
-                sv[3 * b + d] = a->state[sl_state_at(s, n, b, SL_VX + d)];                 \
-            }                                                                              \
-    }
+/* A close starts from a copy with the pending drift done (a copy of the
+ * entries in use only: the struct holds room for the narrow loop's
+ * planets, and a whole copy put it on the stack). */
+SL_HD SL_INLINE void sl_prop_mvs_gclose(const sl_run_args *a, const sl_group *gc,
+                                        sl_prop_mvs_gshare *w, int need)
+{
+    (void)a, (void)need;
+    const sl_mvs_group c = sl_mvs_gctx(gc, w);
+    SL_UNROLL
+    for (int d = 0; d < 3; d++)
+        w->C.Q0[d] = w->P.Q0[d], w->C.V0[d] = w->P.V0[d];
+    SL_UNROLL
+    for (int k3 = 0; k3 < 3 * c.PL; k3++)
+        w->C.q[k3] = w->P.q[k3], w->C.u[k3] = w->P.u[k3];
+    sl_mvs_gK(&c, w->tol, SL_MVS_CALL, w->pend, &w->C);
+}
 
-#define SL_MVS_GROUP_LOOP_DEFINE(F, N, G, NAME)                                            \
-    SL_STATIC_ASSERT((N) - 1 <= (G) * SL_MVS_GROUP_PL,                                     \
-                     "mvs: " #N " bodies on " #G " threads a system leave a thread more "  \
-                     "planets than SL_MVS_GROUP_PL");                                       \
-    __device__ __forceinline__ void NAME(const sl_run_args *a, int64_t s, int g, double *sh) \
-    {                                                                                      \
-        enum { GT = (G), PL = ((N) - 1 + (G) - 1) / (G), GL = ((N) + (G) - 1) / (G) };     \
-        const int n = (N);                                                                 \
-        if (a->status[s] != SL_SYS_ACTIVE)                                                 \
-            return;                                                                        \
-        const unsigned gmask = sl_group_mask(GT);                                          \
-        double *sx = sh, *sv = sh + 3 * (N), *sm = sh + 6 * (N);                           \
-        sl_mvs_group c;                                                                    \
-        c.g = g, c.GT = GT, c.PL = PL, c.n = n, c.mask = gmask;                            \
-        sl_mvs_gstate P;                                                                   \
-        double x[3 * GL], v[3 * GL], ae[3 * PL], fp[SL_FORCE_PARAMS_MAX], pend = 0.0;       \
-        double x0[3], v0[3];                                                               \
-        c.m0 = a->state[sl_state_at(s, n, 0, SL_M)];                                       \
-        c.im0 = 1.0 / c.m0;                                                                \
-        SL_UNROLL                                                                          \
-        for (int d = 0; d < 3; d++) {                                                      \
-            x0[d] = a->state[sl_state_at(s, n, 0, SL_X + d)];                              \
-            v0[d] = a->state[sl_state_at(s, n, 0, SL_VX + d)];                             \
-        }                                                                                  \
-        double mp = 0.0;                                                                   \
-        SL_UNROLL                                                                          \
-        for (int l = 0; l < PL; l++) {                                                     \
-            const int i = sl_mvs_gplanet(&c, l);                                           \
-            c.mi[l] = i < n ? a->state[sl_state_at(s, n, i, SL_M)] : 0.0;                  \
-            mp += c.mi[l];                                                                 \
-            SL_UNROLL                                                                      \
-            for (int d = 0; d < 3; d++) {                                                  \
-                P.q[3 * l + d] = i < n ? a->state[sl_state_at(s, n, i, SL_X + d)] : 0.0;   \
-                P.u[3 * l + d] = i < n ? a->state[sl_state_at(s, n, i, SL_VX + d)] : 0.0;  \
-                ae[3 * l + d] = 0.0;                                                       \
-            }                                                                              \
-            if (i < n)                                                                     \
-                sm[i] = c.mi[l];                                                           \
-        }                                                                                  \
-        if (g == 0)                                                                        \
-            sm[0] = c.m0;                                                                  \
-        SL__MVS_GPUBLISH_START()                                                           \
-        c.mt = c.m0 + sl_group_sum(mp, GT, gmask);                                         \
-        sl_load_fp(a, s, fp);                                                              \
-        const double tol = SL_MVS_TOL(a->pp);                                              \
-        SL__GROUP_SYNC();                                                                  \
-        if (a->first_launch) {                                                             \
-            /* sl_mvs_to_dh: (Q_0, V_0) the centre of mass, Q_i heliocentric, \
-             * V_i barycentric (begin does nothing) */                          \
-            SL_UNROLL                                                                      \
-            for (int d = 0; d < 3; d++) {                                                  \
-                double pc = 0.0, pu = 0.0;                                                 \
-                SL_UNROLL                                                                  \
-                for (int l = 0; l < PL; l++) {                                             \
-                    pc += c.mi[l] * P.q[3 * l + d];                                        \
-                    pu += c.mi[l] * P.u[3 * l + d];                                        \
-                }                                                                          \
-                P.Q0[d] = (c.m0 * x0[d] + sl_group_sum(pc, GT, gmask)) / c.mt;             \
-                P.V0[d] = (c.m0 * v0[d] + sl_group_sum(pu, GT, gmask)) / c.mt;             \
-                SL_UNROLL                                                                  \
-                for (int l = 0; l < PL; l++) {                                             \
-                    P.q[3 * l + d] -= x0[d];                                               \
-                    P.u[3 * l + d] -= P.V0[d];                                             \
-                }                                                                          \
-            }                                                                              \
-            SL__MVS_GSYNC_STAGES(F, SL_SYNC_OPEN, P)                                       \
-            /* the correctors' force points overwrote the published state,   \
-             * which a launch without steps would store */                   \
-            SL__GROUP_SYNC();                                                              \
-            SL__MVS_GPUBLISH_START()                                                       \
-            SL__GROUP_SYNC();                                                              \
-        } else {                                                                           \
-            SL__MVS_GPERSIST(1)                                                            \
-        }                                                                                  \
-        double t = a->time[s];                                                             \
-        int64_t step = a->steps[s];                                                        \
-        const double t0 = a->t_start[s];                                                   \
-        const int64_t k0 = a->step_start[s];                                               \
-        double next_log = a->mon.log_every_dt > 0.0 ? a->next_log[s] : 0.0;                \
-        int why = SL_REASON_NONE, detail = -1;                                             \
-        const double dt = a->pp[SL_PP_DT];                                                        \
-        const int64_t n_need = sl_steps_needed(t0, a->t_end, dt);                          \
-        for (int64_t k = 0; k < a->launch_steps && step - k0 < n_need; k++) {              \
-            const int64_t j = step - k0 + 1;                                               \
-            const double t_next = sl_step_time(t0, a->t_end, dt, j, n_need);               \
-            const double h = j < n_need ? dt : t_next - t;                                 \
-            SL_MVS_STEP_K(&c, tol, h > 0.0 ? pend + 0.5 * h : 0.0, &P);                      \
-            sl_mvs_gjump_publish(&c, 0.5 * h, &P, sx, sv);                                 \
-            SL__GROUP_SYNC();                                                              \
-            SL__MVS_GFORCE(F)                                                              \
-            SL__GROUP_SYNC();                                                              \
-            sl_mvs_gkick_jump(&c, h, ae, 0.5 * h, &P);                                     \
-            pend = h > 0.0 ? 0.5 * h : pend;                                               \
-            int need = sl_sync_need(a, t_next, step + 1, k0, next_log,                     \
-                                    k == a->launch_steps - 1 || j == n_need);              \
-            if (!need && a->mon.check_nonfinite) {                                         \
-                double z = pend * 0.0;                                                     \
-                SL_UNROLL                                                                  \
-                for (int d = 0; d < 3; d++)                                                \
-                    z += P.Q0[d] * 0.0 + P.V0[d] * 0.0;                                    \
-                SL_UNROLL                                                                  \
-                for (int k3 = 0; k3 < 3 * PL; k3++)                                        \
-                    z += P.q[k3] * 0.0 + P.u[k3] * 0.0;                                    \
-                need = sl_group_any(z != 0.0, GT, gmask);                                  \
-            }                                                                              \
-            t = t_next;                                                                    \
-            step++;                                                                        \
-            if (!need)                                                                     \
-                continue;                                                                  \
-            SL__MVS_GCLOSE(F, need)                                                        \
-            SL__GROUP_CHECKS(F)                                                            \
-            SL__GROUP_SYNC();                                                              \
-        }                                                                                  \
-        SL__GROUP_SYNC();                                                                  \
-        SL__MVS_GPERSIST(0)                                                                \
-        if (g == 0) {                                                                      \
-            if (a->mon.log_every_dt > 0.0)                                                 \
-                a->next_log[s] = next_log;                                                 \
-            sl_finish_system(a, s, n, t, step, why, detail, sx, sv);                       \
-        }                                                                                  \
+/* The closed copy in inertial coordinates into sx, sv, then the rows this
+ * thread's monitors check (b = g + GT l) into x, v. */
+SL_HD SL_INLINE int sl_prop_mvs_gclosed(const sl_run_args *a, const sl_group *gc,
+                                        sl_prop_mvs_gshare *w, double *x, double *v, double *sx,
+                                        double *sv)
+{
+    (void)a;
+    const int n = gc->n, GL = (n + gc->GT - 1) / gc->GT;
+    const sl_mvs_group c = sl_mvs_gctx(gc, w);
+    sl_mvs_gpublish_inertial(&c, &w->C, sx, sv);
+    sl_group_sync(gc->mask);
+    SL_UNROLL
+    for (int l = 0; l < GL; l++) {
+        const int b = gc->g + gc->GT * l;
+        SL_UNROLL
+        for (int d = 0; d < 3; d++) {
+            x[3 * l + d] = b < n ? sx[3 * b + d] : 0.0;
+            v[3 * l + d] = b < n ? sv[3 * b + d] : 0.0;
+        }
     }
+    return 1;
+}
+
+/* The last close (every launch ends with one) left the state in sx, sv. */
+SL_HD SL_INLINE void sl_prop_mvs_gend(const sl_run_args *a, const sl_group *gc,
+                                      sl_prop_mvs_gshare *w, const double *x, const double *v,
+                                      double *sx, double *sv)
+{
+    (void)a, (void)gc, (void)w, (void)x, (void)v, (void)sx, (void)sv;
+}
 
 #endif /* __CUDACC__ */
 

@@ -50,7 +50,7 @@ typedef struct sl_force {
     /* What the force's header provides besides acc and potential:
      * SL_FORCE_CAPS(F) from its SL_FORCE_<F>_JERK and _PERTURB flags. An
      * integrator whose stages need what a force lacks has no kernels for
-     * it (instantiate.h stamps none); the registry names the missing part. */
+     * it (kernels.inc stamps none); the registry names the missing part. */
     unsigned caps;
 } sl_force;
 

@@ -1,7 +1,7 @@
 /* The launch ABI: what a loop receives (sl_run_args), the layout of its
  * buffers, the limits, and the contract between the generic loop and the
- * physics it runs. The loops themselves are internal (internal/loop.h,
- * internal/lanes.h), stamped by the macros of instantiate.h.
+ * physics it runs. The loops themselves are internal (internal/loop.inc,
+ * lanes.inc, group.inc and kernel.inc), included per N by kernels.inc.
  *
  * Strides. Every array a stage or force function receives is strided by S:
  * component c of body b is x[S*(3b+c)] (likewise v, xe, ve, a, j), the
@@ -191,7 +191,7 @@
  *                                    const double *m, const double *fp, int i,
  *                                    double *a);
  * acc_perturb's row i >= 1 alone, for an integrator with its own grouped
- * loop (SL_PROP_<P>_GROUP_LOOP, internal/group.h; mvs).
+ * stepper (SL_PROP_<P>_GROUP_LOOP, internal/group.h; mvs).
  *
  * Parameters. pp holds SL_PROP_PARAMS_MAX doubles from the integrator
  * table's pack; pp[0] is the step the loop uses, or an adaptive

@@ -1,8 +1,10 @@
-/* Internal: the per-system loop (GPU kernels and the scalar CPU loop) and
- * the SL_HD helpers every loop shares (loading a system, monitors, logs).
- * Not an interface of its own: instantiate.h includes it and stamps the
- * loops with its macros; the contract those loops keep is in launch.h. It
- * is installed because plugins stamp loops in their own translation units. */
+/* Internal: the SL_HD helpers every loop shares (loading a system,
+ * monitors, logs, adaptive stepping, SYNC's needs) and what picks the
+ * calls a loop makes from an integrator's flags. The loops themselves are
+ * the .inc files beside it: the per-system loop (loop.inc), the CPU's lane
+ * loop (lanes.inc), the grouped CUDA loop (group.inc) and the CUDA kernels
+ * (kernel.inc); the contract they keep is in launch.h. It is installed
+ * because plugins stamp loops in their own translation units. */
 #ifndef STARLING_INTERNAL_LOOP_H
 #define STARLING_INTERNAL_LOOP_H
 
@@ -462,184 +464,8 @@ SL_HD SL_INLINE int sl_sync_nonfinite(int len, int S, const double *ps)
     return sum != 0.0;
 }
 
-/* A SYNC integrator's extra stages of one mode (S = 1). */
-#define SL__SYNC_STAGES(P, F, MODE)                                                        \
-    SL_NOUNROLL                                                                            \
-    for (int st = 0; st < sl_prop_##P##_sync_stages(MODE, a->pp); st++) {                  \
-        sl_prop_##P##_sync_point(MODE, st, n, 1, x, v, m, ps, xe, ve, a->pp);              \
-        SL_FORCE_EVAL(F, P, n, 1, xe, ve, m, fp, ae, je);                                  \
-        sl_prop_##P##_sync_apply(MODE, st, n, 1, x, v, m, ps, ae, a->pp);                  \
-    }
-/* Open (after begin) and close (need as sl_sync_need gives it), pasted on
- * SYNC: nothing for the other integrators, which need no such functions. */
-#define SL__LOOP_OPEN_1(P, F)                                                              \
-    sl_prop_##P##_open(n, 1, x, v, m, ps, a->pp);                                          \
-    SL__SYNC_STAGES(P, F, SL_SYNC_OPEN)
-#define SL__LOOP_OPEN_0(P, F)
-#define SL__LOOP_CLOSE_1(P, F, need)                                                       \
-    if (need) {                                                                            \
-        sl_prop_##P##_close_start(n, 1, x, v, m, ps, a->pp);                               \
-        if ((need) == 2)                                                                   \
-            SL__SYNC_STAGES(P, F, SL_SYNC_CLOSE)                                           \
-        sl_prop_##P##_close_end(n, 1, x, v, m, ps, a->pp);                                 \
-    }
-#define SL__LOOP_CLOSE_0(P, F, need)
-#define SL__LOOP_OPEN(P, F) SL_CAT(SL__LOOP_OPEN_, SL_PROP_##P##_SYNC)(P, F)
-#define SL__LOOP_CLOSE(P, F, need) SL_CAT(SL__LOOP_CLOSE_, SL_PROP_##P##_SYNC)(P, F, need)
-
-/* One step of size h through every stage of P, the force between point
- * and apply (S = 1). */
-#define SL__LOOP_STAGES(P, F, h)                                                           \
-    SL_UNROLL                                                                              \
-    for (int st = 0; st < SL_PROP_##P##_NSTAGES; st++) {                                   \
-        sl_prop_##P##_point(st, n, 1, h, x, v, m, ps, xe, ve, a->pp);                      \
-        SL_FORCE_EVAL(F, P, n, 1, xe, ve, m, fp, ae, je);                                 \
-        sl_prop_##P##_apply(st, n, 1, h, x, v, m, ps, ae, je, a->pp);                      \
-    }
-
-/* The built-in monitors after a step that reached (t, step): sets why. */
-#define SL__LOOP_MONITORS(F)                                                               \
-    why = sl_monitor_stop(&a->mon, n, 1, x, v, m, &detail);                                \
-    if (!why && a->mon.energy_max > 0.0 && step % a->mon.check_every == 0) {               \
-        double e = sl_kinetic(n, 1, v, m) + sl_force_##F##_potential(n, 1, x, m, fp);      \
-        if (!(fabs(e / a->e0[s] - 1.0) <= a->mon.energy_max))                              \
-            why = SL_REASON_ENERGY;                                                        \
-    }                                                                                      \
-    if (!why && a->max_steps > 0 && step - k0 >= a->max_steps && t < a->t_end)             \
-        why = SL_REASON_STEP_CAP;
-
-/* Fixed step pp[0]: times t0 + j dt (launch.h, sl_step_time). */
-#define SL__LOOP_FIXED(P, F)                                                               \
-    const double dt = a->pp[SL_PP_DT];                                                            \
-    const int64_t n_need = sl_steps_needed(t0, a->t_end, dt);                              \
-    for (int64_t k = 0; k < a->launch_steps && step - k0 < n_need; k++) {                  \
-        const int64_t j = step - k0 + 1;                                                   \
-        const double t_next = sl_step_time(t0, a->t_end, dt, j, n_need);                   \
-        const double h = j < n_need ? dt : t_next - t;                                     \
-        SL__LOOP_STAGES(P, F, h)                                                           \
-        if (SL_PROP_##P##_SYNC) {                                                          \
-            int need = sl_sync_need(a, t_next, step + 1, k0, next_log,                     \
-                                    k == a->launch_steps - 1 || j == n_need);              \
-            if (!need && a->mon.check_nonfinite &&                                         \
-                sl_sync_nonfinite(SL_PROP_##P##_PERSIST * n, 1, ps))                       \
-                need = 1;                                                                  \
-            SL__LOOP_CLOSE(P, F, need)                                                     \
-            /* need 0: no monitor, log or cap is due (sl_sync_need) and x, v   \
-             * are as last checked, so the monitors could find nothing. Not   \
-             * reading x, v each step lets the CUDA kernels keep fewer values \
-             * live: mvs runs 1.07-1.17x faster. */                           \
-            if (!need) {                                                                   \
-                t = t_next;                                                                \
-                step++;                                                                    \
-                continue;                                                                  \
-            }                                                                              \
-        }                                                                                  \
-        t = t_next;                                                                        \
-        step++;                                                                            \
-        SL__LOOP_MONITORS(F)                                                               \
-        if (why)                                                                           \
-            break;                                                                         \
-        sl_monitor_log(a, s, n, 1, t, step, &next_log, x, v);                              \
-    }
-
-/* Adaptive: each try is kept or, when control rejects it, undone and
- * retried at the size control gives, up to SL_REJECT_MAX times in a row;
- * launch_steps counts kept steps, so a run of rejections never spans two
- * launches. The lane loop (lanes.h) does the same arithmetic in lockstep. */
-#define SL__LOOP_ADAPTIVE(P, F, NDECL)                                                     \
-    double xk[3 * (NDECL)], vk[3 * (NDECL)], pk[SL_PERSIST_LEN(P) * (NDECL)];              \
-    const int np = SL_PROP_##P##_PERSIST * n;                                              \
-    int ok = 1, fault = 0;                                                                 \
-    int64_t rejected = 0;                                                                  \
-    double hs = a->first_launch ? 0.0 : a->h_next[s];                                      \
-    if (a->first_launch) {                                                                 \
-        hs = SL_PROP_CONTROL(P, SL_PROP_##P##_ADAPTIVE, n, 1, 0.0, x, v, m, ps, a->pp, &ok); \
-        fault = t < a->t_end ? sl_step_fault(hs, t, t0, a->t_end) : 0;                     \
-    }                                                                                      \
-    for (int64_t k = 0; !fault && k < a->launch_steps && t < a->t_end; k++) {              \
-        double t_next, h, h_new;                                                           \
-        for (int rejects = 0;;) {                                                          \
-            h = sl_adaptive_try(t, a->t_end, hs, &t_next);                                 \
-            sl_keep_copy(3 * n, x, xk);                                                    \
-            sl_keep_copy(3 * n, v, vk);                                                    \
-            sl_keep_copy(np, ps, pk);                                                      \
-            SL__LOOP_STAGES(P, F, h)                                                       \
-            h_new = SL_PROP_CONTROL(P, SL_PROP_##P##_ADAPTIVE, n, 1, h, x, v, m, ps, a->pp, \
-                                    &ok);                                                  \
-            if (ok)                                                                        \
-                break;                                                                     \
-            sl_keep_copy(3 * n, xk, x);                                                    \
-            sl_keep_copy(3 * n, vk, v);                                                    \
-            sl_keep_copy(np, pk, ps);                                                      \
-            rejected++;                                                                    \
-            fault = sl_step_fault(h_new, t, t0, a->t_end);                                 \
-            if (!fault && ++rejects >= SL_REJECT_MAX)                                      \
-                fault = SL_STEP_FAULT_REJECTIONS;                                          \
-            if (fault)                                                                     \
-                break;                                                                     \
-            hs = h_new;                                                                    \
-        }                                                                                  \
-        if (fault)                                                                         \
-            break;                                                                         \
-        t = t_next;                                                                        \
-        step++;                                                                            \
-        hs = h_new;                                                                        \
-        SL__LOOP_MONITORS(F)                                                               \
-        if (!why && t < a->t_end)                                                          \
-            fault = sl_step_fault(hs, t, t0, a->t_end);                                    \
-        if (why || fault)                                                                  \
-            break;                                                                         \
-        sl_monitor_log(a, s, n, 1, t, step, &next_log, x, v);                              \
-    }                                                                                      \
-    if (fault && !why) {                                                                   \
-        why = SL_REASON_STEP_SIZE;                                                         \
-        detail = fault;                                                                    \
-    }                                                                                      \
-    a->h_next[s] = hs;                                                                     \
-    if (rejected)                                                                          \
-        SL_ATOMIC_ADD(&a->counters[SL_CNT_REJECTED], rejected);
-
-/* The loop for one system. NDECL sizes the local arrays (a literal N, or
- * SL_NBODY_MAX for the runtime-N fallback); NVAL is the body count. Which
- * stepping runs is a constant of P: the other compiles to nothing. */
-#define SL_LOOP_DEFINE(P, F, SUFFIX, NDECL, NVAL)                                          \
-    SL_HD SL_INLINE void sl_loop_##P##_##F##_##SUFFIX(const sl_run_args *a, int64_t s)     \
-    {                                                                                      \
-        const int n = (NVAL);                                                              \
-        if (a->status[s] != SL_SYS_ACTIVE)                                                 \
-            return;                                                                        \
-        double x[3 * (NDECL)], v[3 * (NDECL)], m[(NDECL)];                                 \
-        double xe[3 * (NDECL)], ve[3 * (NDECL)], ae[3 * (NDECL)], je[3 * (NDECL)];         \
-        double ps[SL_SCRATCH_LEN(P) * (NDECL)];                                            \
-        double fp[SL_FORCE_PARAMS_MAX];                                                    \
-        sl_load_system(a, s, n, x, v, m);                                                  \
-        sl_load_fp(a, s, fp);                                                              \
-        if (a->first_launch) {                                                             \
-            SL_FORCE_EVAL(F, P, n, 1, x, v, m, fp, ae, je);                               \
-            sl_prop_##P##_begin(n, 1, x, v, m, ps, ae, je, a->pp);                         \
-            SL__LOOP_OPEN(P, F)                                                            \
-        } else {                                                                           \
-            sl_load_persist(a, s, n, SL_PROP_##P##_PERSIST, ps);                           \
-        }                                                                                  \
-        double t = a->time[s];                                                             \
-        int64_t step = a->steps[s];                                                        \
-        const double t0 = a->t_start[s];                                                   \
-        const int64_t k0 = a->step_start[s];                                               \
-        double next_log = a->mon.log_every_dt > 0.0 ? a->next_log[s] : 0.0;                \
-        int why = SL_REASON_NONE, detail = -1;                                             \
-        if (SL_PROP_##P##_ADAPTIVE) {                                                      \
-            SL__LOOP_ADAPTIVE(P, F, NDECL)                                                 \
-        } else {                                                                           \
-            SL__LOOP_FIXED(P, F)                                                           \
-        }                                                                                  \
-        if (a->mon.log_every_dt > 0.0)                                                     \
-            a->next_log[s] = next_log;                                                     \
-        sl_store_persist(a, s, n, SL_PROP_##P##_PERSIST, ps);                              \
-        sl_finish_system(a, s, n, t, step, why, detail, x, v);                             \
-    }
-
-/* The CPU's loops over steps (the lane loops, lanes.h, and the scalar loop
- * below) are compiled for x86-64-v4, v3 and the baseline and picked when
+/* The CPU's loops over steps (the lane loops, lanes.inc, and the runtime-N
+ * loop, loop.inc) are compiled for x86-64-v4, v3 and the baseline and picked when
  * the plugin loads; one baseline copy with SL_NO_LANE_CLONES (CMake's
  * SL_LANE_CLONES=OFF: CI and the sanitizer build). The v4 and v3 copies,
  * whose processors have FMA, contract a * b + c into one rounding
@@ -676,24 +502,6 @@ SL_HD SL_INLINE int sl_sync_nonfinite(int len, int S, const double *ps)
 #define SL_CPU_SCALAR_CLONES                                                               \
     __attribute__((SL__CPU_CLONE_TARGETS, optimize("fp-contract=fast", "no-gcse-after-reload")))
 #endif
-
-/* CPU loop over systems: OpenMP threads, dynamic so that systems that stop
- * early do not leave threads idle. Each system through a cloned call: the
- * body that OpenMP outlines would be compiled for the baseline only. */
-#define SL_CPU_DEFINE(P, F, SUFFIX)                                                        \
-    SL_CPU_SCALAR_CLONES                                                                   \
-    static void sl_sys_##P##_##F##_##SUFFIX(const sl_run_args *a, int64_t s)               \
-    {                                                                                      \
-        sl_loop_##P##_##F##_##SUFFIX(a, s);                                                \
-    }                                                                                      \
-    sl_status sl_run_##P##_##F##_##SUFFIX##_cpu(const sl_run_args *a)                      \
-    {                                                                                      \
-        _Pragma("omp parallel for schedule(dynamic, 64)")                                  \
-        for (int64_t s = 0; s < a->n_sys; s++)                                             \
-            if (!sl_cancelled()) /* run.c abandons the launch */                           \
-                sl_sys_##P##_##F##_##SUFFIX(a, s);                                         \
-        return SL_OK;                                                                      \
-    }
 
 SL_EXTERN_C_END
 
