@@ -2,7 +2,7 @@
  * at each body count (internal/group.h, SL_GROUP_THREADS_<N>). Built by
  * bench/group_sweep.sh once per candidate G (-DSL_SWEEP_G=G), each build
  * stamping hermite + newton for N = 5..16 with G threads per system (G = 1:
- * the one-thread loop), the real loops of instantiate.h, launched through
+ * the one-thread loop), the real loops (internal/kernel.inc), launched through
  * core's launchers. Prints system-steps/s on Swarm-NG-like test systems
  * with and without the close-encounter and ejection monitors, and writes
  * the end states so the script can check every G against G = 1.
@@ -55,12 +55,44 @@
     X(__VA_ARGS__, 5) X(__VA_ARGS__, 6) X(__VA_ARGS__, 7) X(__VA_ARGS__, 8)                \
     X(__VA_ARGS__, 9) X(__VA_ARGS__, 10) X(__VA_ARGS__, 11) X(__VA_ARGS__, 12)             \
     X(__VA_ARGS__, 13) X(__VA_ARGS__, 14) X(__VA_ARGS__, 15) X(__VA_ARGS__, 16)
-/* -DSL_SWEEP_N=n: that body count alone (a quicker build, for variants). */
+/* The kernels of every N of the sweep, whatever the build's SL_CUDA_NBODIES
+ * (internal/kernel.inc stamps an N the build lists); -DSL_SWEEP_N=n: that
+ * body count alone (a quicker build, for variants). */
+#undef SL_CUDA_HAS_N
+#define SL_CUDA_HAS_N(N) 1
+#define SL_P hermite
+#define SL_F newton
 #if defined(SL_SWEEP_N)
-SL__INST_N_ON(hermite, newton, SL_SWEEP_N)
+#define SL_N SL_SWEEP_N
+#include "starling/internal/kernel.inc"
 #else
-SWEEP_N(SL__INST_N_ON, hermite, newton)
+#define SL_N 5
+#include "starling/internal/kernel.inc"
+#define SL_N 6
+#include "starling/internal/kernel.inc"
+#define SL_N 7
+#include "starling/internal/kernel.inc"
+#define SL_N 8
+#include "starling/internal/kernel.inc"
+#define SL_N 9
+#include "starling/internal/kernel.inc"
+#define SL_N 10
+#include "starling/internal/kernel.inc"
+#define SL_N 11
+#include "starling/internal/kernel.inc"
+#define SL_N 12
+#include "starling/internal/kernel.inc"
+#define SL_N 13
+#include "starling/internal/kernel.inc"
+#define SL_N 14
+#include "starling/internal/kernel.inc"
+#define SL_N 15
+#include "starling/internal/kernel.inc"
+#define SL_N 16
+#include "starling/internal/kernel.inc"
 #endif
+#undef SL_P
+#undef SL_F
 
 #define CHECK(call)                                                                        \
     do {                                                                                   \
