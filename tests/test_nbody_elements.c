@@ -1,0 +1,117 @@
+/* Planets from RV elements to an N-body start (plugins/nbody_rv/
+ * nbody_elements.h): the mass from K against the closed form and
+ * Jupiter's, and the Jacobi construction against kepler_rv's model. At the
+ * epoch the decomposition is exact, so the star's line-of-sight velocity
+ * equals the sum of kepler_rv's planet terms for any masses, inclinations
+ * and nodes; the system's centre of mass is at rest at the origin. */
+#include <criterion/criterion.h>
+#include <math.h>
+
+#include "krv_model.h"
+#include "nbody_elements.h"
+
+#define DAY (SL_NBODY_K_GAUSS) /* one day in time units */
+
+Test(nbody_elements, mass_from_k_gives_back_k)
+{
+    const double m_in = 1.3, P = 200.0 * DAY, e = 0.4, si = sin(1.1);
+    for (double K = 1e-6; K < 0.05; K *= 7.0) {
+        double m = sl_nbody_mass_from_k(K, P, e, si, m_in);
+        cr_assert(m > 0.0, "K %g: mass %g", K, m);
+        double back = cbrt(SL_KEPLER_TWO_PI / P) * m * si / cbrt((m_in + m) * (m_in + m)) /
+                      sqrt(1.0 - e * e);
+        cr_expect(fabs(back / K - 1.0) < 1e-14, "K %g: mass %g gives K %.17g", K, m, back);
+    }
+}
+
+Test(nbody_elements, jupiter_from_its_k)
+{
+    /* Jupiter about the Sun: K 12.477 m/s (from G M_sun 1.32712e20 m^3/s^2,
+     * m 9.5479e-4 M_sun, P 4332.59 d, e 0.0489), edge-on */
+    double m = sl_nbody_mass_from_k(12.477 / SL_NBODY_V_UNIT, 4332.59 * DAY, 0.0489, 1.0, 1.0);
+    cr_expect(fabs(m / 9.5479e-4 - 1.0) < 1e-3, "Jupiter's mass %.6g M_sun", m);
+}
+
+Test(nbody_elements, mass_from_k_refuses_outside_the_domain)
+{
+    cr_expect_eq(sl_nbody_mass_from_k(-1e-3, 1.0, 0.1, 1.0, 1.0), -1.0);
+    cr_expect_eq(sl_nbody_mass_from_k(1e-3, 0.0, 0.1, 1.0, 1.0), -1.0);
+    cr_expect_eq(sl_nbody_mass_from_k(1e-3, 1.0, 1.0, 1.0, 1.0), -1.0);
+    cr_expect_eq(sl_nbody_mass_from_k(1e-3, 1.0, 0.1, 0.0, 1.0), -1.0);
+    cr_expect_eq(sl_nbody_mass_from_k(NAN, 1.0, 0.1, 1.0, 1.0), -1.0);
+    cr_expect_eq(sl_nbody_mass_from_k(0.0, 1.0, 0.1, 1.0, 1.0), 0.0);
+}
+
+/* Three planets with large masses (K up to 200 m/s), eccentric, inclined,
+ * with nodes: the star's v_z at the epoch against kepler_rv at dt = 0. */
+Test(nbody_elements, star_velocity_at_the_epoch_is_kepler_rvs_sum)
+{
+    const sl_nbody_elements el[3] = {
+        {12.3 * DAY, 55.0 / SL_NBODY_V_UNIT, 0.12, 0.7, 2.1, 1.2, 0.3},
+        {30.1 * DAY, 200.0 / SL_NBODY_V_UNIT, 0.35, -2.0, 5.9, 0.6, 1.9},
+        {410.0 * DAY, 20.0 / SL_NBODY_V_UNIT, 0.6, 3.0, 0.2, 2.4, -1.0},
+    };
+    double x[12] = {0}, v[12] = {0}, m[4] = {0};
+    int bad = 0;
+    cr_assert(sl_nbody_system(3, el, 0.9, x, v, m, &bad), "refused planet %d", bad);
+    double rv = 0.0, kmax = 0.0;
+    for (int j = 0; j < 3; j++) {
+        const double p[5] = {el[j].P, el[j].K, el[j].e, el[j].w, el[j].M0};
+        sl_krv_orbit o;
+        cr_assert(sl_krv_orbit_from(p, SL_KRV_BASIS_PKEWM0, 0.0, &o));
+        rv += sl_krv_v1(&o, 0.0);
+        kmax = fmax(kmax, el[j].K);
+        cr_expect(m[j + 1] > 1e-4, "planet %d's mass %g", j + 1, m[j + 1]);
+    }
+    cr_expect(fabs(v[2] - rv) < 1e-12 * kmax, "star v_z %.17g, kepler_rv %.17g (m/s: %g, %g)", v[2],
+              rv, v[2] * SL_NBODY_V_UNIT, rv * SL_NBODY_V_UNIT);
+    /* barycentric: the centre of mass at rest at the origin */
+    double mt = 0.0, R[3] = {0, 0, 0}, V[3] = {0, 0, 0};
+    for (int b = 0; b < 4; b++) {
+        mt += m[b];
+        for (int c = 0; c < 3; c++)
+            R[c] += m[b] * x[3 * b + c], V[c] += m[b] * v[3 * b + c];
+    }
+    for (int c = 0; c < 3; c++) {
+        cr_expect(fabs(R[c] / mt) < 1e-15, "centre of mass at %g", R[c] / mt);
+        cr_expect(fabs(V[c] / mt) < 1e-15, "centre of mass moves %g", V[c] / mt);
+    }
+}
+
+/* One planet: its orbit about the star is the two-body orbit of its
+ * elements (semi-major axis from P and the total mass, distance at the
+ * epoch from E). */
+Test(nbody_elements, one_planet_is_its_two_body_orbit)
+{
+    const sl_nbody_elements el = {100.0 * DAY, 30.0 / SL_NBODY_V_UNIT, 0.3, 1.0, 0.8, 1.3, 0.4};
+    double x[6] = {0}, v[6] = {0}, m[2] = {0};
+    int bad = 0;
+    cr_assert(sl_nbody_system(1, &el, 1.0, x, v, m, &bad));
+    double d[3], du[3];
+    for (int c = 0; c < 3; c++)
+        d[c] = x[3 + c] - x[c], du[c] = v[3 + c] - v[c];
+    double r = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    double u2 = du[0] * du[0] + du[1] * du[1] + du[2] * du[2];
+    double mu = m[0] + m[1];
+    double a = 1.0 / (2.0 / r - u2 / mu); /* vis-viva */
+    double n = SL_KEPLER_TWO_PI / el.P;
+    cr_expect(fabs(a / cbrt(mu / (n * n)) - 1.0) < 1e-13, "a %.17g", a);
+    double sE, cE;
+    sl_kepler_markley_sc(el.M0, el.e, &sE, &cE);
+    cr_expect(fabs(r / (a * (1.0 - el.e * cE)) - 1.0) < 1e-13, "r %.17g", r);
+}
+
+Test(nbody_elements, bad_planets_are_named)
+{
+    sl_nbody_elements el[2] = {
+        {10.0 * DAY, 10.0 / SL_NBODY_V_UNIT, 0.1, 0.0, 0.0, 1.5, 0.0},
+        {20.0 * DAY, 10.0 / SL_NBODY_V_UNIT, 1.2, 0.0, 0.0, 1.5, 0.0},
+    };
+    double x[9] = {0}, v[9] = {0}, m[3] = {0};
+    int bad = 0;
+    cr_expect_not(sl_nbody_system(2, el, 1.0, x, v, m, &bad));
+    cr_expect_eq(bad, 2);
+    el[1].e = 0.1, el[0].inc = 0.0, bad = 0;
+    cr_expect_not(sl_nbody_system(2, el, 1.0, x, v, m, &bad));
+    cr_expect_eq(bad, 1);
+}
