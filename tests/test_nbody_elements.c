@@ -3,7 +3,9 @@
  * Jupiter's, and the Jacobi construction against kepler_rv's model. At the
  * epoch the decomposition is exact, so the star's line-of-sight velocity
  * equals the sum of kepler_rv's planet terms for any masses, inclinations
- * and nodes; the system's centre of mass is at rest at the origin. */
+ * and nodes; the system's centre of mass is at rest at the origin. And
+ * transit times (transit_time.h): edge-on, at kepler_rv's conjunctions;
+ * inclined, in front of the star at the least projected separation. */
 #include <criterion/criterion.h>
 #include <math.h>
 
@@ -114,4 +116,74 @@ Test(nbody_elements, bad_planets_are_named)
     el[1].e = 0.1, el[0].inc = 0.0, bad = 0;
     cr_expect_not(sl_nbody_system(2, el, 1.0, x, v, m, &bad));
     cr_expect_eq(bad, 1);
+}
+
+/* ---- transit times (plugins/nbody_rv/transit_time.h) ------------------ */
+
+#include "transit_time.h"
+
+/* An edge-on eccentric planet alone, stepped by P/37: each transit found
+ * within a step is at kepler_rv's time of conjunction t_c + k P (the true
+ * anomaly π/2 − ω of the star's ω), to 1e-9 of P. */
+Test(transit_time, edge_on_transits_are_kepler_rvs_conjunctions)
+{
+    const double e = 0.3, w = 0.9, M0 = 2.0, P = 50.0 * DAY;
+    const sl_nbody_elements el = {P, 40.0 / SL_NBODY_V_UNIT, e, w, M0, 0.5 * SL_KEPLER_PI, 0.7};
+    double x[6] = {0}, v[6] = {0}, m[2] = {0};
+    int bad = 0;
+    cr_assert(sl_nbody_system(1, &el, 1.0, x, v, m, &bad));
+    double r[3], u[3];
+    for (int c = 0; c < 3; c++)
+        r[c] = x[3 + c] - x[c], u[c] = v[3 + c] - v[c];
+    const double mu = m[0] + m[1], n = SL_KEPLER_TWO_PI / P;
+    /* t_c: the phase of conjunction (sl_krv_tc_to_tp's relation), after 0 */
+    const double tp = -M0 / n;
+    const double tc0 = tp + (tp - sl_krv_tc_to_tp(tp, P, e, w));
+    double tc = tc0 - P * floor(tc0 / P);
+    const double h = P / 37.0;
+    int found = 0;
+    for (int k = 0; k < 3 * 37; k++) {
+        double dt;
+        if (sl_transit_in_step(mu, r, u, h, &dt)) {
+            double t = k * h + dt;
+            cr_expect(fabs(t - tc) < 1e-9 * P, "transit %d at %.15g, t_c %.15g (diff %g P)", found,
+                      t, tc, (t - tc) / P);
+            tc += P;
+            found++;
+        }
+        sl_kepler_drift(mu, h, r, u);
+    }
+    cr_expect_eq(found, 3, "%d transits in 3 periods", found);
+}
+
+/* Inclined 87 degrees: one transit a period, and at each the planet in
+ * front of the star (z < 0) at its least projected separation (g = 0). */
+Test(transit_time, inclined_transits_are_in_front_at_least_separation)
+{
+    const sl_nbody_elements el = {20.0 * DAY, 10.0 / SL_NBODY_V_UNIT, 0.1, 0.3, 1.0,
+                                  87.0 * SL_KEPLER_PI / 180.0, 0.4};
+    double x[6] = {0}, v[6] = {0}, m[2] = {0};
+    int bad = 0;
+    cr_assert(sl_nbody_system(1, &el, 1.0, x, v, m, &bad));
+    double r[3], u[3];
+    for (int c = 0; c < 3; c++)
+        r[c] = x[3 + c] - x[c], u[c] = v[3 + c] - v[c];
+    const double h = el.P / 29.0, mu = m[0] + m[1];
+    int found = 0;
+    for (int k = 0; k < 2 * 29; k++) {
+        double dt;
+        if (sl_transit_in_step(mu, r, u, h, &dt)) {
+            double rt[3] = {r[0], r[1], r[2]}, ut[3] = {u[0], u[1], u[2]}, g, dg;
+            sl_kepler_drift(mu, dt, rt, ut);
+            sl_transit_g(mu, rt, ut, &g, &dg);
+            cr_expect(rt[2] < 0.0, "transit %d behind the star (z %g)", found, rt[2]);
+            cr_expect(fabs(g) < 1e-12 * sqrt(rt[0] * rt[0] + rt[1] * rt[1] + rt[2] * rt[2]) *
+                                    sqrt(ut[0] * ut[0] + ut[1] * ut[1] + ut[2] * ut[2]),
+                      "g %g at transit %d", g, found);
+            cr_expect(dg > 0.0, "transit %d is not a least separation", found);
+            found++;
+        }
+        sl_kepler_drift(mu, h, r, u);
+    }
+    cr_expect_eq(found, 2, "%d transits in 2 periods", found);
 }
