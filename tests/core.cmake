@@ -122,11 +122,13 @@ sl_add_test(test_vmath SOURCES test_vmath.c TIMEOUT 120)
 target_include_directories(test_vmath PRIVATE ${PROJECT_SOURCE_DIR}/plugins/kepler_rv)
 # Planets from RV elements to an N-body start (plugins/nbody_rv/
 # nbody_elements.h): at the epoch the star's velocity is kepler_rv's sum;
-# transit times on the step's Kepler orbit (transit_time.h).
+# transit times on the step's Kepler orbit (transit_time.h); the path
+# through observation times (nbody_path.inc) against kepler_rv.
 sl_add_test(test_nbody_elements SOURCES test_nbody_elements.c TIMEOUT 60)
 target_include_directories(test_nbody_elements PRIVATE ${PROJECT_SOURCE_DIR}/plugins/kepler_rv
                                                        ${PROJECT_SOURCE_DIR}/plugins/nbody_rv
-                                                       ${PROJECT_SOURCE_DIR}/integrators/mvs)
+                                                       ${PROJECT_SOURCE_DIR}/integrators/mvs
+                                                       ${PROJECT_SOURCE_DIR}/integrators/hermite)
 sl_add_test(test_table SOURCES test_table.c TIMEOUT 60)
 sl_add_test(test_group_stride SOURCES test_group_stride.c TIMEOUT 60)
 

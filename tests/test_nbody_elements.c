@@ -5,7 +5,9 @@
  * equals the sum of kepler_rv's planet terms for any masses, inclinations
  * and nodes; the system's centre of mass is at rest at the origin. And
  * transit times (transit_time.h): edge-on, at kepler_rv's conjunctions;
- * inclined, in front of the star at the least projected separation. */
+ * inclined, in front of the star at the least projected separation. And
+ * the path through observation times (nbody_path.inc): one planet is
+ * kepler_rv's curve, and two of vanishing mass are its sum. */
 #include <criterion/criterion.h>
 #include <math.h>
 
@@ -59,7 +61,7 @@ Test(nbody_elements, star_velocity_at_the_epoch_is_kepler_rvs_sum)
     double rv = 0.0, kmax = 0.0;
     for (int j = 0; j < 3; j++) {
         const double p[5] = {el[j].P, el[j].K, el[j].e, el[j].w, el[j].M0};
-        sl_krv_orbit o;
+        sl_krv_orbit o = {0};
         cr_assert(sl_krv_orbit_from(p, SL_KRV_BASIS_PKEWM0, 0.0, &o));
         rv += sl_krv_v1(&o, 0.0);
         kmax = fmax(kmax, el[j].K);
@@ -186,4 +188,117 @@ Test(transit_time, inclined_transits_are_in_front_at_least_separation)
         sl_kepler_drift(mu, h, r, u);
     }
     cr_expect_eq(found, 2, "%d transits in 2 periods", found);
+}
+
+/* ---- the path through observation times (plugins/nbody_rv/nbody_path.inc) */
+
+#include "starling/forces/newton.h"
+#include "hermite.h"
+#include "mvs.h"
+
+#define SL_P mvs
+#define SL_F newton
+#define SL_N 2
+#include "nbody_path.inc"
+#undef SL_N
+#define SL_N 3
+#include "nbody_path.inc"
+#undef SL_N
+#undef SL_P
+#define SL_P hermite
+#define SL_N 2
+#include "nbody_path.inc"
+#undef SL_N
+#undef SL_P
+#undef SL_F
+
+/* 200 observation times over ten years around the epoch (sorted, some on
+ * the step grid), in the integrator's unit. */
+static void obs_times(double *t, int n, double dt)
+{
+    for (int k = 0; k < n; k++)
+        t[k] = (-1826.0 + 3652.0 * k / (n - 1)) * DAY;
+    t[n / 2] = 0.0;
+    t[n / 2 + 3] = round(t[n / 2 + 3] / dt) * dt; /* on the grid */
+}
+
+static double kepler_sum(const sl_nbody_elements *el, int n_pl, double t)
+{
+    double rv = 0.0;
+    for (int j = 0; j < n_pl; j++) {
+        const double p[5] = {el[j].P, el[j].K, el[j].e, el[j].w, el[j].M0};
+        sl_krv_orbit o = {0};
+        if (!sl_krv_orbit_from(p, SL_KRV_BASIS_PKEWM0, 0.0, &o))
+            return NAN;
+        rv += sl_krv_v1(&o, t);
+    }
+    return rv;
+}
+
+/* One planet: mvs in Jacobi coordinates drifts the Kepler orbit itself
+ * (no kick from other planets), so the star's velocity is kepler_rv's at
+ * every time, before the epoch and after it, on the grid and between, to
+ * rounding. Hermite with P / 3000 steps follows it to its fourth-order
+ * error. */
+Test(nbody_path, one_planet_is_kepler_rv)
+{
+    const sl_nbody_elements el = {71.0 * DAY, 45.0 / SL_NBODY_V_UNIT, 0.35, 2.2, 4.0, 1.1, 0.3};
+    double x[6] = {0}, v[6] = {0}, m[2] = {0}, fp[SL_FORCE_PARAMS_MAX] = {0};
+    int bad = 0;
+    cr_assert(sl_nbody_system(1, &el, 0.8, x, v, m, &bad));
+    enum { NT = 200 };
+    double t[NT], out[NT];
+    for (int which = 0; which < 2; which++) {
+        double pp[SL_PROP_PARAMS_MAX] = {0};
+        pp[SL_PP_DT] = el.P / (which ? 3000.0 : 40.0);
+        if (!which)
+            ((sl_mvs_params *)pp)->coordinates = 1.0; /* Jacobi */
+        obs_times(t, NT, pp[SL_PP_DT]);
+        int ok = which ? sl_nbody_path_hermite_newton_2(x, v, m, pp, fp, t, NT, 0, out)
+                       : sl_nbody_path_mvs_newton_2(x, v, m, pp, fp, t, NT, 0, out);
+        cr_assert(ok);
+        double worst = 0.0;
+        for (int k = 0; k < NT; k++) {
+            const double ref = kepler_sum(&el, 1, t[k]);
+            cr_assert(isfinite(ref) && isfinite(out[k]), "t %g: %g against %g", t[k], out[k], ref);
+            worst = fmax(worst, fabs(out[k] - ref) / el.K);
+        }
+        cr_expect(worst < (which ? 1e-9 : 1e-11), "%s: worst |v - kepler_rv| / K = %g",
+                  which ? "hermite" : "mvs", worst);
+    }
+}
+
+/* Two planets of vanishing mass (K of a nanometre a second, masses near
+ * 2e-14 M_sun): the N-body model is kepler_rv's sum to 1e-9 of K over ten
+ * years. Near the 2:1 resonance the planets' pulls on each other move the
+ * curve by about 5000 times their mass relative to K (9e-5 at K = 1 mm/s,
+ * growing as t²), so vanishing means this small; with Jupiter-like masses
+ * it is far from kepler_rv (a test that can fail). */
+Test(nbody_path, vanishing_masses_are_kepler_rv)
+{
+    for (int heavy = 0; heavy < 2; heavy++) {
+        const double K = (heavy ? 60.0 : 1e-9) / SL_NBODY_V_UNIT;
+        const sl_nbody_elements el[2] = {
+            {60.0 * DAY, K, 0.1, 0.4, 1.0, 0.5 * SL_KEPLER_PI, 0.0},
+            {121.0 * DAY, 0.8 * K, 0.2, 2.0, 3.0, 0.5 * SL_KEPLER_PI, 0.0},
+        };
+        double x[9] = {0}, v[9] = {0}, m[3] = {0}, fp[SL_FORCE_PARAMS_MAX] = {0};
+        double pp[SL_PROP_PARAMS_MAX] = {0};
+        int bad = 0;
+        cr_assert(sl_nbody_system(2, el, 1.0, x, v, m, &bad));
+        pp[SL_PP_DT] = 60.0 * DAY / 60.0;
+        enum { NT = 200 };
+        double t[NT], out[NT], worst = 0.0;
+        obs_times(t, NT, pp[SL_PP_DT]);
+        cr_assert(sl_nbody_path_mvs_newton_3(x, v, m, pp, fp, t, NT, 0, out));
+        for (int k = 0; k < NT; k++) {
+            const double ref = kepler_sum(el, 2, t[k]);
+            cr_assert(isfinite(ref) && isfinite(out[k]), "t %g: %g against %g", t[k], out[k], ref);
+            worst = fmax(worst, fabs(out[k] - ref) / K);
+        }
+        if (heavy)
+            cr_expect(worst > 1e-3, "Jupiter-like masses: worst %g of K from kepler_rv", worst);
+        else
+            cr_expect(worst < 1e-9, "vanishing masses: worst %g of K from kepler_rv", worst);
+    }
 }
