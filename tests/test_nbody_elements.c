@@ -10,6 +10,7 @@
  * kepler_rv's curve, and two of vanishing mass are its sum. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 
 #include "krv_model.h"
 #include "nbody_elements.h"
@@ -301,4 +302,71 @@ Test(nbody_path, vanishing_masses_are_kepler_rv)
         else
             cr_expect(worst < 1e-9, "vanishing masses: worst %g of K from kepler_rv", worst);
     }
+}
+
+/* GJ 876 b and c-like, near the 2:1 resonance about a 0.32 M_sun star, ten
+ * years around the epoch, against REBOUND's IAS15 from the same elements
+ * and conventions (tests/reference/make_nbody_rv_reference.py): Hermite
+ * at P_b / 2000 to 1e-8 of K (the issue's validation), mvs in Jacobi
+ * coordinates with corrector 11 converging at second order to it; the
+ * pair's pulls move the curve hundreds of m/s from kepler_rv's sum. */
+#define SL_P hermite
+#define SL_F newton
+#define SL_N 3
+#include "nbody_path.inc"
+#undef SL_P
+#undef SL_F
+#undef SL_N
+
+Test(nbody_path, resonant_pair_is_rebounds_ias15)
+{
+    char path[512], line[512];
+    snprintf(path, sizeof path, "%s/nbody_rv_gj876_rebound.csv", SL_TEST_DATA_DIR);
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "cannot open %s", path);
+    enum { NT = 200 };
+    double td[NT], ref[NT], t[NT], out[NT];
+    int n = 0;
+    while (fgets(line, sizeof line, f) && n < NT)
+        if (line[0] != '#' && line[0] != 't' && sscanf(line, "%lf,%lf", &td[n], &ref[n]) == 2)
+            n++;
+    fclose(f);
+    cr_assert_eq(n, NT, "%d rows in %s", n, path);
+    const sl_nbody_elements el[2] = {
+        {30.126 * DAY, 88.34 / SL_NBODY_V_UNIT, 0.2531, 0.8, 2.1, 0.5 * SL_KEPLER_PI, 0.0},
+        {61.082 * DAY, 212.07 / SL_NBODY_V_UNIT, 0.0354, 0.4, 5.4, 0.5 * SL_KEPLER_PI, 0.0},
+    };
+    double x[9] = {0}, v[9] = {0}, m[3] = {0}, fp[SL_FORCE_PARAMS_MAX] = {0};
+    int bad = 0;
+    cr_assert(sl_nbody_system(2, el, 0.32, x, v, m, &bad));
+    for (int k = 0; k < NT; k++)
+        t[k] = td[k] * DAY;
+    const double K = 212.07;
+    double worst[3], kep = 0.0;
+    for (int run = 0; run < 3; run++) {
+        double pp[SL_PROP_PARAMS_MAX] = {0};
+        pp[SL_PP_DT] = el[0].P / (run == 1 ? 400.0 : 2000.0);
+        int ok;
+        if (run == 0) {
+            ok = sl_nbody_path_hermite_newton_3(x, v, m, pp, fp, t, NT, 0, out);
+        } else {
+            ((sl_mvs_params *)pp)->coordinates = 1.0;
+            ((sl_mvs_params *)pp)->corrector = 11.0;
+            ok = sl_nbody_path_mvs_newton_3(x, v, m, pp, fp, t, NT, 0, out);
+        }
+        cr_assert(ok, "run %d refused", run);
+        worst[run] = 0.0;
+        for (int k = 0; k < NT; k++) {
+            cr_assert(isfinite(out[k]));
+            worst[run] = fmax(worst[run], fabs(out[k] * SL_NBODY_V_UNIT - ref[k]) / K);
+            if (run == 0)
+                kep = fmax(kep, fabs(kepler_sum(el, 2, t[k]) * SL_NBODY_V_UNIT - ref[k]));
+        }
+    }
+    cr_expect(worst[0] < 1e-8, "Hermite, P/2000: worst %g of K from REBOUND", worst[0]);
+    cr_expect(worst[2] < 2e-7, "mvs, P/2000: worst %g of K from REBOUND", worst[2]);
+    const double order = log(worst[1] / worst[2]) / log(5.0);
+    cr_expect(order > 1.8 && order < 2.2, "mvs converges at order %g (%g, %g)", order, worst[1],
+              worst[2]);
+    cr_expect(kep > 100.0, "kepler_rv's sum only %g m/s from the interacting pair", kep);
 }

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Reference data for tests/test_nbody_elements.c, made with REBOUND.
+
+An interacting pair near the 2:1 resonance, GJ 876 b and c-like (planets
+innermost first, kepler_rv's words: P in days, K in m/s, e, omega of the
+star's reflex orbit and the mean anomaly M0 at the epoch, in radians),
+about a 0.32 M_sun star, edge-on. Each planet's mass from its K, sin i and
+the mass inside it (the star and the inner planets), solved by iteration;
+REBOUND adds the planets in Jacobi coordinates (its default primary, the
+centre of mass of those added before), with the planet's own omega, the
+star's + pi. G = 1, AU, M_sun, a time unit of 1/k days. IAS15 integrates
+from the epoch to each observation time (exact_finish_time), forward and
+backward; the star's velocity along +z, away from the observer, is the
+radial velocity.
+
+Writes tests/data/nbody_rv_gj876_rebound.csv: comment lines (how it was
+made, the elements), a header `t_days,rv_ms` and 200 rows over ten years
+around the epoch.
+
+Run:  python3 -m venv /tmp/rebenv && /tmp/rebenv/bin/pip install rebound
+      /tmp/rebenv/bin/python tests/reference/make_nbody_rv_reference.py
+"""
+import math
+import os
+
+import rebound
+
+K_GAUSS = 0.01720209895
+V_UNIT = 1.495978707e11 * K_GAUSS / 86400.0  # m/s per AU k / day
+
+MSTAR = 0.32
+# P (d), K (m/s), e, omega (star's), M0, inc, Omega
+PLANETS = [
+    (30.126, 88.34, 0.2531, 0.8, 2.1, 0.5 * math.pi, 0.0),
+    (61.082, 212.07, 0.0354, 0.4, 5.4, 0.5 * math.pi, 0.0),
+]
+
+
+def mass_from_k(K, P, e, sin_i, m_in):
+    A = K * math.sqrt((1 - e) * (1 + e)) * (P / (2 * math.pi)) ** (1 / 3) / sin_i
+    m = A * m_in ** (2 / 3)
+    for _ in range(200):
+        nxt = A * (m_in + m) ** (2 / 3)
+        if abs(nxt - m) <= 1e-15 * nxt:
+            return nxt
+        m = nxt
+    raise RuntimeError("mass did not settle")
+
+
+def times_days():
+    return [-1826.0 + 3652.0 * k / 199 for k in range(200)]
+
+
+def main():
+    sim = rebound.Simulation()
+    sim.G = 1.0
+    sim.add(m=MSTAR)
+    m_in = MSTAR
+    for P, K, e, w, M0, inc, Om in PLANETS:
+        Pc = P * K_GAUSS
+        m = mass_from_k(K / V_UNIT, Pc, e, math.sin(inc), m_in)
+        sim.add(m=m, P=Pc, e=e, omega=w + math.pi, M=M0, inc=inc, Omega=Om)
+        m_in += m
+    sim.move_to_com()
+    sim.integrator = "ias15"
+    rows = {}
+    start = sim.copy()
+    for sign in (1, -1):
+        s = start.copy()
+        s.integrator = "ias15"
+        s.dt = sign * 1e-3
+        ts = sorted((t for t in times_days() if (t >= 0) == (sign > 0)), key=abs)
+        for t in ts:
+            s.integrate(t * K_GAUSS, exact_finish_time=1)
+            rows[t] = s.particles[0].vz * V_UNIT
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = os.path.join(here, "..", "data", "nbody_rv_gj876_rebound.csv")
+    with open(out, "w") as f:
+        f.write("# REBOUND %s IAS15, tests/reference/make_nbody_rv_reference.py\n"
+                % rebound.__version__)
+        f.write("# mstar %.17g; planets (P d, K m/s, e, omega, M0, inc, Omega): %s\n"
+                % (MSTAR, "; ".join(" ".join("%.17g" % x for x in p) for p in PLANETS)))
+        f.write("t_days,rv_ms\n")
+        for t in times_days():
+            f.write("%.17g,%.17g\n" % (t, rows[t]))
+    print("wrote", out)
+
+
+if __name__ == "__main__":
+    main()
