@@ -15,7 +15,10 @@ radial velocity.
 
 Writes tests/data/nbody_rv_gj876_rebound.csv: comment lines (how it was
 made, the elements), a header `t_days,rv_ms` and 200 rows over ten years
-around the epoch.
+around the epoch; and tests/data/nbody_ttv_gj876_rebound.csv: each
+planet's mid-transit times (the least projected separation from the star,
+the planet in front) over the five years after the epoch, bisected on
+IAS15's trajectory.
 
 Run:  python3 -m venv /tmp/rebenv && /tmp/rebenv/bin/pip install rebound
       /tmp/rebenv/bin/python tests/reference/make_nbody_rv_reference.py
@@ -86,5 +89,68 @@ def main():
     print("wrote", out)
 
 
+def transits(sim, j, t_end, step):
+    """Mid-transit times of planet j (least projected separation from the
+    star with the planet in front, z < 0), found by stepping IAS15 by
+    `step` and bisecting g = x vx + y vy (relative to the star) to 1e-12 of
+    the time unit."""
+    def g(s):
+        p, st = s.particles[j], s.particles[0]
+        return (p.x - st.x) * (p.vx - st.vx) + (p.y - st.y) * (p.vy - st.vy), p.z - st.z
+
+    out = []
+    s = sim.copy()
+    s.integrator = "ias15"
+    t = 0.0
+    g0, _ = g(s)
+    while t < t_end:
+        prev = s.copy()
+        s.integrate(t + step, exact_finish_time=1)
+        g1, z1 = g(s)
+        if g0 < 0.0 <= g1:
+            lo, hi = t, t + step
+            while hi - lo > 1e-12:
+                mid = 0.5 * (lo + hi)
+                c = prev.copy()
+                c.integrate(mid, exact_finish_time=1)
+                gm, zm = g(c)
+                if gm < 0.0:
+                    lo = mid
+                else:
+                    hi = mid
+            c = prev.copy()
+            c.integrate(0.5 * (lo + hi), exact_finish_time=1)
+            if g(c)[1] < 0.0:
+                out.append(0.5 * (lo + hi))
+        t += step
+        g0 = g1
+    return out
+
+
+def main_ttv():
+    sim = rebound.Simulation()
+    sim.G = 1.0
+    sim.add(m=MSTAR)
+    m_in = MSTAR
+    for P, K, e, w, M0, inc, Om in PLANETS:
+        Pc = P * K_GAUSS
+        m = mass_from_k(K / V_UNIT, Pc, e, math.sin(inc), m_in)
+        sim.add(m=m, P=Pc, e=e, omega=w + math.pi, M=M0, inc=inc, Omega=Om)
+        m_in += m
+    sim.move_to_com()
+    t_end = 1826.0 * K_GAUSS
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = os.path.join(here, "..", "data", "nbody_ttv_gj876_rebound.csv")
+    with open(out, "w") as f:
+        f.write("# REBOUND %s IAS15, tests/reference/make_nbody_rv_reference.py: mid-transit "
+                "times over five years after the epoch\n" % rebound.__version__)
+        f.write("planet,t_days\n")
+        for j in (1, 2):
+            for t in transits(sim, j, t_end, 0.5 * K_GAUSS):
+                f.write("%d,%.17g\n" % (j, t / K_GAUSS))
+    print("wrote", out)
+
+
 if __name__ == "__main__":
     main()
+    main_ttv()
