@@ -318,6 +318,19 @@ Test(nbody_path, vanishing_masses_are_kepler_rv)
 #undef SL_F
 #undef SL_N
 
+/* The GJ 876 b and c-like pair of the REBOUND references (the elements
+ * make_nbody_rv_reference.py uses) about a 0.32 M_sun star. */
+static void gj876_like(sl_nbody_elements *el, double *x, double *v, double *m)
+{
+    const sl_nbody_elements pair[2] = {
+        {30.126 * DAY, 88.34 / SL_NBODY_V_UNIT, 0.2531, 0.8, 2.1, 0.5 * SL_KEPLER_PI, 0.0},
+        {61.082 * DAY, 212.07 / SL_NBODY_V_UNIT, 0.0354, 0.4, 5.4, 0.5 * SL_KEPLER_PI, 0.0},
+    };
+    el[0] = pair[0], el[1] = pair[1];
+    int bad = 0;
+    cr_assert(sl_nbody_system(2, el, 0.32, x, v, m, &bad), "planet %d refused", bad);
+}
+
 Test(nbody_path, resonant_pair_is_rebounds_ias15)
 {
     char path[512], line[512];
@@ -332,13 +345,9 @@ Test(nbody_path, resonant_pair_is_rebounds_ias15)
             n++;
     fclose(f);
     cr_assert_eq(n, NT, "%d rows in %s", n, path);
-    const sl_nbody_elements el[2] = {
-        {30.126 * DAY, 88.34 / SL_NBODY_V_UNIT, 0.2531, 0.8, 2.1, 0.5 * SL_KEPLER_PI, 0.0},
-        {61.082 * DAY, 212.07 / SL_NBODY_V_UNIT, 0.0354, 0.4, 5.4, 0.5 * SL_KEPLER_PI, 0.0},
-    };
+    sl_nbody_elements el[2];
     double x[9] = {0}, v[9] = {0}, m[3] = {0}, fp[SL_FORCE_PARAMS_MAX] = {0};
-    int bad = 0;
-    cr_assert(sl_nbody_system(2, el, 0.32, x, v, m, &bad));
+    gj876_like(el, x, v, m);
     for (int k = 0; k < NT; k++)
         t[k] = td[k] * DAY;
     const double K = 212.07;
@@ -391,13 +400,9 @@ Test(nbody_path, resonant_pair_transits_are_rebounds)
             ref[j - 1][nref[j - 1]++] = td;
     fclose(f);
     cr_assert(nref[0] > 50 && nref[1] > 25, "%d and %d transits in %s", nref[0], nref[1], path);
-    const sl_nbody_elements el[2] = {
-        {30.126 * DAY, 88.34 / SL_NBODY_V_UNIT, 0.2531, 0.8, 2.1, 0.5 * SL_KEPLER_PI, 0.0},
-        {61.082 * DAY, 212.07 / SL_NBODY_V_UNIT, 0.0354, 0.4, 5.4, 0.5 * SL_KEPLER_PI, 0.0},
-    };
+    sl_nbody_elements el[2];
     double x[9] = {0}, v[9] = {0}, m[3] = {0}, fp[SL_FORCE_PARAMS_MAX] = {0};
-    int bad = 0;
-    cr_assert(sl_nbody_system(2, el, 0.32, x, v, m, &bad));
+    gj876_like(el, x, v, m);
     double ttv = 0.0;
     for (int run = 0; run < 2; run++) {
         double pp[SL_PROP_PARAMS_MAX] = {0}, times[2 * CAP];

@@ -291,31 +291,6 @@ SL_HD SL_INLINE void sl_mvs_gjump(const sl_mvs_group *c, double h, const double 
             R->q[3 * l + d] += h * w[d];
 }
 
-/* The jump by h, then the force's points into shared memory (sl_mvs_J_out:
- * the two share the speed, as the jump leaves V alone). */
-SL_HD SL_INLINE void sl_mvs_gjump_publish(const sl_mvs_group *c, double h, sl_mvs_gstate *R,
-                                          double *sx, double *sv)
-{
-    double w[3];
-    sl_mvs_gspeed(c, R, w);
-    sl_mvs_gjump(c, h, w, R);
-    SL_UNROLL
-    for (int l = 0; l < c->PL; l++) {
-        const int i = sl_mvs_gplanet(c, l);
-        if (i >= c->n)
-            break;
-        SL_UNROLL
-        for (int d = 0; d < 3; d++) {
-            sx[3 * i + d] = R->q[3 * l + d];
-            sv[3 * i + d] = R->u[3 * l + d] + w[d];
-        }
-    }
-    if (c->g == 0)
-        SL_UNROLL
-        for (int d = 0; d < 3; d++)
-            sx[d] = sv[d] = 0.0;
-}
-
 /* The kick by h with the pulls ae, then the jump by hj. */
 SL_HD SL_INLINE void sl_mvs_gkick_jump(const sl_mvs_group *c, double h, const double *ae,
                                        double hj, sl_mvs_gstate *R)

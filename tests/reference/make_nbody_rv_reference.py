@@ -50,11 +50,10 @@ def mass_from_k(K, P, e, sin_i, m_in):
     raise RuntimeError("mass did not settle")
 
 
-def times_days():
-    return [-1826.0 + 3652.0 * k / 199 for k in range(200)]
-
-
-def main():
+def build_sim():
+    """The star and PLANETS as REBOUND particles (G = 1, starling's units),
+    each mass from its K and the mass inside it, moved to the centre of
+    mass."""
     sim = rebound.Simulation()
     sim.G = 1.0
     sim.add(m=MSTAR)
@@ -65,6 +64,15 @@ def main():
         sim.add(m=m, P=Pc, e=e, omega=w + math.pi, M=M0, inc=inc, Omega=Om)
         m_in += m
     sim.move_to_com()
+    return sim
+
+
+def times_days():
+    return [-1826.0 + 3652.0 * k / 199 for k in range(200)]
+
+
+def main():
+    sim = build_sim()
     sim.integrator = "ias15"
     rows = {}
     start = sim.copy()
@@ -128,16 +136,7 @@ def transits(sim, j, t_end, step):
 
 
 def main_ttv():
-    sim = rebound.Simulation()
-    sim.G = 1.0
-    sim.add(m=MSTAR)
-    m_in = MSTAR
-    for P, K, e, w, M0, inc, Om in PLANETS:
-        Pc = P * K_GAUSS
-        m = mass_from_k(K / V_UNIT, Pc, e, math.sin(inc), m_in)
-        sim.add(m=m, P=Pc, e=e, omega=w + math.pi, M=M0, inc=inc, Omega=Om)
-        m_in += m
-    sim.move_to_com()
+    sim = build_sim()
     t_end = 1826.0 * K_GAUSS
     here = os.path.dirname(os.path.abspath(__file__))
     out = os.path.join(here, "..", "data", "nbody_ttv_gj876_rebound.csv")
