@@ -256,6 +256,18 @@ static int lik_info(lua_State *L)
     lua_setfield(L, -2, "backend");
     lua_pushinteger(L, (lua_Integer)k->n_par);
     lua_setfield(L, -2, "n_params");
+    if (k->l->counters) { /* counts = {unstable = 3, ...}: why models got -inf */
+        size_t n = 0;
+        const char *const *names = NULL;
+        const uint64_t *counts = NULL;
+        lik_check(L, k->l->counters(k->ctx, &n, &names, &counts), k->l->name, "info");
+        lua_createtable(L, 0, (int)n);
+        for (size_t i = 0; i < n; i++) {
+            lua_pushinteger(L, (lua_Integer)counts[i]);
+            lua_setfield(L, -2, names[i]);
+        }
+        lua_setfield(L, -2, "counts");
+    }
     return 1;
 }
 

@@ -45,7 +45,7 @@ slt_tiny_plugin(slt_plugin_tiny_shared TINY_SHARED tiny_shared)
 
 set(SL_INTREE_PLUGINS hermite mvs verlet rkck rkck_adaptive hermite_adaptive newton plummer gr j2
     newton__gr__j2
-    monitors kepler_rv lombscargle microlensing)
+    monitors kepler_rv lombscargle microlensing nbody_rv)
 sl_add_test(test_check_plugin SOURCES test_check_plugin.c TIMEOUT 600 LIBS lombscargle_check COST 60)
 add_dependencies(test_check_plugin starling ${SL_INTREE_PLUGINS} slt_plugin_euler_order4
                  slt_plugin_heun slt_plugin_heun_order4

@@ -25,3 +25,16 @@ add_dependencies(test_lua_rv starling kepler_rv)
 sl_add_test(test_krv_lanes SOURCES test_krv_lanes.c TIMEOUT 300)
 target_include_directories(test_krv_lanes PRIVATE ${PROJECT_SOURCE_DIR}/plugins/kepler_rv)
 add_dependencies(test_krv_lanes kepler_rv)
+
+# The N-body RV and transit-time likelihoods (plugins/nbody_rv, issue 50):
+# one planet is kepler_rv, a resonant pair is REBOUND's, refused models are
+# counted, bad data named.
+sl_add_test(test_nbody_rv SOURCES test_nbody_rv.c TIMEOUT 300 COST 20)
+target_include_directories(test_nbody_rv PRIVATE ${PROJECT_SOURCE_DIR}/plugins/kepler_rv
+                                                 ${PROJECT_SOURCE_DIR}/plugins/nbody_rv)
+add_dependencies(test_nbody_rv nbody_rv kepler_rv)
+if(SL_HAVE_CUDA)
+  sl_add_test(test_gpu_nbody_rv SOURCES test_gpu_nbody_rv.c LABELS gpu TIMEOUT 300)
+  add_dependencies(test_gpu_nbody_rv nbody_rv)
+  set_tests_properties(test_gpu_nbody_rv PROPERTIES SKIP_REGULAR_EXPRESSION "SL_GPU_SKIP")
+endif()

@@ -114,6 +114,14 @@ typedef struct sl_likelihood {
      * gives for it with n = h->n, so that a fused run's chains are the
      * unfused run's. */
     sl_status (*demcmc_half_device)(void *ctx, const struct sl_dm_half *h, void *stream);
+    /* Optional. Named counts the context keeps since prepare, for a front
+     * end to show: the models that got ln L = -inf, by reason (an N-body
+     * model that went unstable, a planet ejected, ...), so that a run
+     * whose chains stall says why. n names and counts, valid until the
+     * next call on ctx; the counts include evaluations on every backend
+     * and through the device entry. */
+    sl_status (*counters)(void *ctx, size_t *n, const char *const **names,
+                          const uint64_t **counts);
 } sl_likelihood;
 
 /* The problem with a likelihood's capabilities, or SL_OK: backends and

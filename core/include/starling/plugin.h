@@ -14,7 +14,7 @@ SL_EXTERN_C_BEGIN
 /* Bumped whenever any interface table or sl_run_args changes layout, so
  * that the registry refuses a plugin built against another layout instead
  * of calling into it. What each version changed is in CHANGELOG.md. */
-#define SL_ABI_VERSION 13u
+#define SL_ABI_VERSION 14u
 #define SL_PLUGIN_ENTRY_SYMBOL "sl_plugin_entry"
 
 typedef enum sl_kind {

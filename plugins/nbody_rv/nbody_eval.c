@@ -1,0 +1,106 @@
+/* nbody_like.inc compiled for the CPU: mvs and hermite with Newton's
+ * gravity at 2..7 bodies (1..6 planets), both likelihood kinds. */
+#include "nbody_eval.h"
+
+#include <stdlib.h>
+
+#include "starling/forces/newton.h"
+#include "hermite.h"
+#include "mvs.h"
+
+#define SL_F newton
+#define SL_P mvs
+#define SL_N 2
+#include "nbody_like.inc"
+#undef SL_N
+#define SL_N 3
+#include "nbody_like.inc"
+#undef SL_N
+#define SL_N 4
+#include "nbody_like.inc"
+#undef SL_N
+#define SL_N 5
+#include "nbody_like.inc"
+#undef SL_N
+#define SL_N 6
+#include "nbody_like.inc"
+#undef SL_N
+#define SL_N 7
+#include "nbody_like.inc"
+#undef SL_N
+#undef SL_P
+#define SL_P hermite
+#define SL_N 2
+#include "nbody_like.inc"
+#undef SL_N
+#define SL_N 3
+#include "nbody_like.inc"
+#undef SL_N
+#define SL_N 4
+#include "nbody_like.inc"
+#undef SL_N
+#define SL_N 5
+#include "nbody_like.inc"
+#undef SL_N
+#define SL_N 6
+#include "nbody_like.inc"
+#undef SL_N
+#define SL_N 7
+#include "nbody_like.inc"
+#undef SL_N
+#undef SL_P
+#undef SL_F
+
+#define ROW(P)                                                                             \
+    {NULL, sl_nbody_one_##P##_newton_2, sl_nbody_one_##P##_newton_3,                       \
+     sl_nbody_one_##P##_newton_4, sl_nbody_one_##P##_newton_5, sl_nbody_one_##P##_newton_6, \
+     sl_nbody_one_##P##_newton_7}
+
+const sl_nbody_one_fn sl_nbody_cpu_ones[2][SL_NBODY_MAX_PL + 1] = {ROW(mvs), ROW(hermite)};
+
+typedef int (*path_fn)(const double *x, const double *v, const double *m, const double *pp,
+                       const double *fp, const double *times, int n_t, int body, double *out);
+
+#define PATHS(P)                                                                           \
+    {NULL, sl_nbody_path_##P##_newton_2, sl_nbody_path_##P##_newton_3,                     \
+     sl_nbody_path_##P##_newton_4, sl_nbody_path_##P##_newton_5,                           \
+     sl_nbody_path_##P##_newton_6, sl_nbody_path_##P##_newton_7}
+static const path_fn paths[2][SL_NBODY_MAX_PL + 1] = {PATHS(mvs), PATHS(hermite)};
+
+typedef struct t_key {
+    double t;
+    int k;
+} t_key;
+
+static int cmp_t(const void *pa, const void *pb)
+{
+    const t_key *a = pa, *b = pb;
+    return (a->t > b->t) - (a->t < b->t);
+}
+
+int sl_nbody_cpu_curve(int integrator, const sl_nbody_view *d, const sl_nbody_model *M,
+                       const double *pp, const double *fp, const double *t, int n, double *out)
+{
+    double x[3 * (SL_NBODY_MAX_PL + 1)], v[3 * (SL_NBODY_MAX_PL + 1)], m[SL_NBODY_MAX_PL + 1];
+    int bad = 0;
+    if (!sl_nbody_system(d->n_pl, M->el, d->mstar, x, v, m, &bad))
+        return SL_NBODY_DOMAIN;
+    if (n == 0)
+        return SL_NBODY_OK;
+    t_key *o = malloc((size_t)n * sizeof *o);
+    double *ts = malloc((size_t)n * sizeof *ts), *vz = malloc((size_t)n * sizeof *vz);
+    if (!o || !ts || !vz) {
+        free(o), free(ts), free(vz);
+        return -1;
+    }
+    for (int k = 0; k < n; k++)
+        o[k] = (t_key){(t[k] - d->epoch_days) * SL_NBODY_K_GAUSS, k};
+    qsort(o, (size_t)n, sizeof *o, cmp_t);
+    for (int k = 0; k < n; k++)
+        ts[k] = o[k].t;
+    int ok = paths[integrator][d->n_pl](x, v, m, pp, fp, ts, n, 0, vz);
+    for (int k = 0; ok && k < n; k++)
+        out[o[k].k] = vz[k] * SL_NBODY_V_UNIT;
+    free(o), free(ts), free(vz);
+    return ok ? SL_NBODY_OK : SL_NBODY_UNSTABLE;
+}
