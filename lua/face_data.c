@@ -1,6 +1,6 @@
 /* Data for plugins from Lua (starling/data.h): a file name, columns by
  * name ({t = {...}, rv = {...}, err = {...}, inst = {...}}), or a data
- * object from a plugin's reader (starling.rv.read), plus the user's choice of columns
+ * object from a plugin's reader (starling.rv.read, starling.ttv.read), plus the user's choice of columns
  * (columns = {rv = "vel2", ...}). The plugin matches the columns by its
  * own names; here only the Lua values are checked, each error naming the
  * key and element. Arrays live in one userdata left on the stack, and
@@ -141,19 +141,35 @@ int sl_lua_data(lua_State *L, int cfg, const char *ctx, const char *object_mt, s
     if (t == LUA_TSTRING && *lua_tostring(L, -1))
         d->path = lua_tostring(L, -1); /* alive in cfg */
     else if (object) {
-        /* starling.rv.read's object: its columns, in memory (as read, so
-         * they need not be read again), said to come from it */
-        static const char *const keys[] = {"t", "v", "err", "instrument"};
+        /* A reader's object (starling.rv.read, starling.ttv.read): the
+         * columns it lists in `columns`, in memory (as read, so they need
+         * not be read again), said to come from its `reader`. An object
+         * without the list hands over an RV reader's columns. */
+        static const char *const rv_keys[] = {"t", "v", "err", "instrument"};
         int obj = lua_gettop(L);
+        lua_getfield(L, obj, "reader");
         lua_getfield(L, obj, "path");
-        lua_pushfstring(L, "starling.rv.read(\"%s\")", lua_tostring(L, -1));
+        lua_pushfstring(L, "%s(\"%s\")",
+                        lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "starling.rv.read",
+                        lua_tostring(L, -1));
         d->source = lua_tostring(L, -1); /* alive on the stack */
         lua_createtable(L, 0, 4);
-        for (int k = 0; k < 4; k++) {
-            lua_getfield(L, obj, keys[k]);
-            lua_setfield(L, -2, keys[k]);
+        int cols = lua_gettop(L);
+        if (lua_getfield(L, obj, "columns") == LUA_TTABLE) {
+            for (lua_Integer k = 1; lua_rawgeti(L, -1, k) == LUA_TSTRING; k++) {
+                lua_getfield(L, obj, lua_tostring(L, -1));
+                lua_setfield(L, cols, lua_tostring(L, -2));
+                lua_pop(L, 1);
+            }
+            lua_pop(L, 2);
+        } else {
+            lua_pop(L, 1);
+            for (int k = 0; k < 4; k++) {
+                lua_getfield(L, obj, rv_keys[k]);
+                lua_setfield(L, cols, rv_keys[k]);
+            }
         }
-        read_columns(L, -1, ctx, d);
+        read_columns(L, cols, ctx, d);
     } else if (t == LUA_TTABLE)
         read_columns(L, -1, ctx, d);
     else {

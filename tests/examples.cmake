@@ -25,6 +25,7 @@ sl_example_test(ml_map "^wrote ml_map.fits and ml_map.png")
 sl_example_test(ml_ob03235 "^finite-source search skipped")
 sl_example_test(ml_planet "^wrote ml_planet.png")
 sl_example_test(nbody_rv_fit "^wrote nbody_rv_fit_posterior.csv, _corner.png, _rv.png")
+sl_example_test(ttv_fit "^wrote ttv_fit_posterior.csv, _corner.png")
 sl_example_test(quickstart "^results (one row per system): examples/out/quickstart.csv")
 # rv_fit: test_lua's lua/rv_fit_example_matches_published runs its default
 # size and checks the medians against the published ones

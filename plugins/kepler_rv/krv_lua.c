@@ -3,7 +3,8 @@
  * likelihood reads. The data object is a plain table (easy to plot from)
  * with the metatable SL_LUA_DATA_OBJECT that marks it, so that
  * starling.likelihood takes it as data: {path =, n =, t =, v =, err =,
- * instrument = {name per point}, instruments = {names}}. Options:
+ * instrument = {name per point}, instruments = {names}, columns = {the
+ * fields handed over}, reader = "starling.rv.read"}. Options:
  * {columns = {time = "BJD", rv = "vel", err = "e_vel", inst = "tel"}}. */
 #include <string.h>
 
@@ -77,6 +78,16 @@ static int l_rv_read(lua_State *L)
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "instruments");
+    /* what starling.likelihood hands over when given this object */
+    static const char *const cols[] = {"t", "v", "err", "instrument"};
+    lua_createtable(L, 4, 0);
+    for (int k = 0; k < 4; k++) {
+        lua_pushstring(L, cols[k]);
+        lua_rawseti(L, -2, k + 1);
+    }
+    lua_setfield(L, -2, "columns");
+    lua_pushstring(L, "starling.rv.read");
+    lua_setfield(L, -2, "reader");
     luaL_setmetatable(L, SL_LUA_DATA_OBJECT);
     return 1;
 }

@@ -1,7 +1,8 @@
 /* The plugin's Lua face: starling.ttv.read(path[, {columns = {...}}]),
  * the ttv likelihood's own transit-time reader, so that a script sees
  * exactly what the likelihood reads: {path =, n =, planet = {...}, t =
- * {...}, err = {...}}, marked as data (starling.likelihood takes it). */
+ * {...}, err = {...}, columns = {"planet", "t", "err"}, reader =
+ * "starling.ttv.read"}, marked as data (starling.likelihood takes it). */
 #include <string.h>
 
 #include "nbody_rv.h"
@@ -64,6 +65,15 @@ static int l_ttv_read(lua_State *L)
     lua_setfield(L, -2, "t");
     push_list(L, d->err, d->n);
     lua_setfield(L, -2, "err");
+    static const char *const cols[] = {"planet", "t", "err"};
+    lua_createtable(L, 3, 0);
+    for (int k = 0; k < 3; k++) {
+        lua_pushstring(L, cols[k]);
+        lua_rawseti(L, -2, k + 1);
+    }
+    lua_setfield(L, -2, "columns");
+    lua_pushstring(L, "starling.ttv.read");
+    lua_setfield(L, -2, "reader");
     luaL_setmetatable(L, SL_LUA_DATA_OBJECT);
     return 1;
 }

@@ -18,7 +18,11 @@ made, the elements), a header `t_days,rv_ms` and 200 rows over ten years
 around the epoch; and tests/data/nbody_ttv_gj876_rebound.csv: each
 planet's mid-transit times (the least projected separation from the star,
 the planet in front) over the five years after the epoch, bisected on
-IAS15's trajectory.
+IAS15's trajectory. And the examples' synthetic data:
+examples/data/gj876_like_rv.csv (the pair's velocities with noise) and
+examples/data/kepler9_like_ttv.csv (a Kepler-9-like pair's transit times
+with noise, in ttv's parameters: P, mass in Earth masses, sqrt(e) cos w,
+sqrt(e) sin w, a mid-transit time near the epoch).
 
 Run:  python3 -m venv /tmp/rebenv && /tmp/rebenv/bin/pip install rebound
       /tmp/rebenv/bin/python tests/reference/make_nbody_rv_reference.py
@@ -185,7 +189,56 @@ def main_example():
     print("wrote", out)
 
 
+M_EARTH = 3.986004e14 / 1.3271244e20  # M_sun (IAU 2015 nominal GM ratio)
+# a Kepler-9-like pair near 2:1 about a 1 M_sun star: P (d), m (M_earth),
+# e, omega (star's), tc (a mid-transit, days after the epoch)
+TTV_MSTAR = 1.0
+TTV_PLANETS = [(19.243, 45.0, 0.06, 1.2, 3.1), (38.978, 30.0, 0.07, 2.5, 11.4)]
+
+
+def tc_to_tp(tc, P, e, w):
+    """starling's sl_krv_tc_to_tp: the true anomaly at conjunction pi/2 - w."""
+    h = 0.5 * (0.5 * math.pi - w)
+    E = 2.0 * math.atan2(math.sqrt(1 - e) * math.sin(h), math.sqrt(1 + e) * math.cos(h))
+    return tc - P * (E - e * math.sin(E)) / (2 * math.pi)
+
+
+def main_ttv_example():
+    """examples/data/kepler9_like_ttv.csv: every transit of the pair over
+    four years after the epoch (IAS15, bisected as above), with Gaussian
+    noise of 1.5 minutes (the errors given), Python's random, seed 9."""
+    import random
+    rng = random.Random(9)
+    sim = rebound.Simulation()
+    sim.G = 1.0
+    sim.add(m=TTV_MSTAR)
+    for P, m, e, w, tc in TTV_PLANETS:
+        tp = tc_to_tp(tc, P, e, w)
+        sim.add(m=m * M_EARTH, P=P * K_GAUSS, e=e, omega=w + math.pi,
+                M=2 * math.pi * (0.0 - tp) / P, inc=0.5 * math.pi)
+    sim.move_to_com()
+    err = 1.5 / 1440.0
+    rows = []
+    for j in (1, 2):
+        for t in transits(sim, j, 1461.0 * K_GAUSS, 0.5 * K_GAUSS):
+            rows.append((j, t / K_GAUSS + rng.gauss(0.0, err)))
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = os.path.join(here, "..", "..", "examples", "data", "kepler9_like_ttv.csv")
+    with open(out, "w") as f:
+        f.write("# A Kepler-9-like pair near 2:1 about a 1 M_sun star (P, m in Earth masses, e, "
+                "omega of the star, tc days after the epoch BJD 2455000): %s\n"
+                % "; ".join(" ".join("%g" % x for x in p) for p in TTV_PLANETS))
+        f.write("# REBOUND %s IAS15 mid-transit times over four years with Gaussian noise of "
+                "1.5 min (Python's random, seed 9); tests/reference/make_nbody_rv_reference.py. "
+                "Synthetic: free to use.\n" % rebound.__version__)
+        f.write("planet,time,error\n")
+        for j, t in rows:
+            f.write("%d,%.6f,%.6f\n" % (j, 2455000.0 + t, err))
+    print("wrote", out, len(rows), "transits")
+
+
 if __name__ == "__main__":
     main()
     main_ttv()
     main_example()
+    main_ttv_example()
