@@ -25,6 +25,8 @@
 #include "starling/likelihood.h"
 #include "starling/propagator.h"
 #include "starling/nomem.h"
+#include "starling/output.h"
+#include "starling/rng.h"
 #include "starling/plugin.h"
 #include "starling/table.h"
 
@@ -566,6 +568,30 @@ static sl_status nb_model(void *ctx, const double *p, const double *t, size_t n_
     return SL_OK;
 }
 
+/* ---- example data (check-plugin) ------------------------------------------------ */
+
+/* One planet's transits (planets = 1, the default): P = 12.3 d, every
+ * transit in 200 days with errors of 2 to 4 minutes and their Gaussian
+ * noise, drawn from seed: the data check-plugin prepares ttv on. */
+static sl_status ttv_example(const char *path, uint64_t seed)
+{
+    sl_out o;
+    if (sl_out_open(&o, path, SL_OUT_OVERWRITE))
+        return sl_fail_context(SL_ERR_IO, "ttv: example data");
+    sl_rng g;
+    sl_rng_init(&g, seed, 50);
+    fprintf(o.f, "# one planet, P = 12.3 d, tc = 2.1 d\nplanet,time,error\n");
+    for (int k = 0; k < 16; k++) {
+        const double e = (2.0 + 2.0 * sl_rng_uniform(&g)) / 1440.0;
+        const double z = sqrt(-2.0 * log(1.0 - sl_rng_uniform(&g))) *
+                         cos(SL_KEPLER_TWO_PI * sl_rng_uniform(&g));
+        fprintf(o.f, "1,%.6f,%.6f\n", 2.1 + 12.3 * k + e * z, e);
+    }
+    if (sl_out_commit(&o))
+        return sl_fail_context(SL_ERR_IO, "ttv: example data");
+    return SL_OK;
+}
+
 /* ---- the plugin ------------------------------------------------------------------ */
 
 static const sl_likelihood nbody_rv_table = {
@@ -612,6 +638,7 @@ static const sl_likelihood ttv_table = {
     .eval_batch_device = nb_eval_device,
 #endif
     .counters = nb_counters,
+    .example_data = ttv_example,
 };
 
 static const sl_plugin_table tables[] = {
