@@ -224,7 +224,7 @@ static int gj_ttv_file(double err)
     double t;
     while (fgets(line, sizeof line, in))
         if (sscanf(line, "%d,%lf", &j, &t) == 2)
-            fprintf(f, "%d,%.17g,%g\n", j, t, err), n++;
+            fprintf(f, "%d,%.17g,%.17g\n", j, t, err), n++;
     fclose(in);
     fclose(f);
     return n;
@@ -249,6 +249,10 @@ Test(nbody_rv, resonant_pair_transits_are_rebounds)
     /* every transit a minute late: (60 s / 30 s)^2 = 4 a transit */
     cr_expect(fabs(x2[1] / n - 4.0) < 0.2, "a minute off: chi2 %g over %d transits", x2[1], n);
     cr_expect(isfinite(ll[0]) && ll[0] > ll[1]);
+    /* ln L in days, as the errors are given: -(chi2 + n ln 2 pi sigma^2) / 2 */
+    const double sd = 30.0 / 86400.0;
+    cr_expect(fabs(ll[0] + 0.5 * (x2[0] + n * log(SL_KEPLER_TWO_PI * sd * sd))) < 1e-9 * fabs(ll[0]),
+              "ln L %.15g, chi2 %g", ll[0], x2[0]);
     lik_close(&k);
     unlink(tmp);
 }
