@@ -211,14 +211,34 @@ static int l_likelihood(lua_State *L)
     sl_param_values pv;
     sl_param_values *pvs[] = {&pv};
     sl_lua_check(L, sl_params_init(&pv, l->params, l->n_params), ctx);
-    static const char *const extra[] = {"data", "columns", "backend", NULL};
-    static const char *const extra_named[] = {"name", "data", "columns", "backend", NULL};
-    sl_lua_check_keys(L, cfg, ctx, cfg == 1 ? extra_named : extra, pvs, 1, 0);
+    /* the keys beside the options: ours, and the likelihood's further data sets */
+    enum { MAX_MORE = 8 };
+    const char *extra[5 + MAX_MORE] = {"data", "columns", "backend"};
+    int n_extra = 3, n_more = 0;
+    if (cfg == 1)
+        extra[n_extra++] = "name";
+    for (; l->more_data && l->more_data[n_more] && n_more < MAX_MORE; n_more++)
+        extra[n_extra++] = l->more_data[n_more];
+    extra[n_extra] = NULL;
+    sl_lua_check_keys(L, cfg, ctx, extra, pvs, 1, 0);
     sl_lua_check(L, sl_params_complete(&pv), ctx);
     sl_data data;
     if (!sl_lua_data(L, cfg, ctx, SL_LUA_DATA_OBJECT, &data))
         sl_lua_error(L, "%s: key 'data' is required: a file name or columns by name, e.g. "
                         "{t = {...}, rv = {...}, err = {...}}", ctx);
+    if (n_more > 0) { /* alive on the stack until prepare returns */
+        sl_data *more = lua_newuserdatauv(L, (size_t)n_more * sizeof *more, 0);
+        sl_data_named *named = lua_newuserdatauv(L, (size_t)n_more * sizeof *named, 0);
+        for (int i = 0; i < n_more; i++) {
+            const char *key = l->more_data[i];
+            const size_t j = data.n_more;
+            if (sl_lua_data_key(L, cfg, key, ctx, SL_LUA_DATA_OBJECT, &more[j])) {
+                named[j] = (sl_data_named){key, &more[j]};
+                data.n_more = j + 1;
+            }
+        }
+        data.more = named;
+    }
     sl_lua_lik *k = lua_newuserdatauv(L, sizeof *k, 0);
     memset(k, 0, sizeof *k);
     luaL_setmetatable(L, SL_LUA_LIKELIHOOD);

@@ -125,9 +125,18 @@ void sl_lua_data_picks(lua_State *L, int cfg, const char *ctx, sl_data *d)
 
 int sl_lua_data(lua_State *L, int cfg, const char *ctx, const char *object_mt, sl_data *d)
 {
+    if (!sl_lua_data_key(L, cfg, "data", ctx, object_mt, d))
+        return 0;
+    sl_lua_data_picks(L, cfg, ctx, d);
+    return 1;
+}
+
+int sl_lua_data_key(lua_State *L, int cfg, const char *key, const char *ctx,
+                    const char *object_mt, sl_data *d)
+{
     cfg = lua_absindex(L, cfg);
     memset(d, 0, sizeof *d);
-    int t = lua_getfield(L, cfg, "data");
+    int t = lua_getfield(L, cfg, key);
     if (t == LUA_TNIL) {
         lua_pop(L, 1);
         return 0;
@@ -175,8 +184,7 @@ int sl_lua_data(lua_State *L, int cfg, const char *ctx, const char *object_mt, s
     else {
         char got[96];
         sl_lua_describe(L, -1, got, sizeof got);
-        sl_lua_error(L, "%s: key 'data' = %s: expected " DATA_WANT, ctx, got);
+        sl_lua_error(L, "%s: key '%s' = %s: expected " DATA_WANT, ctx, key, got);
     }
-    sl_lua_data_picks(L, cfg, ctx, d);
     return 1;
 }

@@ -1,6 +1,7 @@
 /* GPU suite: nbody_rv and ttv on CUDA against the CPU backend on the same
  * models: 512 parameter sets scattered around a GJ 876-like resonant pair
- * (REBOUND's velocities and transits from tests/data as the data), some
+ * (REBOUND's velocities and transits from tests/data as the data, apart
+ * and joined), some
  * thrown out by their own interaction and some outside the domain. ln L
  * agrees to 1e-9 relative (the same code, compiled twice: only FMA
  * contraction differs), the same models are refused, and the reasons
@@ -28,9 +29,21 @@ static void write_data(int ttv)
     fclose(f);
 }
 
-static void run(const char *name, int ttv, int integrator)
+static void run_with(const char *name, int ttv, int integrator, int joint);
+
+static void run(const char *name, int ttv, int integrator) { run_with(name, ttv, integrator, 0); }
+
+static void run_with(const char *name, int ttv, int integrator, int joint)
 {
     SLT_REQUIRE_GPU();
+    char tr_path[256] = "";
+    if (joint) { /* the transits first, kept under their own name */
+        write_data(1);
+        snprintf(tr_path, sizeof tr_path, "%s", path);
+        snprintf(path, sizeof path, "/tmp/sl_gpu_nbody_%d_j.csv", (int)getpid());
+        rename(tr_path, path);
+        snprintf(tr_path, sizeof tr_path, "%s", path);
+    }
     write_data(ttv);
     sl_registry *reg;
     SLT_OK(sl_registry_create(&reg));
@@ -47,7 +60,10 @@ static void run(const char *name, int ttv, int integrator)
     SLT_OK(sl_params_set(&pv, "integrator", integrator));
     SLT_OK(sl_params_set(&pv, "steps", integrator ? 400 : 100));
     SLT_OK(sl_params_complete(&pv));
-    sl_data d = sl_data_file(path);
+    sl_data d = sl_data_file(path), trd = sl_data_file(tr_path);
+    const sl_data_named more[1] = {{"transits", &trd}};
+    if (joint)
+        d.more = more, d.n_more = 1;
     SLT_OK(l->prepare(&pv, &d, &ctx));
     size_t np;
     const char *const *names;
@@ -108,6 +124,8 @@ static void run(const char *name, int ttv, int integrator)
     free(p);
     sl_registry_destroy(reg);
     unlink(path);
+    if (joint)
+        unlink(tr_path);
 }
 
 Test(gpu_nbody_rv, rv_mvs_matches_cpu) { run("nbody_rv", 0, 0); }
@@ -141,3 +159,4 @@ Test(gpu_nbody_rv, hermite_on_cuda_is_refused)
     unlink(path);
 }
 Test(gpu_nbody_rv, ttv_mvs_matches_cpu) { run("ttv", 1, 0); }
+Test(gpu_nbody_rv, rv_and_transits_joined_match_cpu) { run_with("nbody_rv", 0, 0, 1); }

@@ -132,7 +132,7 @@ Test(ml_likelihood, against_direct_fit)
     }
     sl_data_column cols[4] = {{"t", t, NULL}, {"flux", f, NULL}, {"err", e, NULL},
                               {"band", NULL, band}};
-    sl_data d = {NULL, N, cols, 4, "columns", NULL, 0};
+    sl_data d = {NULL, N, cols, 4, "columns", NULL, 0, NULL, 0};
     slt_lk k;
     SLT_OK(lk_open(&k, "pspl", &d));
     sl_backend be = cpu();
@@ -191,7 +191,7 @@ Test(ml_likelihood, row_order)
     }
     sl_data_column cols[4] = {{"time", t, NULL}, {"mag", m, NULL}, {"err", e, NULL},
                               {"band", NULL, band}};
-    sl_data dm = {NULL, (size_t)n, cols, 4, "reversed", NULL, 0};
+    sl_data dm = {NULL, (size_t)n, cols, 4, "reversed", NULL, 0, NULL, 0};
     sl_data df = sl_data_file(event_path());
     slt_lk a, b;
     SLT_OK(lk_open(&a, "binary", &df));

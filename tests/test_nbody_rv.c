@@ -333,3 +333,79 @@ Test(nbody_rv, bad_transit_data_is_named)
     cr_expect(strstr(sl_last_error(), "corrector = 4"), "%s", sl_last_error());
     lik_close(&k);
 }
+
+/* ---- velocities and transits joined --------------------------------------------- */
+
+/* nbody_rv with `transits` given: one integration serves both, and its ln L
+ * is nbody_rv's on the velocities plus ttv's on the transits (the same
+ * system; ttv's parameters are the same planets in its basis, so only
+ * rounding in the start parts them). Transits before the epoch are
+ * refused, naming them. */
+Test(nbody_rv, velocities_and_transits_joined)
+{
+    gj_rv_file(1.0);
+    char rv_path[256], tr_path[256];
+    snprintf(rv_path, sizeof rv_path, "%s", tmp);
+    const int n_tr = gj_ttv_file(30.0 / 86400.0);
+    snprintf(tr_path, sizeof tr_path, "%s", tmp);
+    lik rv, tv, jn;
+    lik_open(&rv, "nbody_rv", rv_path, OPTS("planets", "2", "epoch", "0", "mstar", "0.32"));
+    lik_open(&tv, "ttv", tr_path, OPTS("planets", "2", "epoch", "0", "mstar", "0.32"));
+    /* the joined one, through data.more as a front end hands it */
+    memset(&jn, 0, sizeof jn);
+    SLT_OK(sl_registry_create(&jn.reg));
+    SLT_OK(sl_registry_load_default(jn.reg));
+    const void *t;
+    SLT_OK(sl_registry_get(jn.reg, SL_KIND_LIKELIHOOD, "nbody_rv", &t));
+    jn.l = t;
+    cr_assert(jn.l->more_data && !strcmp(jn.l->more_data[0], "transits"));
+    sl_param_values pv;
+    SLT_OK(sl_params_init(&pv, jn.l->params, jn.l->n_params));
+    SLT_OK(sl_params_set(&pv, "planets", 2));
+    SLT_OK(sl_params_set(&pv, "epoch", 0));
+    SLT_OK(sl_params_set(&pv, "mstar", 0.32));
+    SLT_OK(sl_params_complete(&pv));
+    sl_data trd = sl_data_file(tr_path);
+    const sl_data_named more[1] = {{"transits", &trd}};
+    sl_data d = sl_data_file(rv_path);
+    d.more = more, d.n_more = 1;
+    SLT_OK(jn.l->prepare(&pv, &d, &jn.ctx));
+    SLT_OK(jn.l->free_params(jn.ctx, &jn.n_par, &jn.names, &jn.lo, &jn.hi));
+    cr_assert_eq(jn.n_par, 12, "transits add no parameters");
+    double p[12] = {0}, q[10], llr, x2r, llt, x2t, llj, x2j;
+    memcpy(p, gj_truth, sizeof gj_truth);
+    gj_ttv_truth(q);
+    SLT_OK(rv.l->eval_batch_chi2(rv.ctx, NULL, p, 1, &llr, &x2r));
+    SLT_OK(tv.l->eval_batch_chi2(tv.ctx, NULL, q, 1, &llt, &x2t));
+    SLT_OK(jn.l->eval_batch_chi2(jn.ctx, NULL, p, 1, &llj, &x2j));
+    cr_expect(fabs(x2j - (x2r + x2t)) < 1e-6 * (x2r + x2t), "chi2 joined %.15g, apart %.15g + %.15g",
+              x2j, x2r, x2t);
+    cr_expect(fabs(llj - (llr + llt)) < 1e-9 * fabs(llr + llt), "ln L joined %.15g, apart %.15g",
+              llj, llr + llt);
+    cr_expect(x2t > 0.1 && n_tr > 80, "the transits count: chi2 %g over %d", x2t, n_tr);
+    /* a planet 1 minute late shows in the joined chi2 as in ttv's */
+    p[4] += SL_KEPLER_TWO_PI * 60.0 / 86400.0 / gj_truth[0];
+    SLT_OK(jn.l->eval_batch_chi2(jn.ctx, NULL, p, 1, &llj, &x2j));
+    cr_expect(x2j > x2r + x2t + 20.0, "a minute late: joined chi2 %g", x2j);
+    lik_close(&jn);
+    lik_close(&rv);
+    lik_close(&tv);
+    /* transits before the epoch */
+    lik bad;
+    memset(&bad, 0, sizeof bad);
+    SLT_OK(sl_registry_create(&bad.reg));
+    SLT_OK(sl_registry_load_default(bad.reg));
+    SLT_OK(sl_registry_get(bad.reg, SL_KIND_LIKELIHOOD, "nbody_rv", &t));
+    bad.l = t;
+    SLT_OK(sl_params_init(&pv, bad.l->params, bad.l->n_params));
+    SLT_OK(sl_params_set(&pv, "planets", 2));
+    SLT_OK(sl_params_set(&pv, "epoch", 100));
+    SLT_OK(sl_params_complete(&pv));
+    cr_expect_neq(bad.l->prepare(&pv, &d, &bad.ctx), SL_OK);
+    cr_expect(strstr(sl_last_error(), "epoch = 100") && strstr(sl_last_error(), "nbody_rv"), "%s",
+              sl_last_error());
+    bad.ctx = NULL;
+    lik_close(&bad);
+    unlink(rv_path);
+    unlink(tr_path);
+}

@@ -308,9 +308,9 @@ static sl_status take_transits(sl_nbody_ctx *c, const sl_data *data, int epoch_g
         c->view.epoch_days = first - 1.0;
     if (first < c->view.epoch_days) {
         free(o);
-        return sl_fail(SL_ERR_ARG, "ttv: epoch = %.10g: the integration runs forward from the "
-                       "epoch, and a transit is observed at %.10g: expected an epoch at or "
-                       "before it", c->view.epoch_days, first);
+        return sl_fail(SL_ERR_ARG, "%s: epoch = %.10g: transits are found forward from the "
+                       "epoch, and one is observed at %.10g: expected an epoch at or before "
+                       "it", c->name, c->view.epoch_days, first);
     }
     qsort(o, n, sizeof *o, cmp_tr);
     int j = 0;
@@ -401,6 +401,9 @@ static sl_status prepare_kind(int kind, const sl_param_values *opt, const sl_dat
             sl_rv_free(&probe);
             st = take_rv(c, data);
         }
+        const sl_data *tr = sl_data_more(data, "transits");
+        if (st == SL_OK && tr) /* joined: one integration serves both */
+            st = take_transits(c, tr, 1);
     } else {
         st = take_transits(c, data, opt->given[OPT_EPOCH]);
     }
@@ -594,13 +597,16 @@ static sl_status ttv_example(const char *path, uint64_t seed)
 
 /* ---- the plugin ------------------------------------------------------------------ */
 
+/* transit times joined to the velocities: starling.ttv.read's data */
+static const char *const rv_more_data[] = {"transits", NULL};
+
 static const sl_likelihood nbody_rv_table = {
     .abi = SL_ABI_VERSION,
     .kind = SL_KIND_LIKELIHOOD,
     .name = "nbody_rv",
     .description = "radial velocities of interacting planets: an N-body integration per "
                    "model (mvs or hermite) from Jacobi elements, with kepler_rv's offsets, "
-                   "jitters and trends",
+                   "jitters and trends; transit times joined through `transits`",
     .params = rv_options,
     .n_params = N_RV_OPT,
     .backends = SL_BACKEND_CAN_CPU | (SL_HAVE_CUDA ? SL_BACKEND_CAN_CUDA : 0),
@@ -616,6 +622,7 @@ static const sl_likelihood nbody_rv_table = {
     .eval_batch_device = nb_eval_device,
 #endif
     .counters = nb_counters,
+    .more_data = rv_more_data,
 };
 
 static const sl_likelihood ttv_table = {

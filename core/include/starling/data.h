@@ -27,6 +27,15 @@ typedef struct sl_data_pick {
     const char *want, *from;
 } sl_data_pick;
 
+struct sl_data;
+
+/* A further data set a likelihood declares by name (sl_likelihood.more_data:
+ * nbody_rv's "transits"), handed over beside the main one. */
+typedef struct sl_data_named {
+    const char *name;
+    const struct sl_data *data;
+} sl_data_named;
+
 typedef struct sl_data {
     const char *path;          /* a file; NULL: the columns below */
     size_t n_rows;
@@ -38,12 +47,29 @@ typedef struct sl_data {
     const char *source;
     const sl_data_pick *picks; /* for a file or columns; may be NULL */
     size_t n_picks;
+    /* The further data sets given (names among the likelihood's
+     * more_data; NULL, 0: none), for the main data set only. */
+    const sl_data_named *more;
+    size_t n_more;
 } sl_data;
+
+/* The further data set named `name` in d, or NULL when none was given. */
+static inline const struct sl_data *sl_data_more(const sl_data *d, const char *name)
+{
+    for (size_t i = 0; d && i < d->n_more; i++) {
+        const char *a = d->more[i].name, *b = name;
+        while (*a && *a == *b)
+            a++, b++;
+        if (*a == *b)
+            return d->more[i].data;
+    }
+    return (const struct sl_data *)0;
+}
 
 /* A file, as a descriptor. */
 static inline sl_data sl_data_file(const char *path)
 {
-    sl_data d = {path, 0, NULL, 0, NULL, NULL, 0};
+    sl_data d = {path, 0, NULL, 0, NULL, NULL, 0, NULL, 0};
     return d;
 }
 

@@ -122,6 +122,12 @@ typedef struct sl_likelihood {
      * and through the device entry. */
     sl_status (*counters)(void *ctx, size_t *n, const char *const **names,
                           const uint64_t **counts);
+    /* Optional (NULL-terminated names; NULL: none). Further data sets the
+     * likelihood reads beside the main one, each optional, under its own
+     * key: nbody_rv's "transits" joins transit times to the velocities.
+     * A front end hands those given in data->more (data.h), and a script
+     * gives them as keys beside `data`. */
+    const char *const *more_data;
 } sl_likelihood;
 
 /* The problem with a likelihood's capabilities, or SL_OK: backends and

@@ -91,6 +91,10 @@ unsigned sl_lua_out_flags(lua_State *L, int idx, const char *ctx);
  * until the caller returns. Returns 0 (d empty) when 'data' is absent;
  * raises "ctx: data.rv[3] = ..." and the like for bad values. */
 int sl_lua_data(lua_State *L, int cfg, const char *ctx, const char *object_mt, sl_data *d);
+/* The same for the data under `key` of the table at cfg (a likelihood's
+ * further data set, sl_likelihood.more_data), without picks. */
+int sl_lua_data_key(lua_State *L, int cfg, const char *key, const char *ctx,
+                    const char *object_mt, sl_data *d);
 
 /* Only key 'columns' of the table at cfg, as picks into d. */
 void sl_lua_data_picks(lua_State *L, int cfg, const char *ctx, sl_data *d);
