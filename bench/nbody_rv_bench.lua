@@ -7,6 +7,10 @@
 --
 --   starling run bench/nbody_rv_bench.lua [models [peer_models_per_s]]
 --
+-- With a GPU it then prints the 2-planet RV case's GPU rate by models per
+-- call (1024 .. 65536): one thread a model fills the device only with
+-- enough models, and a sampler's call is as large as its chains.
+--
 -- Each evaluation is timed after a warm-up call of the same size (which
 -- also makes the GPU's context and uploads the data); the models are the
 -- truth scattered by 0.2 % in period and 10 % in the rest.
@@ -75,7 +79,6 @@ do -- 3-planet TTV: a 1:2:4 chain's transits over 4 years, made by the model
   end, rows = function() return scatter(truth, 5, n) end }
 end
 
-local gpu = starling.gpu_info and starling.gpu_info() or nil
 print(string.format("N-body likelihoods, %d models a call", n))
 print("| workload | GPU models/s | CPU models/s | GPU/CPU | peer models/s | GPU/peer |")
 print("|---|---|---|---|---|---|")
@@ -101,4 +104,19 @@ for _, c in ipairs(cases) do
                       (p and gpu_rate) and string.format("%.0f", gpu_rate / p) or "—"))
   io.stderr:write(string.format("%s: %d of the CPU's %d models finite\n", c.name, ok,
                                 math.min(#rows, 1024)))
+end
+
+do
+  local ok, Lg = pcall(cases[1].make, "cuda")
+  if ok then
+    local all = cases[1].rows()
+    local line = {}
+    for _, size in ipairs({1024, 4096, 16384, 65536}) do
+      local rows = {}
+      for i = 1, size do rows[i] = all[(i - 1) % #all + 1] end
+      line[#line + 1] = string.format("%d: %.4g", size, (time(Lg, rows)))
+    end
+    Lg:close()
+    print("GPU models/s by models a call (" .. cases[1].name .. "): " .. table.concat(line, ", "))
+  end
 end

@@ -120,15 +120,6 @@ static int l_kepler_solve(lua_State *L)
     return 1;
 }
 
-static void push_list(lua_State *L, const double *x, size_t n)
-{
-    lua_createtable(L, (int)n, 0);
-    for (size_t i = 0; i < n; i++) {
-        lua_pushnumber(L, x[i]);
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-}
-
 /* ---- the likelihood object -------------------------------------------------------- */
 
 
@@ -362,8 +353,8 @@ static int lik_eval(lua_State *L)
         lua_pushnumber(L, chi2[0]);
         return 2;
     }
-    push_list(L, ll, n);
-    push_list(L, chi2, n);
+    sl_lua_push_numbers(L, ll, n);
+    sl_lua_push_numbers(L, chi2, n);
     return 2;
 }
 
@@ -420,7 +411,7 @@ static int lik_model(lua_State *L)
         lua_pushnumber(L, out[0]);
         return 1;
     }
-    push_list(L, out, n);
+    sl_lua_push_numbers(L, out, n);
     return 1;
 }
 

@@ -19,7 +19,7 @@ endif()
 # The Lua API of issue 3 (starling.kepler.solve, rv.read, likelihood), run
 # through the built executable and checked against the plugin (CPU backend).
 sl_add_test(test_lua_rv SOURCES test_lua_rv.c TIMEOUT 300)
-add_dependencies(test_lua_rv starling kepler_rv)
+add_dependencies(test_lua_rv starling kepler_rv nbody_rv)
 
 # The CPU lane code of kepler_rv (krv_lanes.h) and its batch independence.
 sl_add_test(test_krv_lanes SOURCES test_krv_lanes.c TIMEOUT 300)

@@ -19,17 +19,11 @@
  * each (integrator, N) pair costs minutes of ptxas; the CPU covers the
  * rest (sl_nbody_cuda_can says which). */
 #define SL_F newton
+#define SL_N_LAST 4
 #define SL_P mvs
-#define SL_N 2
-#include "nbody_like.inc"
-#undef SL_N
-#define SL_N 3
-#include "nbody_like.inc"
-#undef SL_N
-#define SL_N 4
-#include "nbody_like.inc"
-#undef SL_N
+#include "nbody_instances.inc"
 #undef SL_P
+#undef SL_N_LAST
 #undef SL_F
 
 #define NB_TRY(call, what)                                                                 \

@@ -9,46 +9,14 @@
 #include "mvs.h"
 
 #define SL_F newton
+#define SL_N_LAST 7
 #define SL_P mvs
-#define SL_N 2
-#include "nbody_like.inc"
-#undef SL_N
-#define SL_N 3
-#include "nbody_like.inc"
-#undef SL_N
-#define SL_N 4
-#include "nbody_like.inc"
-#undef SL_N
-#define SL_N 5
-#include "nbody_like.inc"
-#undef SL_N
-#define SL_N 6
-#include "nbody_like.inc"
-#undef SL_N
-#define SL_N 7
-#include "nbody_like.inc"
-#undef SL_N
+#include "nbody_instances.inc"
 #undef SL_P
 #define SL_P hermite
-#define SL_N 2
-#include "nbody_like.inc"
-#undef SL_N
-#define SL_N 3
-#include "nbody_like.inc"
-#undef SL_N
-#define SL_N 4
-#include "nbody_like.inc"
-#undef SL_N
-#define SL_N 5
-#include "nbody_like.inc"
-#undef SL_N
-#define SL_N 6
-#include "nbody_like.inc"
-#undef SL_N
-#define SL_N 7
-#include "nbody_like.inc"
-#undef SL_N
+#include "nbody_instances.inc"
 #undef SL_P
+#undef SL_N_LAST
 #undef SL_F
 
 #define ROW(P)                                                                             \

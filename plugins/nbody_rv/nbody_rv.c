@@ -456,6 +456,19 @@ static void eval_cpu(sl_nbody_ctx *c, const double *params, size_t n, double *ll
         c->counts[r] += counts[r];
 }
 
+#if SL_HAVE_CUDA
+/* The cuda backend's refusal of the (integrator, planets) it has no kernel
+ * for (nbody_cuda.cu compiles a few: each costs minutes of ptxas). */
+static sl_status cuda_can(const sl_nbody_ctx *c)
+{
+    if (sl_nbody_cuda_can(c->integrator, c->view.n_pl))
+        return SL_OK;
+    return sl_fail(SL_ERR_UNSUPPORTED, "%s: the cuda backend runs integrator = \"mvs\" with 1 "
+                   "to 3 planets (here %s with %d): use backend = \"cpu\"", c->name,
+                   c->integrator ? "hermite" : "mvs", c->view.n_pl);
+}
+#endif
+
 static sl_status nb_eval_chi2(void *ctx, const sl_backend *be, const double *params, size_t n,
                               double *loglik, double *chi2)
 {
@@ -467,12 +480,8 @@ static sl_status nb_eval_chi2(void *ctx, const sl_backend *be, const double *par
     c->kernel_s = 0.0;
     if (be && be->kind == SL_BACKEND_CUDA) {
 #if SL_HAVE_CUDA
-        if (!sl_nbody_cuda_can(c->integrator, c->view.n_pl))
-            return sl_fail(SL_ERR_UNSUPPORTED, "%s: the cuda backend runs integrator = "
-                           "\"mvs\" with 1 to 3 planets (here %s with %d): use backend = "
-                           "\"cpu\"", c->name, c->integrator ? "hermite" : "mvs",
-                           c->view.n_pl);
-        return sl_nbody_cuda_eval(c, params, n, loglik, chi2);
+        sl_status st = cuda_can(c);
+        return st != SL_OK ? st : sl_nbody_cuda_eval(c, params, n, loglik, chi2);
 #else
         return sl_fail(SL_ERR_UNSUPPORTED, "%s: this plugin was built without CUDA", c->name);
 #endif
@@ -491,12 +500,8 @@ static sl_status nb_eval(void *ctx, const sl_backend *be, const double *params, 
 static sl_status nb_eval_device(void *ctx, const double *params, size_t n, const int *count,
                                 double *out, void *stream)
 {
-    const sl_nbody_ctx *c = ctx;
-    if (!sl_nbody_cuda_can(c->integrator, c->view.n_pl))
-        return sl_fail(SL_ERR_UNSUPPORTED, "%s: the cuda backend runs integrator = \"mvs\" "
-                       "with 1 to 3 planets (here %s with %d): use backend = \"cpu\"", c->name,
-                       c->integrator ? "hermite" : "mvs", c->view.n_pl);
-    return sl_nbody_cuda_eval_device(ctx, params, n, count, out, stream);
+    sl_status st = cuda_can(ctx);
+    return st != SL_OK ? st : sl_nbody_cuda_eval_device(ctx, params, n, count, out, stream);
 }
 #endif
 

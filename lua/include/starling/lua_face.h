@@ -99,6 +99,26 @@ int sl_lua_data_key(lua_State *L, int cfg, const char *key, const char *ctx,
 /* Only key 'columns' of the table at cfg, as picks into d. */
 void sl_lua_data_picks(lua_State *L, int cfg, const char *ctx, sl_data *d);
 
+/* --- a plugin's data reader: starling.X.read(path[, {columns = {...}}]) --- */
+
+/* The reader's arguments, the path at 1 and the options at 2 (none, nil or
+ * a table whose one key is 'columns', the user's picks), as a descriptor;
+ * raises "fn: ..." for anything else. */
+sl_data sl_lua_reader_args(lua_State *L, const char *fn);
+/* Pushes a userdata of `size` zeroed bytes and returns them: the reader
+ * reads into them, and release(them) runs when the userdata is collected,
+ * so that an error after the read frees what was read. */
+void *sl_lua_reader_guard(lua_State *L, size_t size, void (*release)(void *));
+/* Pushes x[0..n) as a list of numbers. */
+void sl_lua_push_numbers(lua_State *L, const double *x, size_t n);
+/* Pushes a new data object {path =, n =}; the reader adds its columns as
+ * fields (n_fields of them, a size hint). */
+void sl_lua_data_object_new(lua_State *L, const char *path, size_t n, int n_fields);
+/* Finishes the data object on top: `columns` (NULL-terminated) names the
+ * fields starling.likelihood hands to the plugin, in order; `reader` is the
+ * reader's Lua name. Sets the SL_LUA_DATA_OBJECT metatable. */
+void sl_lua_data_object_seal(lua_State *L, const char *const *columns, const char *reader);
+
 /* --- plugins --- */
 
 /* The registry this Lua state loaded when the module opened: a face finds
