@@ -2,7 +2,7 @@
 # Installs what starling builds with, from Debian's packages. Idempotent.
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config liblua5.4-dev lua5.4 libcriterion-dev
-  libpng-dev libcfitsio-dev libfftw3-dev libplplot-dev plplot-driver-cairo libhdf5-dev)
+  libpng-dev libcfitsio-dev liberfa-dev libfftw3-dev libplplot-dev plplot-driver-cairo libhdf5-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

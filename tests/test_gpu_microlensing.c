@@ -216,8 +216,9 @@ Test(gpu_microlensing, lightcurves_same_map)
  * a thousand binary models around the truth (caustic crossings among
  * them), through eval (parameters from the host) and through the device
  * entry a DE-MCMC sampler uses (parameters and results in device memory,
- * the row count in device memory too). */
-Test(gpu_microlensing, likelihood_cpu_vs_gpu)
+ * the row count in device memory too); and the same with annual parallax
+ * (its offsets uploaded once, pi_E up to 0.5). */
+static void like_cpu_vs_gpu(int px)
 {
     SLT_REQUIRE_GPU();
     sl_registry *reg;
@@ -229,6 +230,12 @@ Test(gpu_microlensing, likelihood_cpu_vs_gpu)
     sl_param_values pv;
     SLT_OK(sl_params_init(&pv, l->params, l->n_params));
     SLT_OK(sl_params_set_word(&pv, "model", "binary"));
+    if (px) {
+        SLT_OK(sl_params_set_word(&pv, "parallax", "annual"));
+        SLT_OK(sl_params_set(&pv, "ra", 269.76));
+        SLT_OK(sl_params_set(&pv, "dec", -28.99));
+        SLT_OK(sl_params_set(&pv, "time_offset", 2450000.0));
+    }
     char path[1024];
     snprintf(path, sizeof path, "%s/microlensing/phot_event.csv", SL_TEST_DATA_DIR);
     sl_data d = sl_data_file(path);
@@ -238,29 +245,32 @@ Test(gpu_microlensing, likelihood_cpu_vs_gpu)
     SLT_OK(sl_backend_open("cpu", &cpu));
     SLT_OK(sl_backend_open("cuda", &gpu));
     enum { N = 1000 };
-    double *p = malloc(N * 6 * sizeof *p), a[N], b[N], ca[N], cb[N], dv[N];
+    const int np = px ? 8 : 6;
+    double *p = malloc(N * 8 * sizeof *p), a[N], b[N], ca[N], cb[N], dv[N];
     uint64_t s = 3;
     for (int i = 0; i < N; i++) {
-        double r[6];
-        for (int k = 0; k < 6; k++) {
+        double r[8];
+        for (int k = 0; k < 8; k++) {
             s = s * 6364136223846793005ull + 1442695040888963407ull;
             r[k] = (double)(s >> 11) / 9007199254740992.0 - 0.5;
         }
-        double *q = p + i * 6;
+        double *q = p + i * np;
         q[0] = 7000.0 + 2.0 * r[0], q[1] = 0.05 * (1 + r[1]), q[2] = 25.0 * (1 + 0.2 * r[2]);
         q[3] = 1.2 * (1 + 0.3 * r[3]), q[4] = 3e-3 * pow(10.0, 2 * r[4]);
         q[5] = 30.0 + 40.0 * r[5];
+        if (px)
+            q[6] = r[6], q[7] = r[7];
     }
-    p[7 * 6 + 4] = -1.0; /* one outside the domain: -inf on both */
+    p[7 * np + 4] = -1.0; /* one outside the domain: -inf on both */
     SLT_OK(l->eval_batch_chi2(ctx, &cpu, p, N, a, ca));
     SLT_OK(l->eval_batch_chi2(ctx, &gpu, p, N, b, cb));
     double kernel_ms = 1e3 * l->last_kernel_s(ctx);
     double *dp, *dout;
     int *dn, nrow = N - 3; /* the device entry evaluates the rows count says, no more */
-    SLT_OK(sl_dev_alloc((void **)&dp, N * 6 * sizeof *p, "params"));
+    SLT_OK(sl_dev_alloc((void **)&dp, N * np * sizeof *p, "params"));
     SLT_OK(sl_dev_alloc((void **)&dout, N * sizeof *dout, "out"));
     SLT_OK(sl_dev_alloc((void **)&dn, sizeof *dn, "count"));
-    SLT_OK(sl_dev_upload(dp, p, N * 6 * sizeof *p, "params"));
+    SLT_OK(sl_dev_upload(dp, p, N * np * sizeof *p, "params"));
     SLT_OK(sl_dev_upload(dn, &nrow, sizeof nrow, "count"));
     for (int i = 0; i < N; i++)
         dv[i] = 12345.0;
@@ -283,14 +293,17 @@ Test(gpu_microlensing, likelihood_cpu_vs_gpu)
         else
             cr_assert_eq(dv[i], 12345.0, "row %d past the count was written", i);
     }
-    cr_log_info("likelihood, %d binary models on 639 points: worst CPU-GPU %.2e relative, "
-                "kernel %.3f ms", N, worst, kernel_ms);
+    cr_log_info("likelihood, %d binary models on 639 points%s: worst CPU-GPU %.2e relative, "
+                "kernel %.3f ms", N, px ? " with parallax" : "", worst, kernel_ms);
     cr_assert_lt(worst, 1e-9, "worst %.2e", worst);
     sl_dev_free(dp), sl_dev_free(dout), sl_dev_free(dn);
     free(p);
     l->release(ctx);
     sl_registry_destroy(reg);
 }
+
+Test(gpu_microlensing, likelihood_cpu_vs_gpu) { like_cpu_vs_gpu(0); }
+Test(gpu_microlensing, likelihood_with_parallax_cpu_vs_gpu) { like_cpu_vs_gpu(1); }
 
 /* A map in tiles (as one larger than the GPU's memory is made): the same
  * rays on both backends, tile by tile. A tile adds edges inside the map,

@@ -107,6 +107,135 @@ Test(ml_likelihood, against_mulensmodel)
     free(ref);
 }
 
+/* A likelihood with annual parallax at the reference's event, its data a
+ * flat light curve at full-JD times around t0 (they only set it up). */
+static void px_open(slt_lk *k, const char *model, const double *r, const char *dir)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/px.csv", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fprintf(f, "time,mag,err\n");
+    for (int i = -10; i <= 10; i++)
+        fprintf(f, "%.6f,18.0,0.01\n", r[1] + 3.0 * i);
+    fclose(f);
+    sl_param_values pv;
+    lk_begin(k, model, &pv);
+    SLT_OK(sl_params_set_word(&pv, "parallax", "annual"));
+    SLT_OK(sl_params_set(&pv, "ra", r[10]));
+    SLT_OK(sl_params_set(&pv, "dec", r[11]));
+    SLT_OK(sl_params_set(&pv, "t0_par", r[9]));
+    sl_data d = sl_data_file(path);
+    SLT_OK(k->l->prepare(&pv, &d, &k->ctx));
+    unlink(path);
+}
+
+/* Annual parallax against MulensModel 3.12 (parallax_lc.csv: two point
+ * lenses, t0_par at t0 and 20 days off it, and a binary with a point
+ * source, through a year): the model's magnification equals MulensModel's,
+ * whose Earth is ERFA's epv00 as ours is. Measured: 3.3e-16 for the point
+ * lenses, 7.8e-15 for the binary (its image solver's roundings). */
+Test(ml_likelihood, annual_parallax_against_mulensmodel)
+{
+    double *ref;
+    int64_t n = slt_ml_csv("parallax_lc.csv", 14, &ref);
+    cr_assert_gt(n, 100);
+    char dir[] = "/tmp/sl_ml_px_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    double worst[2] = {0.0, 0.0}, moved = 0.0;
+    for (int64_t i0 = 0; i0 < n;) {
+        const double *r = ref + i0 * 14;
+        int64_t i1 = i0;
+        while (i1 < n && ref[i1 * 14 + 1] == r[1] && ref[i1 * 14 + 2] == r[2])
+            i1++;
+        const int binary = r[4] > 0.0;
+        slt_lk k;
+        px_open(&k, binary ? "binary" : "pspl", r, dir);
+        size_t np;
+        const char *const *names;
+        const double *lo, *hi;
+        SLT_OK(k.l->free_params(k.ctx, &np, &names, &lo, &hi));
+        cr_assert_eq(np, binary ? 8u : 5u);
+        cr_assert_str_eq(names[np - 2], "pi_E_N");
+        cr_assert_str_eq(names[np - 1], "pi_E_E");
+        double p[8] = {r[1], r[2], r[3], r[4], r[5], r[6]}, p0[8];
+        p[np - 2] = r[7], p[np - 1] = r[8];
+        memcpy(p0, p, sizeof p);
+        p0[np - 2] = p0[np - 1] = 0.0;
+        for (int64_t i = i0; i < i1; i++) {
+            const double t = ref[i * 14 + 12], A_ref = ref[i * 14 + 13];
+            double A, A0;
+            SLT_OK(k.l->model(k.ctx, p, &t, 1, -1, &A));
+            SLT_OK(k.l->model(k.ctx, p0, &t, 1, -1, &A0));
+            worst[binary] = fmax(worst[binary], slt_rel(A, A_ref));
+            moved = fmax(moved, slt_rel(A0, A_ref));
+        }
+        lk_close(&k);
+        i0 = i1;
+    }
+    rmdir(dir);
+    free(ref);
+    cr_log_info("annual parallax against MulensModel: worst %.2e (point lens), %.2e (binary); "
+                "without it %.2e off", worst[0], worst[1], moved);
+    cr_expect_lt(worst[0], 1e-12, "point lens: worst %.2e", worst[0]);
+    cr_expect_lt(worst[1], 1e-10, "binary: worst %.2e", worst[1]);
+    cr_expect_gt(moved, 0.01, "parallax moves these curves only %.2e", moved);
+}
+
+/* pi_E = (0, 0) is the model without parallax, bit for bit (the shifts
+ * add zeros), on the reference event's data made Julian dates by
+ * time_offset; and parallax's bad input is named before any work. */
+Test(ml_likelihood, parallax_zero_is_no_parallax_and_bad_input)
+{
+    sl_backend be = cpu();
+    static const char *const kinds[] = {"pspl", "binary"};
+    for (int kind = 0; kind < 2; kind++) {
+        slt_lk k0, k1;
+        sl_data d = sl_data_file(event_path());
+        SLT_OK(lk_open(&k0, kinds[kind], &d));
+        sl_param_values pv;
+        lk_begin(&k1, kinds[kind], &pv);
+        SLT_OK(sl_params_set_word(&pv, "parallax", "annual"));
+        SLT_OK(sl_params_set(&pv, "ra", 269.76));
+        SLT_OK(sl_params_set(&pv, "dec", -28.99));
+        SLT_OK(sl_params_set(&pv, "time_offset", 2450000.0));
+        SLT_OK(k1.l->prepare(&pv, &d, &k1.ctx));
+        double p[8] = {7000.2, 0.05, 25.0, 1.2, 3e-3, 30.0}, ll[2], x2[2];
+        const int np = kind ? 6 : 3;
+        SLT_OK(k0.l->eval_batch_chi2(k0.ctx, &be, p, 1, &ll[0], &x2[0]));
+        p[np] = p[np + 1] = 0.0;
+        SLT_OK(k1.l->eval_batch_chi2(k1.ctx, &be, p, 1, &ll[1], &x2[1]));
+        cr_expect_eq(x2[0], x2[1], "%s: %.17g without parallax, %.17g with pi_E = 0",
+                     kinds[kind], x2[0], x2[1]);
+        p[np] = 0.2;
+        SLT_OK(k1.l->eval_batch_chi2(k1.ctx, &be, p, 1, &ll[1], &x2[1]));
+        cr_expect_neq(x2[0], x2[1], "%s: pi_E_N = 0.2 changes nothing", kinds[kind]);
+        p[np] = NAN;
+        SLT_OK(k1.l->eval_batch_chi2(k1.ctx, &be, p, 1, &ll[1], &x2[1]));
+        cr_expect(isinf(x2[1]) && ll[1] < 0, "%s: a NaN parallax: chi2 %g", kinds[kind], x2[1]);
+        lk_close(&k0);
+        lk_close(&k1);
+    }
+    /* no coordinates; times that are not Julian dates */
+    slt_lk k;
+    sl_param_values pv;
+    sl_data d = sl_data_file(event_path());
+    lk_begin(&k, "pspl", &pv);
+    SLT_OK(sl_params_set_word(&pv, "parallax", "annual"));
+    cr_assert_neq(k.l->prepare(&pv, &d, &k.ctx), SL_OK);
+    cr_expect(strstr(sl_last_error(), "needs the event's coordinates"), "%s", sl_last_error());
+    cr_expect(strstr(sl_last_error(), "ra = nan"), "%s", sl_last_error());
+    SLT_OK(sl_params_set(&pv, "ra", 269.76));
+    SLT_OK(sl_params_set(&pv, "dec", -28.99));
+    cr_assert_neq(k.l->prepare(&pv, &d, &k.ctx), SL_OK);
+    cr_expect(strstr(sl_last_error(), "t0_par (the brightest point's time, with time_offset) = "
+                                      "6997.8") &&
+                  strstr(sl_last_error(), "need time_offset = 2450000"),
+              "%s", sl_last_error());
+    k.ctx = NULL;
+    lk_close(&k);
+}
+
 /* Columns in memory (random photometry in three bands, fluxes) against a
  * plain fit: the 2 x 2 normal equations in long double, chi^2 summed
  * directly from the residuals. */

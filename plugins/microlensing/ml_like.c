@@ -33,11 +33,12 @@
 #include "starling/table.h"
 
 enum { OPT_MODEL, OPT_PHOT, OPT_ZP, OPT_LD, OPT_S, OPT_Q, OPT_RHO_MIN, OPT_RHO_MAX, OPT_PIXEL,
-       OPT_RAYS, OPT_SEED, N_OPT };
+       OPT_RAYS, OPT_SEED, OPT_PARALLAX, OPT_RA, OPT_DEC, OPT_T0_PAR, OPT_TIME_OFFSET, N_OPT };
 
 /* in model order: sl_ml_model's, then SL_ML_PHOT_FSBL */
 static const char *const model_words[] = {"pspl", "fspl", "binary", "fsbl", NULL};
 static const char *const phot_words[] = {"auto", "mag", "flux", NULL};
+static const char *const parallax_words[] = {"none", "annual", NULL};
 
 static const sl_param options[N_OPT] = {
     {"model", SL_PARAM_WORD, 0, 0, 0, 0,
@@ -65,6 +66,21 @@ static const sl_param options[N_OPT] = {
      "fsbl: rays per map pixel's worth of lens-plane area", NULL, NULL},
     {"seed", SL_PARAM_INTEGER, 1.0, 0.0, 9007199254740992.0, 0,
      "fsbl: the maps' random rays (the same rays on every backend)", NULL, NULL},
+    {"parallax", SL_PARAM_WORD, 0, 0, 0, 0,
+     "none; annual: the Earth's orbit moves the source's path, parameters pi_E_N and pi_E_E "
+     "follow the model's (needs ra, dec)", parallax_words, NULL},
+    {"ra", SL_PARAM_NUMBER, NAN, 0.0, 360.0, 0,
+     "annual parallax: the event's right ascension (degrees, ICRS/J2000)", NULL,
+     "required with parallax"},
+    {"dec", SL_PARAM_NUMBER, NAN, -90.0, 90.0, 0,
+     "annual parallax: the event's declination (degrees, ICRS/J2000)", NULL,
+     "required with parallax"},
+    {"t0_par", SL_PARAM_NUMBER, NAN, -1e8, 1e8, 0,
+     "annual parallax: the reference time, where the path with parallax touches the straight "
+     "one (the data's time scale)", NULL, "the time of the brightest point"},
+    {"time_offset", SL_PARAM_NUMBER, 0.0, -1e8, 1e8, 0,
+     "annual parallax: added to the data's times to make Julian dates, TDB (2450000 for HJD - "
+     "2450000)", NULL, NULL},
 };
 
 /* ---- data ------------------------------------------------------------------ */
@@ -296,6 +312,7 @@ static void phot_release(void *ctx)
     for (int k = 0; k < c->n_maps; k++)
         sl_ml_map_free(&c->map[k]);
     free(c->t), free(c->w), free(c->fc);
+    free(c->dn), free(c->de);
     free(c);
 }
 
@@ -323,6 +340,57 @@ static void set_params(sl_ml_phot_ctx *c)
     }
     for (int k = 3; k < c->n_par && k < 5; k++)
         c->lo[k] = 0.0; /* rho, or s and q */
+}
+
+/* Annual parallax's parameters after the model's, and every observation's
+ * offsets. t0_par defaults to the brightest point of the band with the
+ * most points (fc is F - <F>_w, so its largest value is the brightest). */
+static sl_status parallax_setup(const sl_param_values *opt, sl_ml_phot_ctx *c)
+{
+    c->px = opt->v[OPT_PARALLAX] != 0.0;
+    if (!c->px)
+        return SL_OK;
+    if (isnan(opt->v[OPT_RA]) || isnan(opt->v[OPT_DEC]))
+        return sl_fail(SL_ERR_ARG, "microlensing: parallax = \"annual\" needs the event's "
+                       "coordinates: ra = %g, dec = %g: expected degrees (ICRS/J2000), e.g. ra = "
+                       "269.76, dec = -28.99", opt->v[OPT_RA], opt->v[OPT_DEC]);
+    c->time_offset = opt->v[OPT_TIME_OFFSET];
+    double t0_par = opt->v[OPT_T0_PAR];
+    const char *what = "t0_par (with time_offset)";
+    if (isnan(t0_par)) {
+        what = "t0_par (the brightest point's time, with time_offset)";
+        int big = 0;
+        for (int b = 1; b < c->n_band; b++)
+            if (c->band_start[b + 1] - c->band_start[b] > c->band_start[big + 1] - c->band_start[big])
+                big = b;
+        int64_t k_max = c->band_start[big];
+        for (int64_t k = k_max; k < c->band_start[big + 1]; k++)
+            if (c->fc[k] > c->fc[k_max])
+                k_max = k;
+        t0_par = c->t[k_max];
+    }
+    sl_status st = sl_ml_parallax_init(&c->par, opt->v[OPT_RA], opt->v[OPT_DEC],
+                                       t0_par + c->time_offset, what);
+    if (st)
+        return st;
+    c->dn = malloc(c->n * sizeof *c->dn);
+    c->de = malloc(c->n * sizeof *c->de);
+    double *jd = malloc(c->n * sizeof *jd);
+    if (!c->dn || !c->de || !jd) {
+        free(jd);
+        return sl_fail_nomem(3.0 * c->n * sizeof(double), "microlensing: parallax offsets");
+    }
+    for (size_t k = 0; k < c->n; k++)
+        jd[k] = c->t[k] + c->time_offset;
+    st = sl_ml_parallax_offsets(&c->par, jd, c->n, c->dn, c->de);
+    free(jd);
+    if (st)
+        return st;
+    c->names[c->n_par] = "pi_E_N", c->names[c->n_par + 1] = "pi_E_E";
+    for (int k = c->n_par; k < c->n_par + 2; k++)
+        c->lo[k] = -INFINITY, c->hi[k] = INFINITY;
+    c->n_par += 2;
+    return SL_OK;
 }
 
 /* ---- fsbl: the maps ------------------------------------------------------------- */
@@ -466,6 +534,10 @@ static sl_status phot_prepare(const sl_param_values *opt, const sl_data *data, v
         return st;
     }
     set_params(c);
+    if ((st = parallax_setup(opt, c))) {
+        phot_release(c);
+        return st;
+    }
     *out = c;
     return SL_OK;
 }
@@ -483,21 +555,30 @@ static sl_status phot_params(void *ctx, size_t *n, const char *const **names, co
 
 /* chi^2 of band b for one model (row of ml_model.h); its fit into fs, c
  * when they are not NULL. */
-static double band_chi2(const sl_ml_phot_ctx *c, const double *row, int b, double *fs,
-                        double *cc)
+static double band_chi2(const sl_ml_phot_ctx *c, const double *row, const double *pi, int b,
+                        double *fs, double *cc)
 {
     sl_ml_phot_sums s = {0.0, 0.0, 0.0};
-    for (int64_t k = c->band_start[b]; k < c->band_start[b + 1]; k++)
-        sl_ml_phot_add(&s, sl_ml_phot_mag(c->model, &c->fs, row, c->t[k]), c->w[k], c->fc[k]);
+    for (int64_t k = c->band_start[b]; k < c->band_start[b + 1]; k++) {
+        double A = pi ? sl_ml_phot_mag_px(c->model, &c->fs, row, pi, c->t[k], c->dn[k], c->de[k])
+                      : sl_ml_phot_mag(c->model, &c->fs, row, c->t[k]);
+        sl_ml_phot_add(&s, A, c->w[k], c->fc[k]);
+    }
     return sl_ml_phot_fit(c->S[b], c->sff[b], &s, fs, cc);
 }
 
-static double model_chi2(const sl_ml_phot_ctx *c, const double *row)
+static double model_chi2(const sl_ml_phot_ctx *c, const double *row, const double *pi)
 {
     double chi2 = 0.0;
     for (int b = 0; b < c->n_band; b++)
-        chi2 += band_chi2(c, row, b, NULL, NULL);
+        chi2 += band_chi2(c, row, pi, b, NULL, NULL);
     return chi2;
+}
+
+/* The model's parallax (pi_E,N, pi_E,E) in its parameters p, or NULL. */
+static const double *parallax_of(const sl_ml_phot_ctx *c, const double *p)
+{
+    return c->px ? p + sl_ml_phot_npar(c->model) : NULL;
 }
 
 static void eval_cpu(const sl_ml_phot_ctx *c, const double *params, size_t n, double *ll,
@@ -509,8 +590,9 @@ static void eval_cpu(const sl_ml_phot_ctx *c, const double *params, size_t n, do
             continue;
         double row[SL_ML_NPAR_MAX];
         double x2 = INFINITY;
-        if (sl_ml_phot_row(c->model, params + (size_t)i * c->n_par, c->ld, &c->fs, row))
-            x2 = model_chi2(c, row);
+        const double *p = params + (size_t)i * c->n_par;
+        if (sl_ml_phot_row(c->model, c->px, p, c->ld, &c->fs, row))
+            x2 = model_chi2(c, row, parallax_of(c, p));
         if (!isfinite(x2)) /* NaN from a model the solver could not handle counts as outside */
             x2 = INFINITY;
         ll[i] = -0.5 * x2;
@@ -564,7 +646,7 @@ static sl_status phot_model(void *ctx, const double *p, const double *x, size_t 
         return sl_fail(SL_ERR_ARG, "microlensing: model: passband %d: expected 0..%d", series,
                        c->n_band - 1);
     double row[SL_ML_NPAR_MAX], fs = 1.0, cc = 0.0;
-    if (!sl_ml_phot_row(c->model, p, c->ld, &c->fs, row)) {
+    if (!sl_ml_phot_row(c->model, c->px, p, c->ld, &c->fs, row)) {
         char buf[256];
         size_t u = 0;
         for (int k = 0; k < c->n_par; k++)
@@ -578,6 +660,26 @@ static sl_status phot_model(void *ctx, const double *p, const double *x, size_t 
                        "all finite)", buf, c->model == SL_ML_FSPL ? ", rho"
                                                : c->model == SL_ML_BINARY_PS ? ", s, q" : "");
     }
+    const double *pi = parallax_of(c, p);
+    double *dn = NULL, *de = NULL;
+    if (pi) { /* the offsets at the times asked for */
+        dn = malloc((n_x ? n_x : 1) * sizeof *dn);
+        de = malloc((n_x ? n_x : 1) * sizeof *de);
+        double *jd = malloc((n_x ? n_x : 1) * sizeof *jd);
+        sl_status st = !dn || !de || !jd
+                           ? sl_fail_nomem(3.0 * n_x * sizeof(double), "microlensing: model: "
+                                           "parallax offsets")
+                           : SL_OK;
+        for (size_t k = 0; k < n_x && !st; k++)
+            jd[k] = x[k] + c->time_offset;
+        if (!st)
+            st = sl_ml_parallax_offsets(&c->par, jd, n_x, dn, de);
+        free(jd);
+        if (st) {
+            free(dn), free(de);
+            return st;
+        }
+    }
     if (c->model == SL_ML_PHOT_FSBL && !c->maps_made) {
         sl_backend be;
         sl_status st = sl_backend_open("auto", &be);
@@ -588,13 +690,15 @@ static sl_status phot_model(void *ctx, const double *p, const double *x, size_t 
     }
     double fb = 0.0;
     if (series >= 0) {
-        band_chi2(c, row, series, &fs, &cc);
+        band_chi2(c, row, pi, series, &fs, &cc);
         fb = c->fmean[series] + cc - fs;
     }
     for (size_t k = 0; k < n_x; k++) {
-        double A = sl_ml_phot_mag(c->model, &c->fs, row, x[k]);
+        double A = pi ? sl_ml_phot_mag_px(c->model, &c->fs, row, pi, x[k], dn[k], de[k])
+                      : sl_ml_phot_mag(c->model, &c->fs, row, x[k]);
         out[k] = series >= 0 ? fs * A + fb : A;
     }
+    free(dn), free(de);
     return SL_OK;
 }
 

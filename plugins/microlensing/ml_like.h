@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include "microlensing.h"
 #include "ml_fsbl.h"
+#include "ml_parallax.h"
+#include "ml_phot.h"
 #include "starling/backend.h"
 #include "starling/status.h"
 
@@ -27,8 +29,14 @@ typedef struct sl_ml_phot_ctx {
     double *t, *w, *fc;  /* epoch, 1/sigma_F^2, F - <F>_w */
     double S[SL_ML_MAX_BAND], sff[SL_ML_MAX_BAND], fmean[SL_ML_MAX_BAND];
     int n_par;
-    const char *names[SL_ML_NPAR_MAX];
-    double lo[SL_ML_NPAR_MAX], hi[SL_ML_NPAR_MAX];
+    const char *names[SL_ML_PHOT_NPAR_MAX];
+    double lo[SL_ML_PHOT_NPAR_MAX], hi[SL_ML_PHOT_NPAR_MAX];
+    /* annual parallax: pi_E,N and pi_E,E follow the model's parameters, and
+     * each observation has its offsets dn, de (ml_parallax.h) */
+    int px;
+    double time_offset; /* added to the data's times for the ephemeris */
+    sl_ml_parallax par;
+    double *dn, *de;
     /* fsbl: the maps' specs (fixed at prepare), the maps once made (on the
      * backend of the first evaluation) and the reader's view of them */
     int n_maps, maps_made;

@@ -33,6 +33,8 @@ typedef struct ph_args {
     int64_t band_start[SL_ML_MAX_BAND + 1];
     double S[SL_ML_MAX_BAND], sff[SL_ML_MAX_BAND];
     const double *t, *w, *fc;
+    int px;                 /* annual parallax: offsets dn, de per observation */
+    const double *dn, *de;
     const double *params;
     int64_t n;
     const int *count;
@@ -41,7 +43,7 @@ typedef struct ph_args {
 
 typedef struct ph_dev {
     int device;
-    double *t, *w, *fc;
+    double *t, *w, *fc, *dn, *de;
     double *params, *ll, *chi2; /* eval's buffers, for cap models */
     double *map[SL_ML_FSBL_MAPS]; /* fsbl's maps */
     size_t cap;
@@ -52,14 +54,14 @@ typedef struct ph_dev {
  * read by the whole block (thousands of grid points a source: one thread
  * alone would hold its warp and the block back), reduced in a fixed tree;
  * thread 0 adds each to its band's sums. */
-__device__ void ph_fsbl_maps(const ph_args *a, const double *row, int64_t k0, int64_t k1,
-                             double (*red)[PH_BLOCK], sl_ml_phot_sums *s)
+__device__ void ph_fsbl_maps(const ph_args *a, const double *row, const double *pi, int64_t k0,
+                             int64_t k1, double (*red)[PH_BLOCK], sl_ml_phot_sums *s)
 {
     const int tid = threadIdx.x;
     const double rho = row[4];
     for (int64_t k = k0; k < k1; k++) {
         double y1, y2;
-        sl_ml_trajectory(a->t[k], row[0], row[1], row[2], row[3], &y1, &y2);
+        sl_ml_phot_source(row, pi, a->t[k], pi ? a->dn[k] : 0.0, pi ? a->de[k] : 0.0, &y1, &y2);
         int m = sl_ml_fsbl_map_of(&a->fs, y1, y2, rho); /* the same in every thread */
         if (m < 0)
             continue;
@@ -95,10 +97,11 @@ __global__ void __launch_bounds__(PH_BLOCK) ph_kernel(ph_args a)
     if (m >= n)
         return;
     const int tid = threadIdx.x;
-    double p[SL_ML_NPAR_MAX], row[SL_ML_NPAR_MAX];
+    double p[SL_ML_PHOT_NPAR_MAX], row[SL_ML_NPAR_MAX];
     for (int k = 0; k < a.n_par; k++)
         p[k] = a.params[m * a.n_par + k];
-    if (!sl_ml_phot_row(a.model, p, a.ld, &a.fs, row)) { /* the same for every thread */
+    const double *pi = a.px ? p + sl_ml_phot_npar(a.model) : NULL;
+    if (!sl_ml_phot_row(a.model, a.px, p, a.ld, &a.fs, row)) { /* the same for every thread */
         if (tid == 0) {
             a.ll[m] = -INFINITY;
             if (a.chi2)
@@ -111,18 +114,20 @@ __global__ void __launch_bounds__(PH_BLOCK) ph_kernel(ph_args a)
     for (int b = 0; b < a.n_band; b++) {
         sl_ml_phot_sums s = {0.0, 0.0, 0.0};
         for (int64_t k = a.band_start[b] + tid; k < a.band_start[b + 1]; k += PH_BLOCK) {
+            const double dn = pi ? a.dn[k] : 0.0, de = pi ? a.de[k] : 0.0;
             if (fsbl) {
                 double y1, y2;
-                sl_ml_trajectory(a.t[k], row[0], row[1], row[2], row[3], &y1, &y2);
+                sl_ml_phot_source(row, pi, a.t[k], dn, de, &y1, &y2);
                 if (sl_ml_fsbl_map_of(&a.fs, y1, y2, row[4]) < 0)
                     sl_ml_phot_add(&s, sl_ml_fsbl_outside(&a.fs, y1, y2, row[4]), a.w[k],
                                    a.fc[k]);
                 continue; /* a source on a map: below, by the whole block */
             }
-            sl_ml_phot_add(&s, sl_ml_phot_mag(a.model, &a.fs, row, a.t[k]), a.w[k], a.fc[k]);
+            sl_ml_phot_add(&s, sl_ml_phot_mag_px(a.model, &a.fs, row, pi, a.t[k], dn, de), a.w[k],
+                           a.fc[k]);
         }
         if (fsbl)
-            ph_fsbl_maps(&a, row, a.band_start[b], a.band_start[b + 1], red, &s);
+            ph_fsbl_maps(&a, row, pi, a.band_start[b], a.band_start[b + 1], red, &s);
         red[0][tid] = s.sa, red[1][tid] = s.saa, red[2][tid] = s.saf;
         __syncthreads();
         for (int h = PH_BLOCK / 2; h > 0; h >>= 1) {
@@ -155,6 +160,7 @@ extern "C" void sl_ml_phot_cuda_release(sl_ml_phot_ctx *c)
     cudaGetDevice(&prev);
     cudaSetDevice(d->device);
     sl_dev_free(d->t), sl_dev_free(d->w), sl_dev_free(d->fc);
+    sl_dev_free(d->dn), sl_dev_free(d->de);
     sl_dev_free(d->params), sl_dev_free(d->ll), sl_dev_free(d->chi2);
     for (int k = 0; k < SL_ML_FSBL_MAPS; k++)
         sl_dev_free(d->map[k]);
@@ -177,6 +183,12 @@ static sl_status upload(ph_dev *d, const sl_ml_phot_ctx *c)
         (st = sl_dev_upload(d->t, c->t, bytes, "microlensing: likelihood: epochs")) ||
         (st = sl_dev_upload(d->w, c->w, bytes, "microlensing: likelihood: weights")) ||
         (st = sl_dev_upload(d->fc, c->fc, bytes, "microlensing: likelihood: fluxes")))
+        return st;
+    if (c->px &&
+        ((st = sl_dev_alloc((void **)&d->dn, bytes, "microlensing: likelihood: parallax")) ||
+         (st = sl_dev_alloc((void **)&d->de, bytes, "microlensing: likelihood: parallax")) ||
+         (st = sl_dev_upload(d->dn, c->dn, bytes, "microlensing: likelihood: parallax")) ||
+         (st = sl_dev_upload(d->de, c->de, bytes, "microlensing: likelihood: parallax"))))
         return st;
     for (int k = 0; k < c->fs.n_maps; k++) {
         const sl_ml_grid2 *g = &c->fs.map[k];
@@ -225,6 +237,7 @@ static void fill_args(ph_args *a, const sl_ml_phot_ctx *c, const ph_dev *d)
     for (int b = 0; b < c->n_band; b++)
         a->S[b] = c->S[b], a->sff[b] = c->sff[b];
     a->t = d->t, a->w = d->w, a->fc = d->fc;
+    a->px = c->px, a->dn = d->dn, a->de = d->de;
 }
 
 static sl_status grow(ph_dev *d, size_t n, int n_par)

@@ -23,6 +23,8 @@
 /* The likelihood's models: microlensing.h's three, and the finite-source
  * binary of ml_fsbl.h with s and q fixed by the options. */
 #define SL_ML_PHOT_FSBL 3
+/* A model's free parameters at most: a binary's six and parallax's two. */
+#define SL_ML_PHOT_NPAR_MAX (SL_ML_NPAR_MAX + 2)
 
 /* Free parameters per model kind: pspl t0 u0 tE; fspl t0 u0 tE rho (the
  * limb darkening is an option); binary t0 u0 tE s q alpha; fsbl t0 u0 tE
@@ -34,11 +36,14 @@ SL_HD SL_INLINE int sl_ml_phot_npar(int m)
 
 /* The row for free parameters p (ml_model.h's, or fsbl's own), or 0 when p
  * is outside the model's domain (a value not finite, tE, rho, s or q not
- * > 0; fsbl: rho outside the maps' [rho_min, rho_max]). */
-SL_HD SL_INLINE int sl_ml_phot_row(int m, const double *p, double ld, const sl_ml_fsbl *fs,
-                                   double *row)
+ * > 0; fsbl: rho outside the maps' [rho_min, rho_max]). With parallax (px)
+ * p goes on with pi_E,N and pi_E,E, which must be finite too. */
+SL_HD SL_INLINE int sl_ml_phot_row(int m, int px, const double *p, double ld,
+                                   const sl_ml_fsbl *fs, double *row)
 {
     int np = sl_ml_phot_npar(m);
+    if (px && !(isfinite(p[np]) && isfinite(p[np + 1])))
+        return 0;
     for (int k = 0; k < np; k++) {
         if (!isfinite(p[k]))
             return 0;
@@ -58,15 +63,49 @@ SL_HD SL_INLINE int sl_ml_phot_row(int m, const double *p, double ld, const sl_m
     return 1;
 }
 
-/* The magnification of the model of row at epoch t. */
-SL_HD SL_INLINE double sl_ml_phot_mag(int m, const sl_ml_fsbl *fs, const double *row, double t)
+/* The source's (tau, beta) at epoch t for the row's t0, u0, tE, moved by
+ * parallax when pi (pi_E,N, pi_E,E) is not NULL: the epoch's offsets dn,
+ * de (ml_parallax.h) projected onto the path as MulensModel does,
+ * tau += dn pi_N + de pi_E, beta += -dn pi_E + de pi_N. */
+SL_HD SL_INLINE void sl_ml_phot_tb(const double *row, const double *pi, double t, double dn,
+                                   double de, double *tau, double *beta)
 {
+    *tau = (t - row[0]) / row[2];
+    *beta = row[1];
+    if (pi) {
+        *tau += dn * pi[0] + de * pi[1];
+        *beta += -dn * pi[1] + de * pi[0];
+    }
+}
+
+/* fsbl: the source's centre at epoch t on the maps. */
+SL_HD SL_INLINE void sl_ml_phot_source(const double *row, const double *pi, double t, double dn,
+                                       double de, double *y1, double *y2)
+{
+    double tau, beta;
+    sl_ml_phot_tb(row, pi, t, dn, de, &tau, &beta);
+    sl_ml_trajectory_tb(tau, beta, row[3], y1, y2);
+}
+
+/* The magnification of the model of row at epoch t, with parallax when pi
+ * is not NULL (dn, de: the epoch's offsets). */
+SL_HD SL_INLINE double sl_ml_phot_mag_px(int m, const sl_ml_fsbl *fs, const double *row,
+                                         const double *pi, double t, double dn, double de)
+{
+    double tau, beta;
+    sl_ml_phot_tb(row, pi, t, dn, de, &tau, &beta);
     if (m == SL_ML_PHOT_FSBL) {
         double y1, y2;
-        sl_ml_trajectory(t, row[0], row[1], row[2], row[3], &y1, &y2);
+        sl_ml_trajectory_tb(tau, beta, row[3], &y1, &y2);
         return sl_ml_fsbl_mag(fs, y1, y2, row[4]);
     }
-    return sl_ml_eval((sl_ml_model)m, row, t);
+    return sl_ml_eval_tb((sl_ml_model)m, row, tau, beta);
+}
+
+/* The magnification of the model of row at epoch t, without parallax. */
+SL_HD SL_INLINE double sl_ml_phot_mag(int m, const sl_ml_fsbl *fs, const double *row, double t)
+{
+    return sl_ml_phot_mag_px(m, fs, row, NULL, t, 0.0, 0.0);
 }
 
 /* One passband's sums for one model. */

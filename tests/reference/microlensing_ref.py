@@ -26,6 +26,8 @@ Writes, under tests/data/microlensing/ (CSV, '#' comments, a header row):
                   caustics and far from them (fsbl_lc() says which), BinaryMag2.
   fsbl_event.csv  time,mag,err: a finite source crossing a resonant caustic, magnitudes
                   from BinaryMag2 with noise; its chi^2 at the truth in the comments.
+  parallax_lc.csv model,t0,u0,tE,s,q,alpha,pi_E_N,pi_E_E,t0_par,ra,dec,t,A: MulensModel
+                  light curves with annual parallax (point lens; binary, point source).
   phot_event.csv  time,mag,err,band: a planetary event's photometry in I and V, and
   phot_chi2.csv   MulensModel's chi^2 and fitted fluxes on it for pspl, fspl and binary
                   models (phot_event() says how both are made).
@@ -528,12 +530,43 @@ def phot_event():
          "fb_V"], out)
 
 
+def parallax_lc():
+    """Annual parallax: MulensModel 3's Model with pi_E_N, pi_E_E and t_0_par at an event in
+    the bulge (its coordinates as ICRS degrees), times as full BJD (TDB): two point lenses
+    (t_0_par at t_0 and 20 days off it, one whose parallax turns the path through a year) and
+    a binary lens with a point source."""
+    from astropy.coordinates import SkyCoord
+    ra, dec = 269.7595833, -29.0708889  # 17:59:02.3 -29:04:15.2
+    coords = SkyCoord(ra=ra, dec=dec, unit="deg", frame="icrs")
+    models = [("pspl", 2456836.2, 0.3, 40.0, 0, 0, 0, 0.3, -0.2, 2456836.2),
+              ("pspl", 2456836.2, -0.1, 120.0, 0, 0, 0, 0.05, 0.6, 2456816.0),
+              ("binary", 2457201.5, 0.08, 30.0, 1.15, 4e-3, 35.0, -0.25, 0.1, 2457200.0)]
+    rows = []
+    for kind, t0, u0, tE, s, q, al, pn, pe, tp in models:
+        t = np.concatenate([np.linspace(t0 - 2 * tE, t0 + 2 * tE, 50), t0 + np.array([-300, 200, 365.25])])
+        p = {"t_0": t0, "u_0": u0, "t_E": tE, "pi_E_N": pn, "pi_E_E": pe, "t_0_par": tp}
+        if kind == "binary":
+            p.update(s=s, q=q, alpha=al)
+        m = mm.Model(p, coords=coords)
+        if kind == "binary":
+            m.default_magnification_method = "point_source"
+        A = m.get_magnification(t)
+        for ti, Ai in zip(t, A):
+            rows.append((kind, t0, u0, tE, s, q, al, pn, pe, tp, ra, dec, ti, Ai))
+    write("parallax_lc.csv", [
+        "MulensModel Model({t_0,u_0,t_E[,s,q,alpha],pi_E_N,pi_E_E,t_0_par}, coords) magnifications",
+        "with annual parallax (astropy's get_body_barycentric, ERFA epv00), t full BJD (TDB);",
+        "binary: point source (alpha in degrees); ra, dec in degrees (ICRS)"],
+        ["model", "t0", "u0", "tE", "s", "q", "alpha", "pi_E_N", "pi_E_E", "t0_par", "ra", "dec",
+         "t", "A"], rows)
+
+
 if __name__ == "__main__":
     # no arguments: every file; else only the named ones (e.g. binary_random)
     os.makedirs(DATA, exist_ok=True)
     makers = dict(point_fs=point_fs, binary_ps=binary_ps, binary_lc=binary_lc, pspl_lc=pspl_lc,
                   binary_random=binary_random, caustics_box=caustics_box,
                   binary_fs_lc=binary_fs_lc, fsbl_lc=fsbl_lc, fsbl_event=fsbl_event,
-                  phot_event=phot_event)
+                  phot_event=phot_event, parallax_lc=parallax_lc)
     for name in sys.argv[1:] or list(makers):
         makers[name]()
