@@ -95,7 +95,7 @@ static const sl_param dm_params[] = {
 enum { N_DM = sizeof dm_params / sizeof *dm_params };
 
 static const char *const dm_extra[] = {"likelihood", "priors", "params", "progress",
-                                       "resume", "checkpoint", "overwrite", NULL};
+                                       "resume", "checkpoint", "overwrite", "start", NULL};
 
 /* ---- the result ------------------------------------------------------------ */
 
@@ -111,6 +111,8 @@ typedef struct dm_result {
     int64_t first;   /* generations run before this call (resume) */
     char target[160];/* what was sampled, for the output's header */
 } dm_result;
+
+static void prior_text(char *buf, size_t n, const sl_prior *p);
 
 static void names_free(char **names, int n)
 {
@@ -627,6 +629,59 @@ static int read_resume(lua_State *L, int cfg, resume_point *rp)
     return 1; /* cfg keeps the result alive */
 }
 
+/* Key 'start': the chains' first states, one row of every parameter (in
+ * the likelihood's order, fixed ones at their values) per chain, instead
+ * of draws from the priors (e.g. a small ball about L:minimize's best, as
+ * emcee's users start their walkers). Each row must lie inside every
+ * prior's support. The rows live in a userdata left on the stack; NULL
+ * when the key is absent. */
+static const double *read_start(lua_State *L, int cfg, int resuming, const dm_result *d)
+{
+    int t = lua_getfield(L, cfg, "start");
+    if (t == LUA_TNIL) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    if (resuming)
+        sl_lua_error(L, FN ": keys 'start' and 'resume' together: a resumed run starts where "
+                        "the other stopped");
+    const int64_t chains = d->c.chains;
+    if (t != LUA_TTABLE || (int64_t)lua_rawlen(L, -1) != chains) {
+        char got[96];
+        sl_lua_describe(L, -1, got, sizeof got);
+        sl_lua_error(L, FN ": key 'start' = %s: expected a list of %lld rows (one per chain) of "
+                        "%d numbers", t == LUA_TTABLE ? "a list of another length" : got,
+                     (long long)chains, d->n);
+    }
+    int tab = lua_gettop(L);
+    double *x = lua_newuserdatauv(L, (size_t)chains * (size_t)d->n * sizeof *x, 0);
+    for (int64_t i = 0; i < chains; i++) {
+        if (lua_rawgeti(L, tab, (lua_Integer)i + 1) != LUA_TTABLE ||
+            (int)lua_rawlen(L, -1) != d->n)
+            sl_lua_error(L, FN ": start[%lld]: expected a row of %d numbers (%s ... %s)",
+                         (long long)i + 1, d->n, d->names[0], d->names[d->n - 1]);
+        for (int k = 0; k < d->n; k++) {
+            lua_rawgeti(L, -1, k + 1);
+            int isnum = 0;
+            double v = lua_tonumberx(L, -1, &isnum);
+            lua_pop(L, 1);
+            if (!isnum || !isfinite(v))
+                sl_lua_error(L, FN ": start[%lld][%d] (%s): expected a finite number",
+                             (long long)i + 1, k + 1, d->names[k]);
+            if (!(sl_prior_logpdf(&d->priors[k], v) > -INFINITY)) {
+                char pr[96];
+                prior_text(pr, sizeof pr, &d->priors[k]);
+                sl_lua_error(L, FN ": start[%lld][%d] (%s) = %g: outside its prior %s",
+                             (long long)i + 1, k + 1, d->names[k], v, pr);
+            }
+            x[i * d->n + k] = v;
+        }
+        lua_pop(L, 1);
+    }
+    lua_remove(L, tab); /* the rows' userdata stays */
+    return x;
+}
+
 /* The same parameters and chain count; the seed is the resumed run's
  * unless given. */
 static void check_resume(lua_State *L, int cfg, const resume_point *rp, dm_result *d)
@@ -898,6 +953,7 @@ static int l_demcmc(lua_State *L)
     read_config(L, 1, resuming, d);
     if (resuming)
         check_resume(L, 1, &rp, d);
+    const double *start = read_start(L, 1, resuming, d);
     ckpt ck = {NULL, 0, NULL, NULL, {0}};
     read_checkpoint_key(L, 1, &ck, d, resuming ? &rp : NULL);
     describe_target(k, d);
@@ -916,7 +972,7 @@ static int l_demcmc(lua_State *L)
         dm_check(L, sl_mcmc_draws_open(&ck.w, ck.draws, d->c.chains, d->n,
                                        (const char *const *)d->names, resuming ? d->first : -1));
     sl_status st = sl_demcmc_run(&d->c, d->n, d->priors, (const char *const *)d->names,
-                                 k ? lik_target : fn_target, &t, resuming ? rp.last : NULL,
+                                 k ? lik_target : fn_target, &t, resuming ? rp.last : start,
                                  d->first, &d->r);
     if (ck.draws) {
         sl_status cl = sl_mcmc_draws_close(&ck.w);
