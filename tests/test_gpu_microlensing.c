@@ -217,8 +217,10 @@ Test(gpu_microlensing, lightcurves_same_map)
  * them), through eval (parameters from the host) and through the device
  * entry a DE-MCMC sampler uses (parameters and results in device memory,
  * the row count in device memory too); and the same with annual parallax
- * (its offsets uploaded once, pi_E up to 0.5). */
-static void like_cpu_vs_gpu(int px)
+ * (its offsets uploaded once, pi_E up to 0.5) and with the lens's linear
+ * orbital motion on top (|ds_dt| up to 0.5 a year, |dalpha_dt| 30 degrees
+ * a year, about a t0_kep of its own). */
+static void like_cpu_vs_gpu(int px, int om)
 {
     SLT_REQUIRE_GPU();
     sl_registry *reg;
@@ -236,6 +238,10 @@ static void like_cpu_vs_gpu(int px)
         SLT_OK(sl_params_set(&pv, "dec", -28.99));
         SLT_OK(sl_params_set(&pv, "time_offset", 2450000.0));
     }
+    if (om) {
+        SLT_OK(sl_params_set_word(&pv, "orbital_motion", "linear"));
+        SLT_OK(sl_params_set(&pv, "t0_kep", 7001.0));
+    }
     char path[1024];
     snprintf(path, sizeof path, "%s/microlensing/phot_event.csv", SL_TEST_DATA_DIR);
     sl_data d = sl_data_file(path);
@@ -245,12 +251,12 @@ static void like_cpu_vs_gpu(int px)
     SLT_OK(sl_backend_open("cpu", &cpu));
     SLT_OK(sl_backend_open("cuda", &gpu));
     enum { N = 1000 };
-    const int np = px ? 8 : 6;
-    double *p = malloc(N * 8 * sizeof *p), a[N], b[N], ca[N], cb[N], dv[N];
+    const int np = 6 + 2 * px + 2 * om;
+    double *p = malloc(N * 10 * sizeof *p), a[N], b[N], ca[N], cb[N], dv[N];
     uint64_t s = 3;
     for (int i = 0; i < N; i++) {
-        double r[8];
-        for (int k = 0; k < 8; k++) {
+        double r[10];
+        for (int k = 0; k < 10; k++) {
             s = s * 6364136223846793005ull + 1442695040888963407ull;
             r[k] = (double)(s >> 11) / 9007199254740992.0 - 0.5;
         }
@@ -260,6 +266,8 @@ static void like_cpu_vs_gpu(int px)
         q[5] = 30.0 + 40.0 * r[5];
         if (px)
             q[6] = r[6], q[7] = r[7];
+        if (om)
+            q[np - 2] = r[8], q[np - 1] = 60.0 * r[9];
     }
     p[7 * np + 4] = -1.0; /* one outside the domain: -inf on both */
     SLT_OK(l->eval_batch_chi2(ctx, &cpu, p, N, a, ca));
@@ -293,8 +301,9 @@ static void like_cpu_vs_gpu(int px)
         else
             cr_assert_eq(dv[i], 12345.0, "row %d past the count was written", i);
     }
+    const char *with = om ? " with parallax and orbital motion" : px ? " with parallax" : "";
     cr_log_info("likelihood, %d binary models on 639 points%s: worst CPU-GPU %.2e relative, "
-                "kernel %.3f ms", N, px ? " with parallax" : "", worst, kernel_ms);
+                "kernel %.3f ms", N, with, worst, kernel_ms);
     cr_assert_lt(worst, 1e-9, "worst %.2e", worst);
     sl_dev_free(dp), sl_dev_free(dout), sl_dev_free(dn);
     free(p);
@@ -302,8 +311,12 @@ static void like_cpu_vs_gpu(int px)
     sl_registry_destroy(reg);
 }
 
-Test(gpu_microlensing, likelihood_cpu_vs_gpu) { like_cpu_vs_gpu(0); }
-Test(gpu_microlensing, likelihood_with_parallax_cpu_vs_gpu) { like_cpu_vs_gpu(1); }
+Test(gpu_microlensing, likelihood_cpu_vs_gpu) { like_cpu_vs_gpu(0, 0); }
+Test(gpu_microlensing, likelihood_with_parallax_cpu_vs_gpu) { like_cpu_vs_gpu(1, 0); }
+Test(gpu_microlensing, likelihood_with_parallax_and_orbital_motion_cpu_vs_gpu)
+{
+    like_cpu_vs_gpu(1, 1);
+}
 
 /* A map in tiles (as one larger than the GPU's memory is made): the same
  * rays on both backends, tile by tile. A tile adds edges inside the map,

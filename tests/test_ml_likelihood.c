@@ -236,6 +236,151 @@ Test(ml_likelihood, parallax_zero_is_no_parallax_and_bad_input)
     lk_close(&k);
 }
 
+/* A binary likelihood with linear orbital motion (and annual parallax when
+ * the row's t0_par is not 0) at orbital_lc.csv's row r, its data a flat
+ * curve at full-JD times around t0 (they only set it up); t0_kep is given
+ * only where it is not the row's t0, so the default is what runs there. */
+static void om_open(slt_lk *k, const double *r, const char *dir)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/om.csv", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fprintf(f, "time,mag,err\n");
+    for (int i = -10; i <= 10; i++)
+        fprintf(f, "%.6f,18.0,0.01\n", r[0] + 3.0 * i);
+    fclose(f);
+    sl_param_values pv;
+    lk_begin(k, "binary", &pv);
+    SLT_OK(sl_params_set_word(&pv, "orbital_motion", "linear"));
+    if (r[8] != r[0])
+        SLT_OK(sl_params_set(&pv, "t0_kep", r[8]));
+    if (r[11] != 0.0) {
+        SLT_OK(sl_params_set_word(&pv, "parallax", "annual"));
+        SLT_OK(sl_params_set(&pv, "ra", r[12]));
+        SLT_OK(sl_params_set(&pv, "dec", r[13]));
+        SLT_OK(sl_params_set(&pv, "t0_par", r[11]));
+    }
+    sl_data d = sl_data_file(path);
+    SLT_OK(k->l->prepare(&pv, &d, &k->ctx));
+    unlink(path);
+}
+
+/* The lens's linear orbital motion against MulensModel 3.12
+ * (orbital_lc.csv: three binaries with a point source, t0_kep at t0 by
+ * default and 15 days off it, one with annual parallax as well): the
+ * parameters come after the model's and parallax's, named ds_dt and
+ * dalpha_dt, and the magnification equals MulensModel's; with both rates 0
+ * it is the static binary's bit for bit. */
+Test(ml_likelihood, orbital_motion_against_mulensmodel)
+{
+    enum { NC = 16 };
+    double *ref;
+    int64_t n = slt_ml_csv("orbital_lc.csv", NC, &ref);
+    cr_assert_gt(n, 200);
+    char dir[] = "/tmp/sl_ml_om_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    double worst = 0.0, moved = 0.0;
+    int groups = 0, with_px = 0;
+    for (int64_t i0 = 0; i0 < n;) {
+        const double *r = ref + i0 * NC;
+        int64_t i1 = i0;
+        while (i1 < n && ref[i1 * NC + 1] == r[1] && ref[i1 * NC + 3] == r[3])
+            i1++;
+        const int px = r[11] != 0.0;
+        slt_lk k;
+        om_open(&k, r, dir);
+        size_t np;
+        const char *const *names;
+        const double *lo, *hi;
+        SLT_OK(k.l->free_params(k.ctx, &np, &names, &lo, &hi));
+        cr_assert_eq(np, px ? 10u : 8u);
+        cr_assert_str_eq(names[np - 2], "ds_dt");
+        cr_assert_str_eq(names[np - 1], "dalpha_dt");
+        if (px)
+            cr_assert_str_eq(names[6], "pi_E_N");
+        double p[10] = {r[0], r[1], r[2], r[3], r[4], r[5]}, p0[10];
+        if (px)
+            p[6] = r[9], p[7] = r[10];
+        p[np - 2] = r[6], p[np - 1] = r[7];
+        memcpy(p0, p, sizeof p);
+        p0[np - 2] = p0[np - 1] = 0.0;
+        for (int64_t i = i0; i < i1; i++) {
+            const double t = ref[i * NC + 14], A_ref = ref[i * NC + 15];
+            double A, A0;
+            SLT_OK(k.l->model(k.ctx, p, &t, 1, -1, &A));
+            SLT_OK(k.l->model(k.ctx, p0, &t, 1, -1, &A0));
+            worst = fmax(worst, slt_rel(A, A_ref));
+            moved = fmax(moved, slt_rel(A0, A_ref));
+        }
+        lk_close(&k);
+        groups++, with_px += px;
+        i0 = i1;
+    }
+    rmdir(dir);
+    free(ref);
+    cr_log_info("linear orbital motion against MulensModel: worst %.2e over %d binaries (%d "
+                "with parallax); without it %.2e off", worst, groups, with_px, moved);
+    cr_assert_eq(groups, 3);
+    cr_assert_eq(with_px, 1);
+    cr_expect_lt(worst, 1e-10, "worst %.2e", worst);
+    cr_expect_gt(moved, 0.01, "orbital motion moves these curves only %.2e", moved);
+}
+
+/* Rates of 0 are the static binary bit for bit (on the reference event's
+ * data), and orbital motion's bad input is named before any work. */
+Test(ml_likelihood, orbital_motion_zero_is_static_and_bad_input)
+{
+    sl_backend be = cpu();
+    slt_lk k0, k1;
+    sl_data d = sl_data_file(event_path());
+    SLT_OK(lk_open(&k0, "binary", &d));
+    sl_param_values pv;
+    lk_begin(&k1, "binary", &pv);
+    SLT_OK(sl_params_set_word(&pv, "orbital_motion", "linear"));
+    SLT_OK(k1.l->prepare(&pv, &d, &k1.ctx));
+    double p[8] = {7000.2, 0.05, 25.0, 1.2, 3e-3, 30.0, 0.0, 0.0}, ll[2], x2[2];
+    SLT_OK(k0.l->eval_batch_chi2(k0.ctx, &be, p, 1, &ll[0], &x2[0]));
+    SLT_OK(k1.l->eval_batch_chi2(k1.ctx, &be, p, 1, &ll[1], &x2[1]));
+    cr_expect_eq(x2[0], x2[1], "%.17g static, %.17g with rates 0", x2[0], x2[1]);
+    p[7] = 30.0;
+    SLT_OK(k1.l->eval_batch_chi2(k1.ctx, &be, p, 1, &ll[1], &x2[1]));
+    cr_expect_neq(x2[0], x2[1], "dalpha_dt = 30 changes nothing");
+    p[6] = -1e6; /* s reaches 0 inside the data */
+    SLT_OK(k1.l->eval_batch_chi2(k1.ctx, &be, p, 1, &ll[1], &x2[1]));
+    cr_expect(isinf(x2[1]) && ll[1] < 0, "s < 0 within the data: chi2 %g", x2[1]);
+    p[6] = NAN;
+    SLT_OK(k1.l->eval_batch_chi2(k1.ctx, &be, p, 1, &ll[1], &x2[1]));
+    cr_expect(isinf(x2[1]) && ll[1] < 0, "a NaN ds_dt: chi2 %g", x2[1]);
+    lk_close(&k0);
+    lk_close(&k1);
+    /* a single lens, fsbl's maps, t0_kep alone */
+    static const char *const words[] = {"pspl", "fsbl"};
+    static const char *const says[] = {"(model = \"pspl\")", "made for one s"};
+    for (int w = 0; w < 2; w++) {
+        slt_lk k;
+        lk_begin(&k, words[w], &pv);
+        SLT_OK(sl_params_set_word(&pv, "orbital_motion", "linear"));
+        if (w) {
+            SLT_OK(sl_params_set(&pv, "s", 1.0));
+            SLT_OK(sl_params_set(&pv, "q", 1e-3));
+        }
+        cr_assert_neq(k.l->prepare(&pv, &d, &k.ctx), SL_OK, "%s took orbital motion", words[w]);
+        cr_expect(strstr(sl_last_error(), "needs model = \"binary\"") &&
+                      strstr(sl_last_error(), says[w]), "%s", sl_last_error());
+        k.ctx = NULL;
+        lk_close(&k);
+    }
+    slt_lk k;
+    lk_begin(&k, "binary", &pv);
+    SLT_OK(sl_params_set(&pv, "t0_kep", 7000.0));
+    cr_assert_neq(k.l->prepare(&pv, &d, &k.ctx), SL_OK);
+    cr_expect(strstr(sl_last_error(), "'t0_kep' = 7000: only orbital_motion"), "%s",
+              sl_last_error());
+    k.ctx = NULL;
+    lk_close(&k);
+}
+
 /* Columns in memory (random photometry in three bands, fluxes) against a
  * plain fit: the 2 x 2 normal equations in long double, chi^2 summed
  * directly from the residuals. */

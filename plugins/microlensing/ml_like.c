@@ -33,12 +33,14 @@
 #include "starling/table.h"
 
 enum { OPT_MODEL, OPT_PHOT, OPT_ZP, OPT_LD, OPT_S, OPT_Q, OPT_RHO_MIN, OPT_RHO_MAX, OPT_PIXEL,
-       OPT_RAYS, OPT_SEED, OPT_PARALLAX, OPT_RA, OPT_DEC, OPT_T0_PAR, OPT_TIME_OFFSET, N_OPT };
+       OPT_RAYS, OPT_SEED, OPT_PARALLAX, OPT_RA, OPT_DEC, OPT_T0_PAR, OPT_TIME_OFFSET,
+       OPT_ORBIT, OPT_T0_KEP, N_OPT };
 
 /* in model order: sl_ml_model's, then SL_ML_PHOT_FSBL */
 static const char *const model_words[] = {"pspl", "fspl", "binary", "fsbl", NULL};
 static const char *const phot_words[] = {"auto", "mag", "flux", NULL};
 static const char *const parallax_words[] = {"none", "annual", NULL};
+static const char *const orbit_words[] = {"none", "linear", NULL};
 
 static const sl_param options[N_OPT] = {
     {"model", SL_PARAM_WORD, 0, 0, 0, 0,
@@ -81,6 +83,13 @@ static const sl_param options[N_OPT] = {
     {"time_offset", SL_PARAM_NUMBER, 0.0, -1e8, 1e8, 0,
      "annual parallax: added to the data's times to make Julian dates, TDB (2450000 for HJD - "
      "2450000)", NULL, NULL},
+    {"orbital_motion", SL_PARAM_WORD, 0, 0, 0, 0,
+     "none; linear (model = \"binary\"): the lens pair turns and widens at a steady rate, "
+     "parameters ds_dt (Einstein radii a year) and dalpha_dt (degrees a year) follow the "
+     "model's and parallax's", orbit_words, NULL},
+    {"t0_kep", SL_PARAM_NUMBER, NAN, -1e8, 1e8, 0,
+     "orbital motion: the time at which s and alpha are the model's (the data's time scale)",
+     NULL, "each model's t0"},
 };
 
 /* ---- data ------------------------------------------------------------------ */
@@ -393,6 +402,30 @@ static sl_status parallax_setup(const sl_param_values *opt, sl_ml_phot_ctx *c)
     return SL_OK;
 }
 
+/* The lens's linear orbital motion: its parameters after parallax's. A
+ * finite-source binary is read from maps made for one s, so it cannot take
+ * it; a single lens has no orbit. */
+static sl_status orbit_setup(const sl_param_values *opt, sl_ml_phot_ctx *c)
+{
+    c->om = opt->v[OPT_ORBIT] != 0.0;
+    c->t0_kep = opt->v[OPT_T0_KEP];
+    if (!c->om) {
+        if (opt->given[OPT_T0_KEP])
+            return sl_fail(SL_ERR_ARG, "microlensing: 't0_kep' = %g: only orbital_motion = "
+                           "\"linear\" takes it", c->t0_kep);
+        return SL_OK;
+    }
+    if (c->model != SL_ML_BINARY_PS)
+        return sl_fail(SL_ERR_ARG, "microlensing: orbital_motion = \"linear\" needs model = "
+                       "\"binary\" (model = \"%s\"%s)", model_words[c->model],
+                       c->model == SL_ML_PHOT_FSBL ? ": its maps are made for one s" : "");
+    c->names[c->n_par] = "ds_dt", c->names[c->n_par + 1] = "dalpha_dt";
+    for (int k = c->n_par; k < c->n_par + 2; k++)
+        c->lo[k] = -INFINITY, c->hi[k] = INFINITY;
+    c->n_par += 2;
+    return SL_OK;
+}
+
 /* ---- fsbl: the maps ------------------------------------------------------------- */
 
 /* Whether boxes a and b (x0, x1, y0, y1) overlap. */
@@ -534,7 +567,7 @@ static sl_status phot_prepare(const sl_param_values *opt, const sl_data *data, v
         return st;
     }
     set_params(c);
-    if ((st = parallax_setup(opt, c))) {
+    if ((st = parallax_setup(opt, c)) || (st = orbit_setup(opt, c))) {
         phot_release(c);
         return st;
     }
@@ -555,30 +588,30 @@ static sl_status phot_params(void *ctx, size_t *n, const char *const **names, co
 
 /* chi^2 of band b for one model (row of ml_model.h); its fit into fs, c
  * when they are not NULL. */
-static double band_chi2(const sl_ml_phot_ctx *c, const double *row, const double *pi, int b,
-                        double *fs, double *cc)
+static double band_chi2(const sl_ml_phot_ctx *c, const double *row, const sl_ml_phot_fx *fx,
+                        int b, double *fs, double *cc)
 {
     sl_ml_phot_sums s = {0.0, 0.0, 0.0};
     for (int64_t k = c->band_start[b]; k < c->band_start[b + 1]; k++) {
-        double A = pi ? sl_ml_phot_mag_px(c->model, &c->fs, row, pi, c->t[k], c->dn[k], c->de[k])
-                      : sl_ml_phot_mag(c->model, &c->fs, row, c->t[k]);
+        double A = sl_ml_phot_mag_fx(c->model, &c->fs, row, fx, c->t[k], c->px ? c->dn[k] : 0.0,
+                                     c->px ? c->de[k] : 0.0);
         sl_ml_phot_add(&s, A, c->w[k], c->fc[k]);
     }
     return sl_ml_phot_fit(c->S[b], c->sff[b], &s, fs, cc);
 }
 
-static double model_chi2(const sl_ml_phot_ctx *c, const double *row, const double *pi)
+static double model_chi2(const sl_ml_phot_ctx *c, const double *row, const sl_ml_phot_fx *fx)
 {
     double chi2 = 0.0;
     for (int b = 0; b < c->n_band; b++)
-        chi2 += band_chi2(c, row, pi, b, NULL, NULL);
+        chi2 += band_chi2(c, row, fx, b, NULL, NULL);
     return chi2;
 }
 
-/* The model's parallax (pi_E,N, pi_E,E) in its parameters p, or NULL. */
-static const double *parallax_of(const sl_ml_phot_ctx *c, const double *p)
+/* The effects (parallax, orbital motion) in the model's parameters p. */
+static sl_ml_phot_fx fx_of(const sl_ml_phot_ctx *c, const double *p)
 {
-    return c->px ? p + sl_ml_phot_npar(c->model) : NULL;
+    return sl_ml_phot_fx_of(c->model, c->px, c->om, c->t0_kep, p);
 }
 
 static void eval_cpu(const sl_ml_phot_ctx *c, const double *params, size_t n, double *ll,
@@ -591,8 +624,10 @@ static void eval_cpu(const sl_ml_phot_ctx *c, const double *params, size_t n, do
         double row[SL_ML_NPAR_MAX];
         double x2 = INFINITY;
         const double *p = params + (size_t)i * c->n_par;
-        if (sl_ml_phot_row(c->model, c->px, p, c->ld, &c->fs, row))
-            x2 = model_chi2(c, row, parallax_of(c, p));
+        if (sl_ml_phot_row(c->model, sl_ml_phot_n_fx(c->px, c->om), p, c->ld, &c->fs, row)) {
+            sl_ml_phot_fx fx = fx_of(c, p);
+            x2 = model_chi2(c, row, &fx);
+        }
         if (!isfinite(x2)) /* NaN from a model the solver could not handle counts as outside */
             x2 = INFINITY;
         ll[i] = -0.5 * x2;
@@ -646,7 +681,7 @@ static sl_status phot_model(void *ctx, const double *p, const double *x, size_t 
         return sl_fail(SL_ERR_ARG, "microlensing: model: passband %d: expected 0..%d", series,
                        c->n_band - 1);
     double row[SL_ML_NPAR_MAX], fs = 1.0, cc = 0.0;
-    if (!sl_ml_phot_row(c->model, c->px, p, c->ld, &c->fs, row)) {
+    if (!sl_ml_phot_row(c->model, sl_ml_phot_n_fx(c->px, c->om), p, c->ld, &c->fs, row)) {
         char buf[256];
         size_t u = 0;
         for (int k = 0; k < c->n_par; k++)
@@ -660,9 +695,9 @@ static sl_status phot_model(void *ctx, const double *p, const double *x, size_t 
                        "all finite)", buf, c->model == SL_ML_FSPL ? ", rho"
                                                : c->model == SL_ML_BINARY_PS ? ", s, q" : "");
     }
-    const double *pi = parallax_of(c, p);
+    const sl_ml_phot_fx fx = fx_of(c, p);
     double *dn = NULL, *de = NULL;
-    if (pi) { /* the offsets at the times asked for */
+    if (c->px) { /* the offsets at the times asked for */
         dn = malloc((n_x ? n_x : 1) * sizeof *dn);
         de = malloc((n_x ? n_x : 1) * sizeof *de);
         double *jd = malloc((n_x ? n_x : 1) * sizeof *jd);
@@ -690,12 +725,12 @@ static sl_status phot_model(void *ctx, const double *p, const double *x, size_t 
     }
     double fb = 0.0;
     if (series >= 0) {
-        band_chi2(c, row, pi, series, &fs, &cc);
+        band_chi2(c, row, &fx, series, &fs, &cc);
         fb = c->fmean[series] + cc - fs;
     }
     for (size_t k = 0; k < n_x; k++) {
-        double A = pi ? sl_ml_phot_mag_px(c->model, &c->fs, row, pi, x[k], dn[k], de[k])
-                      : sl_ml_phot_mag(c->model, &c->fs, row, x[k]);
+        double A = sl_ml_phot_mag_fx(c->model, &c->fs, row, &fx, x[k], c->px ? dn[k] : 0.0,
+                                     c->px ? de[k] : 0.0);
         out[k] = series >= 0 ? fs * A + fb : A;
     }
     free(dn), free(de);

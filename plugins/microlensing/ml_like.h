@@ -37,6 +37,9 @@ typedef struct sl_ml_phot_ctx {
     double time_offset; /* added to the data's times for the ephemeris */
     sl_ml_parallax par;
     double *dn, *de;
+    /* the lens's linear orbital motion: ds_dt, dalpha_dt after parallax's */
+    int om;
+    double t0_kep; /* NaN: each model's t0 */
     /* fsbl: the maps' specs (fixed at prepare), the maps once made (on the
      * backend of the first evaluation) and the reader's view of them */
     int n_maps, maps_made;

@@ -35,6 +35,8 @@ typedef struct ph_args {
     const double *t, *w, *fc;
     int px;                 /* annual parallax: offsets dn, de per observation */
     const double *dn, *de;
+    int om;                 /* the lens's linear orbital motion, about t0_kep */
+    double t0_kep;
     const double *params;
     int64_t n;
     const int *count;
@@ -100,8 +102,10 @@ __global__ void __launch_bounds__(PH_BLOCK) ph_kernel(ph_args a)
     double p[SL_ML_PHOT_NPAR_MAX], row[SL_ML_NPAR_MAX];
     for (int k = 0; k < a.n_par; k++)
         p[k] = a.params[m * a.n_par + k];
-    const double *pi = a.px ? p + sl_ml_phot_npar(a.model) : NULL;
-    if (!sl_ml_phot_row(a.model, a.px, p, a.ld, &a.fs, row)) { /* the same for every thread */
+    const sl_ml_phot_fx fx = sl_ml_phot_fx_of(a.model, a.px, a.om, a.t0_kep, p);
+    const double *pi = fx.pi;
+    if (!sl_ml_phot_row(a.model, sl_ml_phot_n_fx(a.px, a.om), p, a.ld, &a.fs, row)) {
+        /* the same for every thread */
         if (tid == 0) {
             a.ll[m] = -INFINITY;
             if (a.chi2)
@@ -123,8 +127,8 @@ __global__ void __launch_bounds__(PH_BLOCK) ph_kernel(ph_args a)
                                    a.fc[k]);
                 continue; /* a source on a map: below, by the whole block */
             }
-            sl_ml_phot_add(&s, sl_ml_phot_mag_px(a.model, &a.fs, row, pi, a.t[k], dn, de), a.w[k],
-                           a.fc[k]);
+            sl_ml_phot_add(&s, sl_ml_phot_mag_fx(a.model, &a.fs, row, &fx, a.t[k], dn, de),
+                           a.w[k], a.fc[k]);
         }
         if (fsbl)
             ph_fsbl_maps(&a, row, pi, a.band_start[b], a.band_start[b + 1], red, &s);
@@ -238,6 +242,7 @@ static void fill_args(ph_args *a, const sl_ml_phot_ctx *c, const ph_dev *d)
         a->S[b] = c->S[b], a->sff[b] = c->sff[b];
     a->t = d->t, a->w = d->w, a->fc = d->fc;
     a->px = c->px, a->dn = d->dn, a->de = d->de;
+    a->om = c->om, a->t0_kep = c->t0_kep;
 }
 
 static sl_status grow(ph_dev *d, size_t n, int n_par)

@@ -11,7 +11,9 @@
  *   D = S S_aa - S_a^2,  f_s = S S_aF / D,  c = -S_a S_aF / D,
  *   chi^2 = S_FF - S S_aF^2 / D,  f_b = <F>_w + c - f_s.
  * A model whose magnification is the same at every epoch of a band (D = 0
- * to rounding) gets f_s = 0 and the constant fit's chi^2 = S_FF. */
+ * to rounding) gets f_s = 0 and the constant fit's chi^2 = S_FF; one with a
+ * NaN magnification gets a NaN chi^2, which the likelihood counts as
+ * outside the domain. */
 #ifndef STARLING_ML_PHOT_H
 #define STARLING_ML_PHOT_H
 
@@ -23,8 +25,9 @@
 /* The likelihood's models: microlensing.h's three, and the finite-source
  * binary of ml_fsbl.h with s and q fixed by the options. */
 #define SL_ML_PHOT_FSBL 3
-/* A model's free parameters at most: a binary's six and parallax's two. */
-#define SL_ML_PHOT_NPAR_MAX (SL_ML_NPAR_MAX + 2)
+/* A model's free parameters at most: a binary's six, parallax's two and
+ * orbital motion's two. */
+#define SL_ML_PHOT_NPAR_MAX (SL_ML_NPAR_MAX + 4)
 
 /* Free parameters per model kind: pspl t0 u0 tE; fspl t0 u0 tE rho (the
  * limb darkening is an option); binary t0 u0 tE s q alpha; fsbl t0 u0 tE
@@ -34,16 +37,43 @@ SL_HD SL_INLINE int sl_ml_phot_npar(int m)
     return m == SL_ML_PSPL ? 3 : m == SL_ML_FSPL ? 4 : m == SL_ML_PHOT_FSBL ? 5 : 6;
 }
 
+/* The effects on a model beyond its own parameters, read from the
+ * parameters after the model's, in this order: annual parallax (pi_E,N,
+ * pi_E,E; the epoch's offsets come from ml_parallax.h) and the lens's
+ * linear orbital motion (ds/dt per year, dalpha/dt degrees per year, about
+ * t0_kep; a binary's only). */
+typedef struct sl_ml_phot_fx {
+    const double *pi; /* NULL: no parallax */
+    const double *om; /* NULL: the lens does not move */
+    double t0_kep;    /* NaN: the model's t0 (MulensModel's default) */
+} sl_ml_phot_fx;
+
+/* Parameters the effects add to a model's. */
+SL_HD SL_INLINE int sl_ml_phot_n_fx(int px, int om)
+{
+    return 2 * (px != 0) + 2 * (om != 0);
+}
+
+/* The effects of the parameters p of a model m. */
+SL_HD SL_INLINE sl_ml_phot_fx sl_ml_phot_fx_of(int m, int px, int om, double t0_kep,
+                                               const double *p)
+{
+    const double *after = p + sl_ml_phot_npar(m);
+    sl_ml_phot_fx fx = {px ? after : NULL, om ? after + 2 * (px != 0) : NULL, t0_kep};
+    return fx;
+}
+
 /* The row for free parameters p (ml_model.h's, or fsbl's own), or 0 when p
  * is outside the model's domain (a value not finite, tE, rho, s or q not
- * > 0; fsbl: rho outside the maps' [rho_min, rho_max]). With parallax (px)
- * p goes on with pi_E,N and pi_E,E, which must be finite too. */
-SL_HD SL_INLINE int sl_ml_phot_row(int m, int px, const double *p, double ld,
+ * > 0; fsbl: rho outside the maps' [rho_min, rho_max]). The n_fx effect
+ * parameters after the model's must be finite too. */
+SL_HD SL_INLINE int sl_ml_phot_row(int m, int n_fx, const double *p, double ld,
                                    const sl_ml_fsbl *fs, double *row)
 {
     int np = sl_ml_phot_npar(m);
-    if (px && !(isfinite(p[np]) && isfinite(p[np + 1])))
-        return 0;
+    for (int k = np; k < np + n_fx; k++)
+        if (!isfinite(p[k]))
+            return 0;
     for (int k = 0; k < np; k++) {
         if (!isfinite(p[k]))
             return 0;
@@ -87,25 +117,45 @@ SL_HD SL_INLINE void sl_ml_phot_source(const double *row, const double *pi, doub
     sl_ml_trajectory_tb(tau, beta, row[3], y1, y2);
 }
 
-/* The magnification of the model of row at epoch t, with parallax when pi
- * is not NULL (dn, de: the epoch's offsets). */
-SL_HD SL_INLINE double sl_ml_phot_mag_px(int m, const sl_ml_fsbl *fs, const double *row,
-                                         const double *pi, double t, double dn, double de)
+/* The binary's s and alpha at epoch t under linear orbital motion om
+ * (MulensModel's: s + ds/dt (t - t0_kep) / 365.25, the same for alpha),
+ * into a copy of row; 0 when s has shrunk to 0 or below. */
+SL_HD SL_INLINE int sl_ml_phot_orbit(const double *row, const sl_ml_phot_fx *fx, double t,
+                                     double *moved)
+{
+    for (int k = 0; k < 6; k++)
+        moved[k] = row[k];
+    double dt = (t - (isnan(fx->t0_kep) ? row[0] : fx->t0_kep)) / 365.25;
+    moved[3] = row[3] + fx->om[0] * dt;
+    moved[5] = row[5] + fx->om[1] * dt;
+    return moved[3] > 0.0;
+}
+
+/* The magnification of the model of row at epoch t under the effects fx
+ * (NULL: none; dn, de: the epoch's parallax offsets). */
+SL_HD SL_INLINE double sl_ml_phot_mag_fx(int m, const sl_ml_fsbl *fs, const double *row,
+                                         const sl_ml_phot_fx *fx, double t, double dn, double de)
 {
     double tau, beta;
-    sl_ml_phot_tb(row, pi, t, dn, de, &tau, &beta);
+    sl_ml_phot_tb(row, fx ? fx->pi : NULL, t, dn, de, &tau, &beta);
     if (m == SL_ML_PHOT_FSBL) {
         double y1, y2;
         sl_ml_trajectory_tb(tau, beta, row[3], &y1, &y2);
         return sl_ml_fsbl_mag(fs, y1, y2, row[4]);
     }
+    if (fx && fx->om && m == SL_ML_BINARY_PS) {
+        double moved[SL_ML_NPAR_MAX];
+        if (!sl_ml_phot_orbit(row, fx, t, moved))
+            return NAN;
+        return sl_ml_eval_tb((sl_ml_model)m, moved, tau, beta);
+    }
     return sl_ml_eval_tb((sl_ml_model)m, row, tau, beta);
 }
 
-/* The magnification of the model of row at epoch t, without parallax. */
+/* The magnification of the model of row at epoch t, without effects. */
 SL_HD SL_INLINE double sl_ml_phot_mag(int m, const sl_ml_fsbl *fs, const double *row, double t)
 {
-    return sl_ml_phot_mag_px(m, fs, row, NULL, t, 0.0, 0.0);
+    return sl_ml_phot_mag_fx(m, fs, row, NULL, t, 0.0, 0.0);
 }
 
 /* One passband's sums for one model. */
@@ -127,6 +177,11 @@ SL_HD SL_INLINE double sl_ml_phot_fit(double S, double sff, const sl_ml_phot_sum
                                       double *c)
 {
     double D = S * s->saa - s->sa * s->sa;
+    if (isnan(D) || isnan(s->saf)) { /* a magnification the model could not make */
+        if (fs)
+            *fs = NAN, *c = NAN;
+        return NAN;
+    }
     if (!(D > 1e-13 * S * s->saa)) {
         if (fs)
             *fs = 0.0, *c = 0.0;

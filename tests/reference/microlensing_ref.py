@@ -28,6 +28,9 @@ Writes, under tests/data/microlensing/ (CSV, '#' comments, a header row):
                   from BinaryMag2 with noise; its chi^2 at the truth in the comments.
   parallax_lc.csv model,t0,u0,tE,s,q,alpha,pi_E_N,pi_E_E,t0_par,ra,dec,t,A: MulensModel
                   light curves with annual parallax (point lens; binary, point source).
+  orbital_lc.csv  t0,u0,tE,s,q,alpha,ds_dt,dalpha_dt,t0_kep,pi_E_N,pi_E_E,t0_par,ra,dec,t,A:
+                  MulensModel binary light curves (point source) with the lens's linear
+                  orbital motion, with and without annual parallax.
   phot_event.csv  time,mag,err,band: a planetary event's photometry in I and V, and
   phot_chi2.csv   MulensModel's chi^2 and fitted fluxes on it for pspl, fspl and binary
                   models (phot_event() says how both are made).
@@ -561,12 +564,48 @@ def parallax_lc():
          "t", "A"], rows)
 
 
+def orbital_lc():
+    """The lens's linear orbital motion: MulensModel 3's Model with ds_dt (1/yr) and
+    dalpha_dt (deg/yr), point source, through the reference's event coordinates: t_0_kep
+    left to its default (t_0) and 15 days off it, and once with annual parallax as well
+    (pi_E = 0 and t0_par = 0 in a row mean no parallax)."""
+    from astropy.coordinates import SkyCoord
+    ra, dec = 269.7595833, -29.0708889
+    coords = SkyCoord(ra=ra, dec=dec, unit="deg", frame="icrs")
+    models = [(2457201.5, 0.08, 30.0, 1.15, 4e-3, 35.0, 0.6, 40.0, None, 0.0, 0.0, None),
+              (2457201.5, -0.05, 45.0, 0.85, 0.3, 200.0, -0.4, -90.0, 2457186.5, 0.0, 0.0, None),
+              (2457201.5, 0.12, 25.0, 1.05, 0.02, 120.0, 0.3, 25.0, 2457190.0, -0.25, 0.1,
+               2457200.0)]
+    rows = []
+    for t0, u0, tE, s, q, al, dsdt, dadt, tk, pn, pe, tp in models:
+        t = np.concatenate([np.linspace(t0 - 2 * tE, t0 + 2 * tE, 80), t0 + np.array([-120, 90])])
+        p = {"t_0": t0, "u_0": u0, "t_E": tE, "s": s, "q": q, "alpha": al, "ds_dt": dsdt,
+             "dalpha_dt": dadt}
+        if tk is not None:
+            p["t_0_kep"] = tk
+        if tp is not None:
+            p.update(pi_E_N=pn, pi_E_E=pe, t_0_par=tp)
+        m = mm.Model(p, coords=coords) if tp is not None else mm.Model(p)
+        m.default_magnification_method = "point_source"
+        A = m.get_magnification(t)
+        for ti, Ai in zip(t, A):
+            rows.append((t0, u0, tE, s, q, al, dsdt, dadt, t0 if tk is None else tk, pn, pe,
+                         0.0 if tp is None else tp, ra, dec, ti, Ai))
+    write("orbital_lc.csv", [
+        "MulensModel Model({t_0,u_0,t_E,s,q,alpha,ds_dt,dalpha_dt[,t_0_kep][,pi_E_N,pi_E_E,t_0_par]})",
+        "point-source binary magnifications with the lens's linear orbital motion (ds_dt per",
+        "year, dalpha_dt degrees per year), t full BJD (TDB); t0_par = 0: no parallax"],
+        ["t0", "u0", "tE", "s", "q", "alpha", "ds_dt", "dalpha_dt", "t0_kep", "pi_E_N", "pi_E_E",
+         "t0_par", "ra", "dec", "t", "A"], rows)
+
+
 if __name__ == "__main__":
     # no arguments: every file; else only the named ones (e.g. binary_random)
     os.makedirs(DATA, exist_ok=True)
     makers = dict(point_fs=point_fs, binary_ps=binary_ps, binary_lc=binary_lc, pspl_lc=pspl_lc,
                   binary_random=binary_random, caustics_box=caustics_box,
                   binary_fs_lc=binary_fs_lc, fsbl_lc=fsbl_lc, fsbl_event=fsbl_event,
-                  phot_event=phot_event, parallax_lc=parallax_lc)
+                  phot_event=phot_event, parallax_lc=parallax_lc,
+                  orbital_lc=orbital_lc)
     for name in sys.argv[1:] or list(makers):
         makers[name]()
