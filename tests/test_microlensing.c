@@ -358,6 +358,39 @@ Test(microlensing, caustics_are_critical)
     slt_ml_unload(&p);
 }
 
+/* The resolution asked is the resolution given: at 1e-5 every two
+ * consecutive caustic points of the equal-mass binary at s = 1 are at most
+ * 1e-5 apart, which takes more phases than a cap of 64 points + 4096
+ * would have allowed; one that cannot be reached within
+ * SL_ML_CAUSTIC_SAMPLES is refused, naming it and what was reached. */
+Test(microlensing, caustics_honour_their_resolution)
+{
+    slt_ml p;
+    slt_ml_load(&p);
+    sl_ml_lenses L;
+    p.lens->binary_lenses(1.0, 1.0, &L);
+    sl_ml_caustic_set c;
+    SLT_OK(p.lens->caustics(&L, 72, 1e-5, &c));
+    double worst = 0.0;
+    int64_t most = 0;
+    for (int k = 0; k < c.n_curves; k++) {
+        const sl_ml_curve *cv = &c.curve[k];
+        most = cv->n > most ? cv->n : most;
+        for (int64_t j = 0; j + 1 < cv->n; j++)
+            worst = fmax(worst, hypot(cv->cx[j + 1] - cv->cx[j], cv->cy[j + 1] - cv->cy[j]));
+    }
+    cr_log_info("caustics at 1e-5: %d curves, up to %lld points, worst step %.2e", c.n_curves,
+                (long long)most, worst);
+    cr_assert_leq(worst, 1e-5, "worst step %.3e", worst);
+    cr_assert_gt(most, 64 * 72 + 4096, "only %lld points", (long long)most);
+    p.lens->caustics_free(&c);
+    cr_assert_eq(p.lens->caustics(&L, 72, 1e-9, &c), SL_ERR_ARG);
+    cr_expect(strstr(sl_last_error(), "resolution = 1e-09: the caustic points are still up to") &&
+                  strstr(sl_last_error(), "expected a resolution >="),
+              "%s", sl_last_error());
+    slt_ml_unload(&p);
+}
+
 Test(microlensing, caustics_bad_input)
 {
     slt_ml p;

@@ -10,7 +10,8 @@
  * one phase to the next by nearest match; a track ends, at phi = 2 pi, at the
  * start of another (or its own), and the cycles of that permutation are the
  * closed curves. Phases are refined by bisection wherever a caustic step is
- * longer than the asked resolution, up to a cap. The caustics are the lens
+ * longer than the asked resolution; a resolution that would need more than
+ * SL_ML_CAUSTIC_SAMPLES phases is refused. The caustics are the lens
  * map of the critical points. */
 #include <math.h>
 #include <stdlib.h>
@@ -186,40 +187,54 @@ static sl_status ml_samples(const sl_ml_lenses *L, const ml_poly *P, const ml_po
                             double step, int cap, ml_sample **out, int *n_out)
 {
     const int m = 2 * L->n;
-    int n = n0 + 1, c = n0 + 1;
-    ml_sample *v = malloc((size_t)c * sizeof *v);
+    int n = n0 + 1;
+    ml_sample *v = malloc((size_t)n * sizeof *v);
     if (!v)
-        return sl_fail_nomem((size_t)c * sizeof *v, "caustics: phase samples");
+        return sl_fail_nomem((size_t)n * sizeof *v, "caustics: phase samples");
     for (int k = 0; k < n; k++) {
         v[k].phi = 6.28318530717958647692 * k / n0;
         ml_crit_roots(P, S, v[k].phi, v[k].z);
         if (k > 0)
             ml_match(m, v[k - 1].z, v[k].z);
     }
-    for (int pass = 0; pass < 30 && n < cap; pass++) {
-        int grew = 0;
-        for (int k = 0; k + 1 < n && n < cap; k++) {
-            if (ml_caustic_step(L, m, &v[k], &v[k + 1]) <= step)
-                continue;
-            if (n == c) {
-                c *= 2;
-                ml_sample *w = realloc(v, (size_t)c * sizeof *v);
-                if (!w) {
-                    free(v);
-                    return sl_fail_nomem((size_t)c * sizeof *v, "caustics: phase samples");
-                }
-                v = w;
-            }
-            memmove(&v[k + 2], &v[k + 1], (size_t)(n - k - 1) * sizeof *v);
-            v[k + 1].phi = 0.5 * (v[k].phi + v[k + 2].phi);
-            ml_crit_roots(P, S, v[k + 1].phi, v[k + 1].z);
-            ml_match(m, v[k].z, v[k + 1].z);
-            n++;
-            k++;
-            grew = 1;
+    /* each pass bisects every interval whose caustic step is too long, into
+     * a new array, so a pass costs its samples, not their square */
+    double worst = INFINITY;
+    for (int pass = 0; pass < 60; pass++) {
+        int longer = 0;
+        worst = 0.0;
+        for (int k = 0; k + 1 < n; k++) {
+            double d = ml_caustic_step(L, m, &v[k], &v[k + 1]);
+            worst = fmax(worst, d);
+            longer += d > step;
         }
-        if (!grew)
+        if (!longer)
             break;
+        if (n + longer > cap) {
+            free(v);
+            return sl_fail(SL_ERR_ARG, "microlensing: caustics: resolution = %g: the caustic "
+                           "points are still up to %g apart at %d phase samples, and the next "
+                           "refinement would pass %d; expected a resolution >= %g, or fewer "
+                           "lenses' worth of caustic", step, worst, n, cap, worst);
+        }
+        ml_sample *w = malloc((size_t)(n + longer) * sizeof *w);
+        if (!w) {
+            free(v);
+            return sl_fail_nomem((size_t)(n + longer) * sizeof *w, "caustics: phase samples");
+        }
+        int j = 0;
+        for (int k = 0; k < n; k++) {
+            w[j++] = v[k];
+            if (k + 1 < n && ml_caustic_step(L, m, &v[k], &v[k + 1]) > step) {
+                w[j].phi = 0.5 * (v[k].phi + v[k + 1].phi);
+                ml_crit_roots(P, S, w[j].phi, w[j].z);
+                ml_match(m, v[k].z, w[j].z);
+                j++;
+            }
+        }
+        free(v);
+        v = w;
+        n = j;
     }
     /* re-follow the tracks through the refined samples: a bisection matched
      * to its left neighbour only may have swapped two tracks to its right */
@@ -310,8 +325,11 @@ sl_status sl_ml_caustics(const sl_ml_lenses *L, int min_points, double resolutio
     ml_sample *v = NULL;
     int n = 0;
     /* each phase gives 2n points, each curve takes at least one track: the
-     * curves get at least min_points each with min_points phases */
-    if ((st = ml_samples(L, &P, &S, min_points, resolution, 64 * min_points + 4096, &v, &n)))
+     * curves get at least min_points each with min_points phases; phases are
+     * bisected until the resolution holds or SL_ML_CAUSTIC_SAMPLES would be
+     * passed, which is an error, not a coarser answer */
+    if ((st = ml_samples(L, &P, &S, min_points, resolution, SL_ML_CAUSTIC_SAMPLES + min_points,
+                         &v, &n)))
         return st;
     st = ml_chain(L, v, n, out);
     free(v);

@@ -5,6 +5,13 @@
 
 #include "microlensing.h"
 
+/* The most phase samples a caustic set may take to reach its resolution
+ * (each holds 2n roots: 264 bytes), so a resolution finer than a few
+ * millionths of the caustic's length is refused rather than coarsened. */
+#ifndef SL_ML_CAUSTIC_SAMPLES
+#define SL_ML_CAUSTIC_SAMPLES (1 << 19)
+#endif
+
 SL_EXTERN_C_BEGIN
 
 sl_status sl_ml_lenses_check(const sl_ml_lenses *L);
