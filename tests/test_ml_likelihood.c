@@ -236,6 +236,191 @@ Test(ml_likelihood, parallax_zero_is_no_parallax_and_bad_input)
     lk_close(&k);
 }
 
+/* Writes the reference's Spitzer ephemeris to path with a band column
+ * naming `band` (NULL: without one) and returns path. */
+static const char *eph_file(const char *path, const char *band)
+{
+    char src[1024], line[512];
+    snprintf(src, sizeof src, "%s/microlensing/spitzer_eph.csv", SL_TEST_DATA_DIR);
+    FILE *in = fopen(src, "r"), *out = fopen(path, "w");
+    cr_assert(in && out);
+    int header = 0;
+    while (fgets(line, sizeof line, in)) {
+        if (line[0] == '#')
+            continue;
+        line[strcspn(line, "\n")] = '\0';
+        if (!band)
+            fprintf(out, "%s\n", line);
+        else
+            fprintf(out, "%s,%s\n", line, header ? band : "band");
+        header = 1;
+    }
+    fclose(in);
+    fclose(out);
+    return path;
+}
+
+/* A likelihood with annual parallax (the reference event's ra, dec, t0_par
+ * r[9]) on the data file `data`, with the ephemeris file `eph` (NULL:
+ * none) as its data set "ephemeris". */
+static sl_status sat_open(slt_lk *k, const char *model, const double *r, const char *data,
+                          const char *eph, int px)
+{
+    sl_param_values pv;
+    lk_begin(k, model, &pv);
+    SLT_OK(sl_params_set_word(&pv, "phot", "flux"));
+    if (px) {
+        SLT_OK(sl_params_set_word(&pv, "parallax", "annual"));
+        SLT_OK(sl_params_set(&pv, "ra", r[10]));
+        SLT_OK(sl_params_set(&pv, "dec", r[11]));
+        SLT_OK(sl_params_set(&pv, "t0_par", r[9]));
+    }
+    sl_data d = sl_data_file(data), e = sl_data_file(eph);
+    const sl_data_named more[1] = {{"ephemeris", &e}};
+    if (eph)
+        d.more = more, d.n_more = 1;
+    return k->l->prepare(&pv, &d, &k->ctx);
+}
+
+/* Satellite parallax against MulensModel 3.12 (satellite_lc.csv: a point
+ * lens and a binary in 2015, seen from the Earth and from Spitzer through
+ * MulensModel's own Spitzer ephemeris, spitzer_eph.csv): data made of the
+ * reference's magnifications as fluxes, "OGLE" from the Earth and
+ * "Spitzer" from the satellite, are fitted by the truth with f_s = 1 and
+ * f_b = 0, so the model's flux in each band is its magnification there.
+ * Measured: 1.9e-14 from the Earth; 1.9e-8 from Spitzer, which is the two
+ * interpolants' difference: the table's RA and Dec are rounded to 0.01 s
+ * and 0.1" (~1e-6 AU), and over it our cubic through four rows and
+ * MulensModel's spline through all of them differ by up to 8e-8 AU, i.e.
+ * ~2e-8 in u at pi_E = 0.3. The bound for Spitzer is 1e-6, 50 times the
+ * figure; a satellite offset wrong by one row (a day) gives ~1e-3. The
+ * Spitzer band seen from the Earth is far off. */
+Test(ml_likelihood, satellite_parallax_against_mulensmodel)
+{
+    enum { NC = 15 };
+    double *ref;
+    int64_t n = slt_ml_csv("satellite_lc.csv", NC, &ref);
+    cr_assert_gt(n, 200);
+    char dir[] = "/tmp/sl_ml_sat_XXXXXX", data[512], eph[512];
+    cr_assert(mkdtemp(dir));
+    snprintf(data, sizeof data, "%s/ev.csv", dir);
+    snprintf(eph, sizeof eph, "%s/eph.csv", dir);
+    eph_file(eph, "Spitzer");
+    double worst[2] = {0.0, 0.0}, chi2_max = 0.0, chi2_earth = INFINITY;
+    int groups = 0;
+    for (int64_t i0 = 0; i0 < n;) {
+        const double *r = ref + i0 * NC;
+        int64_t i1 = i0;
+        while (i1 < n && ref[i1 * NC + 1] == r[1])
+            i1++;
+        const int binary = r[4] > 0.0;
+        FILE *f = fopen(data, "w");
+        cr_assert(f);
+        fprintf(f, "time,flux,err,band\n");
+        for (int64_t i = i0; i < i1; i++)
+            fprintf(f, "%.17g,%.17g,0.001,%s\n", ref[i * NC + 13], ref[i * NC + 14],
+                    ref[i * NC + 12] ? "Spitzer" : "OGLE");
+        fclose(f);
+        double p[8] = {r[1], r[2], r[3], r[4], r[5], r[6]}, ll, x2;
+        const int np = binary ? 6 : 3;
+        p[np] = r[7], p[np + 1] = r[8];
+        sl_backend be = cpu();
+        slt_lk k;
+        SLT_OK(sat_open(&k, binary ? "binary" : "pspl", r, data, eph, 1));
+        SLT_OK(k.l->eval_batch_chi2(k.ctx, &be, p, 1, &ll, &x2));
+        chi2_max = fmax(chi2_max, x2);
+        for (int64_t i = i0; i < i1; i++) {
+            const double t = ref[i * NC + 13];
+            const int space = ref[i * NC + 12] != 0.0;
+            double F; /* series: the bands in order of first observation, OGLE first */
+            SLT_OK(k.l->model(k.ctx, p, &t, 1, space, &F));
+            worst[space] = fmax(worst[space], slt_rel(F, ref[i * NC + 14]));
+        }
+        lk_close(&k);
+        SLT_OK(sat_open(&k, binary ? "binary" : "pspl", r, data, NULL, 1));
+        SLT_OK(k.l->eval_batch_chi2(k.ctx, &be, p, 1, &ll, &x2));
+        chi2_earth = fmin(chi2_earth, x2);
+        lk_close(&k);
+        groups++;
+        i0 = i1;
+    }
+    unlink(data), unlink(eph), rmdir(dir);
+    free(ref);
+    cr_log_info("satellite parallax against MulensModel: %d events, worst %.2e (Earth), %.2e "
+                "(Spitzer); chi2 at the truth %.2e; Spitzer's data seen from the Earth: chi2 "
+                ">= %.3g", groups, worst[0], worst[1], chi2_max, chi2_earth);
+    cr_assert_eq(groups, 2);
+    cr_expect_lt(worst[0], 1e-9, "Earth: worst %.2e", worst[0]);
+    cr_expect_lt(worst[1], 1e-6, "Spitzer: worst %.2e", worst[1]);
+    cr_expect_lt(chi2_max, 1e-5, "chi2 at the truth %.3g", chi2_max);
+    cr_expect_gt(chi2_earth, 100.0, "without the ephemeris chi2 is only %.3g", chi2_earth);
+}
+
+/* Satellite parallax's bad input, named before any work: an ephemeris
+ * that does not cover the data, one without parallax, a band the data do
+ * not have, no band column beside two passbands, a row with a distance of
+ * 0, too few rows. */
+Test(ml_likelihood, satellite_parallax_bad_input)
+{
+    double r[12] = {0, 2457200.3, 0.2, 35.0, 0, 0, 0, 0.25, -0.15, 2457200.0, 269.76, -29.07};
+    char dir[] = "/tmp/sl_ml_satb_XXXXXX", data[512], eph[512];
+    cr_assert(mkdtemp(dir));
+    snprintf(data, sizeof data, "%s/ev.csv", dir);
+    snprintf(eph, sizeof eph, "%s/eph.csv", dir);
+    static const struct {
+        double t_sat;
+        int px;
+        const char *band;
+        const char *says;
+    } cases[] = {
+        {2457600.0, 1, "Spitzer", "(Julian date, with time_offset) is outside the ephemeris of "
+                                  "band \"Spitzer\", 2456445.0"},
+        {2457210.0, 0, "Spitzer", "needs parallax = \"annual\""},
+        {2457210.0, 1, "K2", "band \"K2\" is not among the data's passbands (\"OGLE\", "
+                             "\"Spitzer\")"},
+        {2457210.0, 1, NULL, "has no band column and the data have 2 passbands"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        FILE *f = fopen(data, "w");
+        cr_assert(f);
+        fprintf(f, "time,flux,err,band\n");
+        for (int i = 0; i < 5; i++)
+            fprintf(f, "%.1f,1.0,0.01,OGLE\n%.1f,1.0,0.01,Spitzer\n", 2457190.0 + 5 * i,
+                    cases[c].t_sat + i);
+        fclose(f);
+        eph_file(eph, cases[c].band);
+        slt_lk k;
+        cr_assert_neq(sat_open(&k, "pspl", r, data, eph, cases[c].px), SL_OK, "case %zu", c);
+        cr_expect(strstr(sl_last_error(), cases[c].says), "case %zu: %s", c, sl_last_error());
+        k.ctx = NULL;
+        lk_close(&k);
+    }
+    /* a distance of 0, and a table of three rows */
+    FILE *f = fopen(eph, "w");
+    fprintf(f, "time,ra,dec,distance\n2457200,120,18,1.2\n2457201,121,18,0\n2457202,122,18,1.2"
+               "\n");
+    fclose(f);
+    f = fopen(data, "w");
+    fprintf(f, "time,flux,err\n2457200.5,1,0.01\n2457201.5,1,0.01\n");
+    fclose(f);
+    slt_lk k;
+    cr_assert_neq(sat_open(&k, "pspl", r, data, eph, 1), SL_OK);
+    cr_expect(strstr(sl_last_error(), "eph.csv:3") && strstr(sl_last_error(), "distance") &&
+                  strstr(sl_last_error(), "= 0: expected a distance > 0"),
+              "%s", sl_last_error());
+    k.ctx = NULL;
+    lk_close(&k);
+    f = fopen(eph, "w");
+    fprintf(f, "time,ra,dec,distance\n2457200,120,18,1.2\n2457201,121,18,1.2\n2457202,122,18,"
+               "1.2\n");
+    fclose(f);
+    cr_assert_neq(sat_open(&k, "pspl", r, data, eph, 1), SL_OK);
+    cr_expect(strstr(sl_last_error(), "has 3 rows: expected at least 4"), "%s", sl_last_error());
+    k.ctx = NULL;
+    lk_close(&k);
+    unlink(data), unlink(eph), rmdir(dir);
+}
+
 /* A binary likelihood with linear orbital motion (and annual parallax when
  * the row's t0_par is not 0) at orbital_lc.csv's row r, its data a flat
  * curve at full-JD times around t0 (they only set it up); t0_kep is given

@@ -322,6 +322,7 @@ static void phot_release(void *ctx)
         sl_ml_map_free(&c->map[k]);
     free(c->t), free(c->w), free(c->fc);
     free(c->dn), free(c->de);
+    sl_ml_ephemeris_free(&c->eph);
     free(c);
 }
 
@@ -400,6 +401,69 @@ static sl_status parallax_setup(const sl_param_values *opt, sl_ml_phot_ctx *c)
         c->lo[k] = -INFINITY, c->hi[k] = INFINITY;
     c->n_par += 2;
     return SL_OK;
+}
+
+/* The satellite's shift of the offsets (dn, de) at Julian date jd from
+ * track k: its geocentric position projected on the sky, subtracted
+ * (MulensModel's convention). */
+static sl_status satellite_shift(const sl_ml_phot_ctx *c, int k, double jd, const char *what,
+                                 double *dn, double *de)
+{
+    double x[3];
+    sl_status st = sl_ml_ephemeris_at(&c->eph, k, jd, what, x);
+    if (st)
+        return st;
+    const double *N = c->par.north, *E = c->par.east;
+    *dn -= x[0] * N[0] + x[1] * N[1] + x[2] * N[2];
+    *de -= x[0] * E[0] + x[1] * E[1] + x[2] * E[2];
+    return SL_OK;
+}
+
+/* Satellite parallax: the data set "ephemeris" names the passbands seen
+ * from elsewhere than the Earth and where that was; their observations'
+ * offsets get the observer's. Needs annual parallax (the Earth's part and
+ * the event's direction), and every band it names must be in the data. */
+static sl_status satellite_setup(const sl_data *data, sl_ml_phot_ctx *c)
+{
+    for (int b = 0; b < SL_ML_MAX_BAND; b++)
+        c->eph_of[b] = -1;
+    const sl_data *ed = sl_data_more(data, "ephemeris");
+    if (!ed)
+        return SL_OK;
+    if (!c->px)
+        return sl_fail(SL_ERR_ARG, "microlensing: an ephemeris (satellite parallax) needs "
+                       "parallax = \"annual\" with the event's ra and dec");
+    sl_status st = sl_ml_ephemeris_read(ed, &c->eph);
+    if (st)
+        return st;
+    for (int k = 0; k < c->eph.n_track; k++) {
+        const char *band = c->eph.track[k].band;
+        int found = -1;
+        for (int b = 0; b < c->n_band; b++)
+            if (band[0] ? strcmp(band, c->band_name[b]) == 0 : c->n_band == 1)
+                found = b;
+        if (found < 0) {
+            char list[SL_ML_MAX_BAND * (SL_ML_BAND_NAME + 4)];
+            size_t u = 0;
+            for (int b = 0; b < c->n_band; b++)
+                u += (size_t)snprintf(list + u, sizeof list - u, "%s\"%s\"", b ? ", " : "",
+                                      c->band_name[b]);
+            if (!band[0])
+                return sl_fail(SL_ERR_ARG, "ephemeris: %s has no band column and the data have "
+                               "%d passbands (%s): expected a column band naming the passband "
+                               "seen from the satellite", c->eph.source, c->n_band, list);
+            return sl_fail(SL_ERR_ARG, "ephemeris: %s: band \"%s\" is not among the data's "
+                           "passbands (%s)", c->eph.source, band, list);
+        }
+        c->eph_of[found] = k;
+        for (int64_t i = c->band_start[found]; i < c->band_start[found + 1] && !st; i++) {
+            char what[96];
+            snprintf(what, sizeof what, "passband \"%s\", its observation at %.10g",
+                     c->band_name[found], c->t[i]);
+            st = satellite_shift(c, k, c->t[i] + c->time_offset, what, &c->dn[i], &c->de[i]);
+        }
+    }
+    return st;
 }
 
 /* The lens's linear orbital motion: its parameters after parallax's. A
@@ -567,7 +631,8 @@ static sl_status phot_prepare(const sl_param_values *opt, const sl_data *data, v
         return st;
     }
     set_params(c);
-    if ((st = parallax_setup(opt, c)) || (st = orbit_setup(opt, c))) {
+    if ((st = parallax_setup(opt, c)) || (st = satellite_setup(data, c)) ||
+        (st = orbit_setup(opt, c))) {
         phot_release(c);
         return st;
     }
@@ -709,6 +774,13 @@ static sl_status phot_model(void *ctx, const double *p, const double *x, size_t 
             jd[k] = x[k] + c->time_offset;
         if (!st)
             st = sl_ml_parallax_offsets(&c->par, jd, n_x, dn, de);
+        const int k_eph = series >= 0 ? c->eph_of[series] : -1;
+        for (size_t k = 0; k < n_x && !st && k_eph >= 0; k++) {
+            char what[96];
+            snprintf(what, sizeof what, "model: passband \"%s\", time %zu", c->band_name[series],
+                     k + 1);
+            st = satellite_shift(c, k_eph, jd[k], what, &dn[k], &de[k]);
+        }
         free(jd);
         if (st) {
             free(dn), free(de);
@@ -771,6 +843,10 @@ static sl_status phot_example(const char *path, uint64_t seed)
     return SL_OK;
 }
 
+/* Satellite parallax's observers: where each passband not seen from the
+ * Earth was seen from (ml_ephemeris.h). */
+static const char *const phot_more_data[] = {"ephemeris", NULL};
+
 const sl_likelihood sl_ml_likelihood_table = {
     .abi = SL_ABI_VERSION,
     .kind = SL_KIND_LIKELIHOOD,
@@ -792,4 +868,5 @@ const sl_likelihood sl_ml_likelihood_table = {
     .eval_batch_device = phot_eval_device,
 #endif
     .example_data = phot_example,
+    .more_data = phot_more_data,
 };

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "microlensing.h"
+#include "ml_ephemeris.h"
 #include "ml_fsbl.h"
 #include "ml_parallax.h"
 #include "ml_phot.h"
@@ -37,6 +38,11 @@ typedef struct sl_ml_phot_ctx {
     double time_offset; /* added to the data's times for the ephemeris */
     sl_ml_parallax par;
     double *dn, *de;
+    /* satellite parallax: the observers' ephemerides (data "ephemeris") and
+     * per passband the track it is seen from, -1 for the Earth; the
+     * satellite's offsets are in dn, de already */
+    sl_ml_ephemeris eph;
+    int eph_of[SL_ML_MAX_BAND];
     /* the lens's linear orbital motion: ds_dt, dalpha_dt after parallax's */
     int om;
     double t0_kep; /* NaN: each model's t0 */

@@ -31,6 +31,11 @@ Writes, under tests/data/microlensing/ (CSV, '#' comments, a header row):
   orbital_lc.csv  t0,u0,tE,s,q,alpha,ds_dt,dalpha_dt,t0_kep,pi_E_N,pi_E_E,t0_par,ra,dec,t,A:
                   MulensModel binary light curves (point source) with the lens's linear
                   orbital motion, with and without annual parallax.
+  spitzer_eph.csv time,ra,dec,distance: MulensModel's Spitzer_ephemeris_01.dat (JPL
+                  Horizons, geocentric, daily) as JD, degrees and AU, via MulensModel's reader.
+  satellite_lc.csv model,t0,u0,tE,s,q,alpha,pi_E_N,pi_E_E,t0_par,ra,dec,space,t,A:
+                  MulensModel light curves with annual parallax seen from the Earth
+                  (space = 0) and from Spitzer (space = 1, through that ephemeris).
   phot_event.csv  time,mag,err,band: a planetary event's photometry in I and V, and
   phot_chi2.csv   MulensModel's chi^2 and fitted fluxes on it for pspl, fspl and binary
                   models (phot_event() says how both are made).
@@ -599,6 +604,53 @@ def orbital_lc():
          "t0_par", "ra", "dec", "t", "A"], rows)
 
 
+def satellite_lc():
+    """Satellite parallax: MulensModel 3's Model with pi_E_N, pi_E_E and t_0_par, seen from
+    the Earth and from Spitzer through MulensModel's own Spitzer ephemeris (JPL Horizons,
+    daily, 2013-2015), which is written beside as spitzer_eph.csv (JD, RA and Dec in
+    degrees, distance in AU: MulensModel's reader's numbers): a point lens and a binary
+    (point source) in the 2015 bulge season."""
+    from astropy.coordinates import SkyCoord
+    eph = os.path.join(os.path.dirname(mm.__file__), "data", "ephemeris_files",
+                       "Spitzer_ephemeris_01.dat")
+    hz = mm.horizons.Horizons(eph)
+    x, y, z = hz.xyz.x.to_value("au"), hz.xyz.y.to_value("au"), hz.xyz.z.to_value("au")
+    dist = np.sqrt(x * x + y * y + z * z)
+    ra_s = np.degrees(np.arctan2(y, x)) % 360.0
+    dec_s = np.degrees(np.arctan2(z, np.hypot(x, y)))
+    write("spitzer_eph.csv", [
+        "MulensModel 3.12's data/ephemeris_files/Spitzer_ephemeris_01.dat (JPL Horizons, Spitzer",
+        "seen from the Earth's centre, daily) read by MulensModel.horizons.Horizons: JD (TDB, as",
+        "that reader makes it from Horizons' UT), RA and Dec (degrees, ICRF), distance (AU)"],
+        ["time", "ra", "dec", "distance"],
+        [(t, a, d, r) for t, a, d, r in zip(hz.time, ra_s, dec_s, dist)])
+    ra, dec = 269.7595833, -29.0708889
+    coords = SkyCoord(ra=ra, dec=dec, unit="deg", frame="icrs")
+    sat = mm.SatelliteSkyCoord(ephemerides_file=eph)
+    models = [("pspl", 2457200.3, 0.2, 35.0, 0, 0, 0, 0.25, -0.15, 2457200.0),
+              ("binary", 2457215.5, 0.08, 30.0, 1.15, 4e-3, 35.0, -0.2, 0.1, 2457215.0)]
+    rows = []
+    for kind, t0, u0, tE, s, q, al, pn, pe, tp in models:
+        t = np.linspace(t0 - 1.5 * tE, t0 + 1.5 * tE, 61)
+        p = {"t_0": t0, "u_0": u0, "t_E": tE, "pi_E_N": pn, "pi_E_E": pe, "t_0_par": tp}
+        if kind == "binary":
+            p.update(s=s, q=q, alpha=al)
+        m = mm.Model(p, coords=coords)
+        if kind == "binary":
+            m.default_magnification_method = "point_source"
+        for space in (0, 1):
+            A = (m.get_magnification(t, satellite_skycoord=sat.get_satellite_coords(t)) if space
+                 else m.get_magnification(t))
+            for ti, Ai in zip(t, A):
+                rows.append((kind, t0, u0, tE, s, q, al, pn, pe, tp, ra, dec, space, ti, Ai))
+    write("satellite_lc.csv", [
+        "MulensModel Model({t_0,u_0,t_E[,s,q,alpha],pi_E_N,pi_E_E,t_0_par}, coords) magnifications",
+        "with annual parallax from the Earth (space = 0) and from Spitzer (space = 1, its",
+        "ephemeris in spitzer_eph.csv), t full JD; binary: point source"],
+        ["model", "t0", "u0", "tE", "s", "q", "alpha", "pi_E_N", "pi_E_E", "t0_par", "ra", "dec",
+         "space", "t", "A"], rows)
+
+
 if __name__ == "__main__":
     # no arguments: every file; else only the named ones (e.g. binary_random)
     os.makedirs(DATA, exist_ok=True)
@@ -606,6 +658,6 @@ if __name__ == "__main__":
                   binary_random=binary_random, caustics_box=caustics_box,
                   binary_fs_lc=binary_fs_lc, fsbl_lc=fsbl_lc, fsbl_event=fsbl_event,
                   phot_event=phot_event, parallax_lc=parallax_lc,
-                  orbital_lc=orbital_lc)
+                  orbital_lc=orbital_lc, satellite_lc=satellite_lc)
     for name in sys.argv[1:] or list(makers):
         makers[name]()
