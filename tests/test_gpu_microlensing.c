@@ -4,6 +4,8 @@
  * SL_HD code runs on both; what may differ is rounding (FMA contraction,
  * the device's sqrt and division), so the bound is relative, not bitwise.
  * The issue asks light curves within 1e-6. */
+#include <unistd.h>
+
 #include "ml_test.h"
 #include "starling/likelihood.h"
 
@@ -219,7 +221,8 @@ Test(gpu_microlensing, lightcurves_same_map)
  * the row count in device memory too); and the same with annual parallax
  * (its offsets uploaded once, pi_E up to 0.5) and with the lens's linear
  * orbital motion on top (|ds_dt| up to 0.5 a year, |dalpha_dt| 30 degrees
- * a year, about a t0_kep of its own). */
+ * a year, about a t0_kep of its own) and passband options (I's blend held
+ * at 0, V's errors rescaled). */
 static void like_cpu_vs_gpu(int px, int om)
 {
     SLT_REQUIRE_GPU();
@@ -242,11 +245,22 @@ static void like_cpu_vs_gpu(int px, int om)
         SLT_OK(sl_params_set_word(&pv, "orbital_motion", "linear"));
         SLT_OK(sl_params_set(&pv, "t0_kep", 7001.0));
     }
-    char path[1024];
+    char path[1024], pb[] = "/tmp/sl_gpu_pb_XXXXXX";
     snprintf(path, sizeof path, "%s/microlensing/phot_event.csv", SL_TEST_DATA_DIR);
-    sl_data d = sl_data_file(path);
+    sl_data d = sl_data_file(path), e = sl_data_file(pb);
+    const sl_data_named more[1] = {{"passbands", &e}};
+    if (om) { /* and passband options: I's blend held at 0, V's errors rescaled */
+        int fd = mkstemp(pb);
+        cr_assert_geq(fd, 0);
+        FILE *f = fdopen(fd, "w");
+        fprintf(f, "band,blend,err_scale\nI,0,1\nV,nan,1.3\n");
+        fclose(f);
+        d.more = more, d.n_more = 1;
+    }
     void *ctx;
     SLT_OK(l->prepare(&pv, &d, &ctx));
+    if (om)
+        unlink(pb);
     sl_backend cpu, gpu;
     SLT_OK(sl_backend_open("cpu", &cpu));
     SLT_OK(sl_backend_open("cuda", &gpu));
@@ -301,7 +315,8 @@ static void like_cpu_vs_gpu(int px, int om)
         else
             cr_assert_eq(dv[i], 12345.0, "row %d past the count was written", i);
     }
-    const char *with = om ? " with parallax and orbital motion" : px ? " with parallax" : "";
+    const char *with = om ? " with parallax, orbital motion and passband options"
+                       : px ? " with parallax" : "";
     cr_log_info("likelihood, %d binary models on 639 points%s: worst CPU-GPU %.2e relative, "
                 "kernel %.3f ms", N, with, worst, kernel_ms);
     cr_assert_lt(worst, 1e-9, "worst %.2e", worst);

@@ -566,6 +566,133 @@ Test(ml_likelihood, orbital_motion_zero_is_static_and_bad_input)
     lk_close(&k);
 }
 
+/* A likelihood (model binary) on the data file `data` with the passband
+ * options `pb` (a file; NULL: none). */
+static sl_status pb_open(slt_lk *k, const char *data, const char *pb)
+{
+    sl_param_values pv;
+    lk_begin(k, "binary", &pv);
+    sl_data d = sl_data_file(data), e = sl_data_file(pb);
+    const sl_data_named more[1] = {{"passbands", &e}};
+    if (pb)
+        d.more = more, d.n_more = 1;
+    return k->l->prepare(&pv, &d, &k->ctx);
+}
+
+/* Per-passband options (the data set "passbands") on the reference event:
+ * V's errors rescaled as sqrt((1.7 e)^2 + 0.004^2) give the chi^2 of the
+ * same data with those errors written into the file, bit for bit; I's
+ * blend held at the free fit's own blend gives the free fit's chi^2, held
+ * elsewhere a larger one, and the fitted curve's blend is the one held;
+ * chi^2 is the sum of the reported curve's squared residuals; bad options
+ * are named before any work. */
+Test(ml_likelihood, passband_options)
+{
+    char dir[] = "/tmp/sl_ml_pb_XXXXXX", data[512], pb[512];
+    cr_assert(mkdtemp(dir));
+    snprintf(data, sizeof data, "%s/ev.csv", dir);
+    snprintf(pb, sizeof pb, "%s/pb.csv", dir);
+    double *ev;
+    int64_t n = slt_ml_csv("phot_event.csv", 4, &ev); /* band is text: NaN */
+    /* the band column, in file order */
+    char src[1024], line[256], *bands = malloc((size_t)n);
+    snprintf(src, sizeof src, "%s/microlensing/phot_event.csv", SL_TEST_DATA_DIR);
+    FILE *in = fopen(src, "r");
+    int64_t r = 0;
+    int header = 1;
+    while (fgets(line, sizeof line, in)) {
+        if (line[0] == '#')
+            continue;
+        if (!header) {
+            cr_assert_lt(r, n);
+            bands[r++] = line[strlen(line) - 2];
+        }
+        header = 0;
+    }
+    fclose(in);
+    cr_assert_eq(r, n);
+    sl_backend be = cpu();
+    double p[6] = {7000.2, 0.05, 25.0, 1.2, 3e-3, 30.0}, ll, x2[4];
+    /* (a) V's errors rescaled, against the rescaled file */
+    FILE *f = fopen(data, "w");
+    fprintf(f, "time,mag,err,band\n");
+    for (int64_t i = 0; i < n; i++) {
+        double e = ev[i * 4 + 2];
+        if (bands[i] == 'V')
+            e = sqrt(1.7 * e * 1.7 * e + 0.004 * 0.004);
+        fprintf(f, "%.17g,%.17g,%.17g,%c\n", ev[i * 4], ev[i * 4 + 1], e, bands[i]);
+    }
+    fclose(f);
+    f = fopen(pb, "w");
+    fprintf(f, "band,err_scale,err_min\nV,1.7,0.004\n");
+    fclose(f);
+    slt_lk k0, k1;
+    SLT_OK(pb_open(&k0, data, NULL));
+    SLT_OK(pb_open(&k1, event_path(), pb));
+    SLT_OK(k0.l->eval_batch_chi2(k0.ctx, &be, p, 1, &ll, &x2[0]));
+    SLT_OK(k1.l->eval_batch_chi2(k1.ctx, &be, p, 1, &ll, &x2[1]));
+    cr_expect_eq(x2[0], x2[1], "rescaled in the file %.17g, by the options %.17g", x2[0], x2[1]);
+    lk_close(&k0);
+    lk_close(&k1);
+    /* (b) I's blend held */
+    SLT_OK(pb_open(&k0, event_path(), NULL));
+    SLT_OK(k0.l->eval_batch_chi2(k0.ctx, &be, p, 1, &ll, &x2[0]));
+    double t2[2] = {7000.2, 7040.2}, A[2], F[2];
+    SLT_OK(k0.l->model(k0.ctx, p, t2, 2, -1, A));
+    SLT_OK(k0.l->model(k0.ctx, p, t2, 2, 0, F)); /* I: the first band */
+    const double fs_free = (F[0] - F[1]) / (A[0] - A[1]), fb_free = F[0] - fs_free * A[0];
+    lk_close(&k0);
+    const double held[2] = {fb_free, fb_free + 0.2 * fabs(fs_free)};
+    for (int h = 0; h < 2; h++) {
+        f = fopen(pb, "w");
+        fprintf(f, "band,blend\nI,%.17g\nV,nan\n", held[h]);
+        fclose(f);
+        SLT_OK(pb_open(&k1, event_path(), pb));
+        SLT_OK(k1.l->eval_batch_chi2(k1.ctx, &be, p, 1, &ll, &x2[1 + h]));
+        SLT_OK(k1.l->model(k1.ctx, p, t2, 2, 0, F));
+        const double fs = (F[0] - F[1]) / (A[0] - A[1]), fb = F[0] - fs * A[0];
+        cr_expect_lt(fabs(fb - held[h]), 1e-9 * fabs(fs_free), "held %.10g, fitted curve's %.10g",
+                     held[h], fb);
+        /* chi^2 from the reported curves: sum w (F_i - model_b(t_i))^2 */
+        long double sum = 0.0L;
+        for (int64_t i = 0; i < n; i++) {
+            const double t = ev[i * 4], Fi = pow(10.0, 0.4 * (22.0 - ev[i * 4 + 1]));
+            const double sF = 0.4 * log(10.0) * Fi * ev[i * 4 + 2];
+            double M;
+            SLT_OK(k1.l->model(k1.ctx, p, &t, 1, bands[i] == 'V', &M));
+            sum += (long double)((Fi - M) * (Fi - M) / (sF * sF));
+        }
+        cr_expect_lt(slt_rel(x2[1 + h], (double)sum), 1e-9, "chi2 %.12g, from the curves %.12g",
+                     x2[1 + h], (double)sum);
+        lk_close(&k1);
+    }
+    cr_log_info("passbands: blend free chi2 %.10g, held at its fit %.10g, held 0.2 f_s off "
+                "%.10g", x2[0], x2[1], x2[2]);
+    cr_expect_lt(slt_rel(x2[1], x2[0]), 1e-9, "free %.12g, held at its fit %.12g", x2[0], x2[1]);
+    cr_expect_gt(x2[2], x2[0] + 1.0, "held off the fit: %.12g, free %.12g", x2[2], x2[0]);
+    /* (c) bad options */
+    static const char *const bad[][2] = {
+        {"band,err_scale\nR,2\n", "passbands: \"R\" is not among the data's passbands "
+                                   "(\"I\", \"V\")"},
+        {"band,err_scale\nI,0\n", "(err_scale) = 0: expected a factor > 0"},
+        {"band,err_min\nV,-1\n", "(err_min) = -1: expected an error >= 0"},
+        {"band,blend\nI,1\nI,2\n", "= \"I\": named twice"},
+        {"band,blend\nI,inf\n", "(blend) = inf: expected a flux, or nan to fit it"},
+    };
+    for (size_t c = 0; c < sizeof bad / sizeof *bad; c++) {
+        f = fopen(pb, "w");
+        fputs(bad[c][0], f);
+        fclose(f);
+        cr_assert_neq(pb_open(&k1, event_path(), pb), SL_OK, "case %zu", c);
+        cr_expect(strstr(sl_last_error(), bad[c][1]), "case %zu: %s", c, sl_last_error());
+        k1.ctx = NULL;
+        lk_close(&k1);
+    }
+    unlink(data), unlink(pb), rmdir(dir);
+    free(bands);
+    free(ev);
+}
+
 /* Columns in memory (random photometry in three bands, fluxes) against a
  * plain fit: the 2 x 2 normal equations in long double, chi^2 summed
  * directly from the residuals. */

@@ -193,8 +193,132 @@ static sl_status take_bands(const sl_table *tab, sl_ml_phot_ctx *c, ml_obs *o)
     return SL_OK;
 }
 
+/* ---- per-passband options: the data set "passbands" -------------------------------- */
+
+enum { PB_BAND, PB_SCALE, PB_MIN, PB_BLEND, PB_N };
+
+static const char *const pb_band[] = {"band", "passband", "filter", "dataset", NULL};
+static const char *const pb_scale[] = {"err_scale", "error_scale", "scale", NULL};
+static const char *const pb_min[] = {"err_min", "error_min", "minimum", NULL};
+static const char *const pb_blend[] = {"blend", "blend_flux", "fix_blend", NULL};
+
+static const sl_table_col pb_cols[PB_N] = {
+    {"band", pb_band, SL_COL_TEXT, 1, 0, 0},
+    {"err_scale", pb_scale, SL_COL_NUMBER, 0, -1, 0},
+    {"err_min", pb_min, SL_COL_NUMBER, 0, -1, 0},
+    {"blend", pb_blend, SL_COL_NUMBER, 0, -1, 0},
+};
+
+/* One passband's options: its errors become sqrt((scale e)^2 + min^2) in
+ * the data's units (MulensModel's scale_errorbars), and its blend flux is
+ * held at blend unless that is NaN. */
+typedef struct ml_band_opt {
+    char name[SL_ML_BAND_NAME];
+    double scale, min, blend;
+} ml_band_opt;
+
+typedef struct ml_band_opts {
+    int n;
+    ml_band_opt b[SL_ML_MAX_BAND];
+} ml_band_opts;
+
+/* Row i's value of column col (dflt when the column is absent), checked:
+ * PB_POSITIVE > 0, PB_NONNEG >= 0, PB_FLUX finite or NaN (NaN: fitted). */
+enum { PB_POSITIVE, PB_NONNEG, PB_FLUX };
+
+static sl_status pb_value(const sl_table *tab, int col, int64_t i, double dflt, int kind,
+                          const char *want, double *out)
+{
+    const double v = tab->col[col].present ? tab->col[col].num[i] : dflt;
+    *out = v;
+    if (kind == PB_POSITIVE ? isfinite(v) && v > 0.0
+        : kind == PB_NONNEG ? isfinite(v) && v >= 0.0
+                            : !isinf(v))
+        return SL_OK;
+    char at[320];
+    sl_table_at(tab, col, i, at, sizeof at);
+    return sl_fail(SL_ERR_ARG, "passbands: %s = %g: expected %s", at, v, want);
+}
+
+/* Reads the passbands' options (none when the data set was not given). */
+static sl_status read_band_opts(const sl_data *data, ml_band_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    const sl_data *pd = sl_data_more(data, "passbands");
+    if (!pd)
+        return SL_OK;
+    sl_table_spec spec = {.what = "passband options", .cols = pb_cols, .n_cols = PB_N,
+                          .header_required = 1, .can_name = 1};
+    sl_table tab;
+    sl_status st = sl_table_from_data(pd, &spec, &tab);
+    if (st)
+        return st;
+    char at[320];
+    if (tab.n_rows > SL_ML_MAX_BAND)
+        st = sl_fail(SL_ERR_ARG, "passbands: %s: %lld rows: at most %d passbands", tab.path,
+                     (long long)tab.n_rows, SL_ML_MAX_BAND);
+    for (int64_t i = 0; i < tab.n_rows && !st; i++) {
+        ml_band_opt *b = &o->b[i];
+        const char *name = tab.col[PB_BAND].levels[tab.col[PB_BAND].code[i]];
+        sl_table_at(&tab, PB_BAND, i, at, sizeof at);
+        for (int64_t j = 0; j < i && !st; j++)
+            if (strcmp(o->b[j].name, name) == 0)
+                st = sl_fail(SL_ERR_ARG, "passbands: %s = \"%s\": named twice", at, name);
+        if (!st && (strlen(name) == 0 || strlen(name) >= SL_ML_BAND_NAME))
+            st = sl_fail(SL_ERR_ARG, "passbands: %s = \"%.40s\": expected a passband name of 1 "
+                         "to %d characters", at, name, SL_ML_BAND_NAME - 1);
+        if (!st)
+            snprintf(b->name, sizeof b->name, "%s", name);
+        if (!st)
+            st = pb_value(&tab, PB_SCALE, i, 1.0, PB_POSITIVE, "a factor > 0", &b->scale);
+        if (!st)
+            st = pb_value(&tab, PB_MIN, i, 0.0, PB_NONNEG, "an error >= 0 (the data's units)",
+                          &b->min);
+        if (!st)
+            st = pb_value(&tab, PB_BLEND, i, NAN, PB_FLUX, "a flux, or nan to fit it",
+                          &b->blend);
+        o->n = (int)i + 1;
+    }
+    sl_table_free(&tab);
+    return st;
+}
+
+/* The option row of the passband named `name`, or NULL. */
+static const ml_band_opt *band_opt(const ml_band_opts *o, const char *name)
+{
+    for (int k = 0; o && k < o->n; k++)
+        if (strcmp(o->b[k].name, name) == 0)
+            return &o->b[k];
+    return NULL;
+}
+
+/* Every passband the options name is in the data; the blends held into c. */
+static sl_status bind_band_opts(const ml_band_opts *o, sl_ml_phot_ctx *c)
+{
+    for (int b = 0; b < SL_ML_MAX_BAND; b++)
+        c->fb_fixed[b] = NAN;
+    for (int k = 0; k < o->n; k++) {
+        int found = -1;
+        for (int b = 0; b < c->n_band; b++)
+            if (strcmp(o->b[k].name, c->band_name[b]) == 0)
+                found = b;
+        if (found < 0) {
+            char list[SL_ML_MAX_BAND * (SL_ML_BAND_NAME + 4)];
+            size_t u = 0;
+            for (int b = 0; b < c->n_band; b++)
+                u += (size_t)snprintf(list + u, sizeof list - u, "%s\"%s\"", b ? ", " : "",
+                                      c->band_name[b]);
+            return sl_fail(SL_ERR_ARG, "passbands: \"%s\" is not among the data's passbands "
+                           "(%s)", o->b[k].name, list);
+        }
+        c->fb_fixed[found] = o->b[k].blend;
+    }
+    return SL_OK;
+}
+
 /* The value and error of row i as a flux and its weight. */
-static sl_status take_row(const sl_table *tab, const sl_ml_phot_ctx *c, int64_t i, ml_obs *o)
+static sl_status take_row(const sl_table *tab, const sl_ml_phot_ctx *c, const ml_band_opts *bo,
+                          int64_t i, ml_obs *o)
 {
     char at[320];
     double v = tab->col[c->mag ? COL_MAG : COL_FLUX].num[i], e = tab->col[COL_ERR].num[i];
@@ -202,6 +326,10 @@ static sl_status take_row(const sl_table *tab, const sl_ml_phot_ctx *c, int64_t 
         sl_table_at(tab, COL_ERR, i, at, sizeof at);
         return sl_fail(SL_ERR_ARG, "%s = %g: expected an error > 0", at, e);
     }
+    const sl_table_column *cb = &tab->col[COL_BAND];
+    const ml_band_opt *opt = band_opt(bo, cb->present ? cb->levels[cb->code[i]] : "default");
+    if (opt)
+        e = sqrt(opt->scale * e * opt->scale * e + opt->min * opt->min);
     double f = v, sf = e;
     if (c->mag) {
         f = pow(10.0, 0.4 * (c->zero_point - v));
@@ -278,7 +406,8 @@ static sl_status group(const sl_table *tab, sl_ml_phot_ctx *c, ml_obs *o)
     return SL_OK;
 }
 
-static sl_status read_data(const sl_data *d, int phot, sl_ml_phot_ctx *c)
+static sl_status read_data(const sl_data *d, int phot, const ml_band_opts *bo,
+                           sl_ml_phot_ctx *c)
 {
     sl_table_col cols[N_COL];
     phot_spec(phot, cols);
@@ -301,7 +430,7 @@ static sl_status read_data(const sl_data *d, int phot, sl_ml_phot_ctx *c)
         goto done;
     }
     for (int64_t i = 0; i < tab.n_rows && !st; i++)
-        st = take_row(&tab, c, i, &o[i]);
+        st = take_row(&tab, c, bo, i, &o[i]);
     if (!st && !(st = take_bands(&tab, c, o)))
         st = group(&tab, c, o);
 done:
@@ -623,9 +752,14 @@ static sl_status phot_prepare(const sl_param_values *opt, const sl_data *data, v
         return sl_fail(SL_ERR_ARG, "microlensing: 'ld' = %g: limb darkening needs model = "
                        "\"fspl\" or \"fsbl\" (model = \"%s\")", opt->v[OPT_LD], model_words[m]);
     }
+    ml_band_opts bo;
     sl_status st = fsbl_setup(opt, c);
     if (!st)
-        st = read_data(data, (int)opt->v[OPT_PHOT], c);
+        st = read_band_opts(data, &bo);
+    if (!st)
+        st = read_data(data, (int)opt->v[OPT_PHOT], &bo, c);
+    if (!st)
+        st = bind_band_opts(&bo, c);
     if (st) {
         phot_release(c);
         return st;
@@ -662,7 +796,7 @@ static double band_chi2(const sl_ml_phot_ctx *c, const double *row, const sl_ml_
                                      c->px ? c->de[k] : 0.0);
         sl_ml_phot_add(&s, A, c->w[k], c->fc[k]);
     }
-    return sl_ml_phot_fit(c->S[b], c->sff[b], &s, fs, cc);
+    return sl_ml_phot_fit_band(c->S[b], c->sff[b], c->fmean[b], c->fb_fixed[b], &s, fs, cc);
 }
 
 static double model_chi2(const sl_ml_phot_ctx *c, const double *row, const sl_ml_phot_fx *fx)
@@ -843,9 +977,10 @@ static sl_status phot_example(const char *path, uint64_t seed)
     return SL_OK;
 }
 
-/* Satellite parallax's observers: where each passband not seen from the
- * Earth was seen from (ml_ephemeris.h). */
-static const char *const phot_more_data[] = {"ephemeris", NULL};
+/* Further data sets: satellite parallax's observers, where each passband
+ * not seen from the Earth was seen from (ml_ephemeris.h); and options per
+ * passband (errors rescaled, blend held). */
+static const char *const phot_more_data[] = {"ephemeris", "passbands", NULL};
 
 const sl_likelihood sl_ml_likelihood_table = {
     .abi = SL_ABI_VERSION,

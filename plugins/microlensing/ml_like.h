@@ -29,6 +29,10 @@ typedef struct sl_ml_phot_ctx {
     char band_name[SL_ML_MAX_BAND][SL_ML_BAND_NAME];
     double *t, *w, *fc;  /* epoch, 1/sigma_F^2, F - <F>_w */
     double S[SL_ML_MAX_BAND], sff[SL_ML_MAX_BAND], fmean[SL_ML_MAX_BAND];
+    /* per passband (data set "passbands"): the blend flux held fixed (NaN:
+     * fitted), and the errors' rescaling (new error = sqrt((k e)^2 + m^2)
+     * in the data's units) applied when the data were read */
+    double fb_fixed[SL_ML_MAX_BAND];
     int n_par;
     const char *names[SL_ML_PHOT_NPAR_MAX];
     double lo[SL_ML_PHOT_NPAR_MAX], hi[SL_ML_PHOT_NPAR_MAX];

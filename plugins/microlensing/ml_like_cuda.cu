@@ -32,6 +32,7 @@ typedef struct ph_args {
     sl_ml_fsbl fs; /* fsbl: its maps in device memory */
     int64_t band_start[SL_ML_MAX_BAND + 1];
     double S[SL_ML_MAX_BAND], sff[SL_ML_MAX_BAND];
+    double fmean[SL_ML_MAX_BAND], fb_fixed[SL_ML_MAX_BAND]; /* fb_fixed NaN: the blend is free */
     const double *t, *w, *fc;
     int px;                 /* annual parallax: offsets dn, de per observation */
     const double *dn, *de;
@@ -142,7 +143,8 @@ __global__ void __launch_bounds__(PH_BLOCK) ph_kernel(ph_args a)
         }
         if (tid == 0) {
             sl_ml_phot_sums tot = {red[0][0], red[1][0], red[2][0]};
-            chi2 += sl_ml_phot_fit(a.S[b], a.sff[b], &tot, NULL, NULL);
+            chi2 += sl_ml_phot_fit_band(a.S[b], a.sff[b], a.fmean[b], a.fb_fixed[b], &tot, NULL,
+                                        NULL);
         }
         __syncthreads(); /* red is reused by the next band */
     }
@@ -238,8 +240,10 @@ static void fill_args(ph_args *a, const sl_ml_phot_ctx *c, const ph_dev *d)
         a->fs.map[k].A = d->map[k];
     for (int b = 0; b <= c->n_band; b++)
         a->band_start[b] = c->band_start[b];
-    for (int b = 0; b < c->n_band; b++)
+    for (int b = 0; b < c->n_band; b++) {
         a->S[b] = c->S[b], a->sff[b] = c->sff[b];
+        a->fmean[b] = c->fmean[b], a->fb_fixed[b] = c->fb_fixed[b];
+    }
     a->t = d->t, a->w = d->w, a->fc = d->fc;
     a->px = c->px, a->dn = d->dn, a->de = d->de;
     a->om = c->om, a->t0_kep = c->t0_kep;

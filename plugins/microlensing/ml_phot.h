@@ -193,4 +193,34 @@ SL_HD SL_INLINE double sl_ml_phot_fit(double S, double sff, const sl_ml_phot_sum
     return sff - S * s->saf * g;
 }
 
+/* chi^2 of the band's best fit with the blend flux held at fb0 (the fit
+ * F = f_s A + fb0 has one parameter): with c0 = <F>_w - fb0, A = 1 + a and
+ * F = <F>_w + F', the sums are Sxx = S + 2 S_a + S_aa,
+ * Sxy = c0 (S + S_a) + S_aF, Syy = c0^2 S + S_FF; f_s = Sxy / Sxx and
+ * chi^2 = Syy - f_s Sxy; c as sl_ml_phot_fit's (f_b = <F>_w + c - f_s). */
+SL_HD SL_INLINE double sl_ml_phot_fit_blend(double S, double sff, double fmean, double fb0,
+                                            const sl_ml_phot_sums *s, double *fs, double *c)
+{
+    if (isnan(s->saa) || isnan(s->saf)) {
+        if (fs)
+            *fs = NAN, *c = NAN;
+        return NAN;
+    }
+    const double c0 = fmean - fb0;
+    const double sxx = S + 2.0 * s->sa + s->saa, sxy = c0 * (S + s->sa) + s->saf;
+    const double syy = c0 * c0 * S + sff;
+    const double g = sxx > 0.0 ? sxy / sxx : 0.0;
+    if (fs)
+        *fs = g, *c = fb0 - fmean + g;
+    return syy - g * sxy;
+}
+
+/* A band's fit: both fluxes free when fb0 is NaN, else the blend at fb0. */
+SL_HD SL_INLINE double sl_ml_phot_fit_band(double S, double sff, double fmean, double fb0,
+                                           const sl_ml_phot_sums *s, double *fs, double *c)
+{
+    return isnan(fb0) ? sl_ml_phot_fit(S, sff, s, fs, c)
+                      : sl_ml_phot_fit_blend(S, sff, fmean, fb0, s, fs, c);
+}
+
 #endif
