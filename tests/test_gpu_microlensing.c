@@ -84,6 +84,59 @@ Test(gpu_microlensing, fspl) { gpu_vs_cpu(SL_ML_FSPL, 200, 1e-12); }
 /* measured on the H100: 1.3e-13 A at A = 7,000 */
 Test(gpu_microlensing, binary) { gpu_vs_cpu(SL_ML_BINARY_PS, 2000, 1e-12); }
 
+/* Point sources behind three and four lenses (multi_ps.csv's lens sets
+ * and sources): CUDA against the CPU, the same images counted, the
+ * magnification to 1e-12 relative (over max(1, A)), and both against
+ * VBMicrolensing's MultiMag0 to 1e-8 as on the CPU. */
+Test(gpu_microlensing, multi_lens_cpu_vs_gpu)
+{
+    SLT_REQUIRE_GPU();
+    slt_ml p;
+    slt_ml_load(&p);
+    sl_backend cpu, gpu;
+    SLT_OK(sl_backend_open("cpu", &cpu));
+    SLT_OK(sl_backend_open("cuda", &gpu));
+    enum { NC = 17 };
+    double *r;
+    int64_t n = slt_ml_csv("multi_ps.csv", NC, &r);
+    cr_assert_gt(n, 2000);
+    double worst = 0.0, worst_ref = 0.0;
+    int64_t i0 = 0, sets = 0;
+    while (i0 < n) {
+        int64_t i1 = i0;
+        while (i1 < n && r[i1 * NC] == r[i0 * NC])
+            i1++;
+        const double *row = r + NC * i0;
+        sl_ml_lenses L = {.n = (int)row[1]};
+        for (int k = 0; k < L.n; k++)
+            L.x[k] = row[2 + 3 * k], L.y[k] = row[3 + 3 * k], L.m[k] = row[4 + 3 * k];
+        const int64_t m = i1 - i0;
+        double *y1 = malloc((size_t)m * sizeof *y1), *y2 = malloc((size_t)m * sizeof *y2);
+        double *a = malloc((size_t)m * sizeof *a), *b = malloc((size_t)m * sizeof *b);
+        int *na = malloc((size_t)m * sizeof *na), *nb = malloc((size_t)m * sizeof *nb);
+        for (int64_t k = 0; k < m; k++)
+            y1[k] = r[(i0 + k) * NC + 14], y2[k] = r[(i0 + k) * NC + 15];
+        SLT_OK(p.lens->multi_mag0(&cpu, &L, m, y1, y2, a, na));
+        SLT_OK(p.lens->multi_mag0(&gpu, &L, m, y1, y2, b, nb));
+        for (int64_t k = 0; k < m; k++) {
+            cr_assert_eq(na[k], nb[k], "set %lld source %lld: %d images on the CPU, %d on CUDA",
+                         (long long)sets, (long long)k, na[k], nb[k]);
+            worst = fmax(worst, slt_rel(b[k], a[k]) / fmax(1.0, a[k]));
+            worst_ref = fmax(worst_ref, slt_rel(b[k], r[(i0 + k) * NC + 16]));
+        }
+        free(y1), free(y2), free(a), free(b), free(na), free(nb);
+        sets++;
+        i0 = i1;
+    }
+    cr_log_info("multi_mag0: %lld sources in %lld lens sets, worst CPU-GPU %.2e, CUDA against "
+                "VBMicrolensing %.2e", (long long)n, (long long)sets, worst, worst_ref);
+    cr_assert_eq(sets, 5);
+    cr_assert_lt(worst, 1e-12, "worst %.2e", worst);
+    cr_assert_lt(worst_ref, 1e-8, "worst against VBMicrolensing %.2e", worst_ref);
+    free(r);
+    slt_ml_unload(&p);
+}
+
 /* A failure on the CUDA path leaves a message and no partial output: bad
  * input is refused before anything is copied. */
 Test(gpu_microlensing, bad_input_before_upload)

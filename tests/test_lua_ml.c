@@ -55,7 +55,10 @@ Test(lua_ml, models_and_shapes)
         "                    t = {-10, 0, 10}}\n"
         "print('binary', #m, #m[1], m[1][2] == m[2][2], m[1][2] > 1)\n"
         "local a, n = ml.binary_mag0{s = 1, q = 1, y1 = 0, y2 = 0}\n"
-        "print(string.format('mag0 %.12f %d', a, n))\n",
+        "print(string.format('mag0 %.12f %d', a, n))\n"
+        "local A, N = ml.multi_mag0{lenses = {{x = -0.5, y = 0, m = 0.5}, {x = 0.5, y = 0, m = 0.5}},\n"
+        "                          y1 = {0, 3}, y2 = {0, 0}}\n"
+        "print(string.format('multi %.12f %d %d %d', A[1], N[1], N[2], #A))\n",
         out, sizeof out);
     cr_assert_eq(st, 0, "%s", out);
     cr_assert(strstr(out, "pspl 2.182820625327"), "%s", out); /* 2.25 / (0.5 sqrt 4.25) */
@@ -63,6 +66,8 @@ Test(lua_ml, models_and_shapes)
     cr_assert(strstr(out, "binary\t2\t3\ttrue\ttrue"), "%s", out);
     /* equal masses, s = 1, source at the centre: five images, A = 13/3 */
     cr_assert(strstr(out, "mag0 4.333333333333 5"), "%s", out);
+    /* the same binary as two of multi_mag0's lenses; far out, three images */
+    cr_assert(strstr(out, "multi 4.333333333333 5 3 2"), "%s", out);
 }
 
 Test(lua_ml, errors_name_line_key_once)
@@ -84,6 +89,11 @@ Test(lua_ml, errors_name_line_key_once)
          "s.lua:2: microlensing.binary: model 1 (binary): s = -1"},
         {"ml.pspl{t0 = 0, u0 = 0.1, tE = 3, t = {1}, backend = 'gpu'}",
          "s.lua:2: microlensing.pspl: key 'backend' = "},
+        {"ml.multi_mag0{lenses = {{x = 0, y = 0, m = 1}}, y1 = {1, 2}, y2 = {1}}",
+         "s.lua:2: microlensing.multi_mag0: y1 has 2 values and y2 1: expected the same"},
+        {"ml.multi_mag0{lenses = {{x = 0, y = 0, m = 0.2}, {x = 1, y = 0, m = 0.2}, {x = 2, y = 0, "
+         "m = 0.2}, {x = 3, y = 0, m = 0.2}, {x = 4, y = 0, m = 0.2}}, y1 = 0, y2 = 0}",
+         "s.lua:2: microlensing.multi_mag0: 5 lenses: expected 1 to 4"},
         {"ml.gridsearch{data = 'x.csv', rho = {min = 0.01, max = 0.001}}",
          "s.lua:2: microlensing.gridsearch: key 'rho' = {min = 0.01, max = 0.001}: expected"},
         {"ml.gridsearch{data = 'x.csv', pixel = 1e-4}",

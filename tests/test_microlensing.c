@@ -358,6 +358,61 @@ Test(microlensing, caustics_are_critical)
     slt_ml_unload(&p);
 }
 
+/* Point sources behind three and four lenses against VBMicrolensing's
+ * MultiMag0 (multi_ps.csv: five lens sets, sources 2e-3 or more from
+ * every caustic point): the magnification to 1e-8 relative; the image
+ * count is n + 1 + 2k (Rhie's parity: n_images - (n + 1) is even) and at
+ * most 5 (n - 1); with two lenses the triple's formula gives the binary's
+ * solver's answer. Measured: see the log line. */
+Test(microlensing, multi_lens_against_vbmicrolensing)
+{
+    slt_ml p;
+    slt_ml_load(&p);
+    enum { NC = 17 };
+    double *r;
+    int64_t n = slt_ml_csv("multi_ps.csv", NC, &r);
+    cr_assert_gt(n, 2000);
+    double worst[2] = {0.0, 0.0};
+    int64_t counts[2] = {0, 0};
+    for (int64_t i = 0; i < n; i++) {
+        const double *row = r + NC * i;
+        sl_ml_lenses L = {.n = (int)row[1]};
+        for (int k = 0; k < L.n; k++)
+            L.x[k] = row[2 + 3 * k], L.y[k] = row[3 + 3 * k], L.m[k] = row[4 + 3 * k];
+        double A;
+        int m;
+        SLT_OK(p.lens->multi_mag0(NULL, &L, 1, &row[14], &row[15], &A, &m));
+        const double e = slt_rel(A, row[16]);
+        worst[L.n - 3] = fmax(worst[L.n - 3], e);
+        counts[L.n - 3]++;
+        cr_expect_lt(e, 1e-8, "set %d, source (%.6f, %.6f): %.12g, VBMicrolensing %.12g",
+                     (int)row[0], row[14], row[15], A, row[16]);
+        cr_expect(m >= L.n + 1 && m <= 5 * (L.n - 1) && (m - L.n - 1) % 2 == 0,
+                  "set %d, source (%.6f, %.6f): %d images", (int)row[0], row[14], row[15], m);
+    }
+    cr_log_info("multi_mag0 against VBMicrolensing MultiMag0: %lld triple-lens sources worst "
+                "%.2e, %lld quadruple-lens sources worst %.2e", (long long)counts[0], worst[0],
+                (long long)counts[1], worst[1]);
+    /* two lenses: the binary's own solver */
+    sl_ml_lenses B;
+    p.lens->binary_lenses(1.1, 0.01, &B);
+    double y1[3] = {0.05, -0.3, 0.9}, y2[3] = {0.02, 0.4, -0.1}, A[3];
+    SLT_OK(p.lens->multi_mag0(NULL, &B, 3, y1, y2, A, NULL));
+    for (int k = 0; k < 3; k++) {
+        double Ab = p.lens->binary_mag0(1.1, 0.01, y1[k], y2[k], NULL);
+        cr_expect_lt(slt_rel(A[k], Ab), 1e-10, "binary: %.15g, binary_mag0 %.15g", A[k], Ab);
+    }
+    /* five lenses, a source not finite */
+    sl_ml_lenses five = {.n = 5, .x = {0, 1, 2, 3, 4}, .y = {0}, .m = {0.2, 0.2, 0.2, 0.2, 0.2}};
+    cr_assert_eq(p.lens->multi_mag0(NULL, &five, 1, y1, y2, A, NULL), SL_ERR_ARG);
+    cr_expect(strstr(sl_last_error(), "5 lenses: expected 1 to 4"), "%s", sl_last_error());
+    y1[1] = NAN;
+    cr_assert_eq(p.lens->multi_mag0(NULL, &B, 3, y1, y2, A, NULL), SL_ERR_ARG);
+    cr_expect(strstr(sl_last_error(), "source 2 at (nan, 0.4)"), "%s", sl_last_error());
+    free(r);
+    slt_ml_unload(&p);
+}
+
 /* The resolution asked is the resolution given: at 1e-5 every two
  * consecutive caustic points of the equal-mass binary at s = 1 are at most
  * 1e-5 apart, which takes more phases than a cap of 64 points + 4096

@@ -140,8 +140,9 @@ typedef struct sl_lens {
     double (*binary_mag0)(double s, double q, double y1, double y2, int *n_images);
     /* Critical curves and caustics of the lenses: each closed curve with at
      * least min_points points (>= 8), phases refined until consecutive
-     * caustic points are at most `resolution` apart (Einstein radii) or the
-     * points reach 64 min_points + 4096. Free with caustics_free. */
+     * caustic points are at most `resolution` apart (Einstein radii); a
+     * resolution that would take more than 2^19 phases is refused. Free
+     * with caustics_free. */
     sl_status (*caustics)(const sl_ml_lenses *lenses, int min_points, double resolution,
                           sl_ml_caustic_set *out);
     void (*caustics_free)(sl_ml_caustic_set *c);
@@ -163,6 +164,13 @@ typedef struct sl_lens {
      * models before any work. */
     sl_status (*lightcurves)(const sl_backend *be, const sl_ml_map *m, const sl_ml_tracks *tr,
                              double *A);
+    /* The point-source magnification of 1 to 4 point lenses (ml_multi.h:
+     * the degree n^2 + 1 polynomial's roots polished on the lens equation)
+     * at n sources (y1[k], y2[k]) into A[k], and the images found into
+     * n_images[k] when it is not NULL, on be (NULL: the CPU). Checks the
+     * lenses and every source before any work. */
+    sl_status (*multi_mag0)(const sl_backend *be, const sl_ml_lenses *lenses, int64_t n,
+                            const double *y1, const double *y2, double *A, int *n_images);
 } sl_lens;
 
 SL_EXTERN_C_END

@@ -69,14 +69,14 @@ SL_HD SL_INLINE sl_cplx sl_ml_laguerre(const sl_cplx *a, int n, sl_cplx z, int m
     return z;
 }
 
-/* All n >= 2 roots of a (n <= SL_ML_DEG): Laguerre on the deflated
- * polynomial down to degree 2, whose roots are taken in closed form. The
- * roots are not polished on a: sl_ml_binary_mag0 polishes the images on
- * the lens equation itself, which deflation's rounding does not reach, and
- * a false root only needs to stay false. */
-SL_HD SL_INLINE void sl_ml_roots(const sl_cplx *a, int n, sl_cplx *roots)
+/* All n >= 2 roots of a, with d (n + 1 values) for the deflated
+ * polynomial: Laguerre on the deflated polynomial down to degree 2, whose
+ * roots are taken in closed form. The roots are not polished on a: the
+ * callers polish the images on the lens equation itself, which
+ * deflation's rounding does not reach, and a false root only needs to
+ * stay false. */
+SL_HD SL_INLINE void sl_ml_roots_in(const sl_cplx *a, int n, sl_cplx *roots, sl_cplx *d)
 {
-    sl_cplx d[SL_ML_DEG + 1];
     for (int k = 0; k <= n; k++)
         d[k] = a[k];
     for (int m = n; m >= 3; m--) {
@@ -97,6 +97,13 @@ SL_HD SL_INLINE void sl_ml_roots(const sl_cplx *a, int n, sl_cplx *roots)
     sl_cplx q = sl_cscale(-0.5, sl_cadd(d[1], disc));
     roots[1] = sl_cdiv(q, d[2]);
     roots[0] = sl_cabs2(q) > 0.0 ? sl_cdiv(d[0], q) : roots[1];
+}
+
+/* The binary's n <= SL_ML_DEG roots (sl_ml_roots_in). */
+SL_HD SL_INLINE void sl_ml_roots(const sl_cplx *a, int n, sl_cplx *roots)
+{
+    sl_cplx d[SL_ML_DEG + 1];
+    sl_ml_roots_in(a, n, roots, d);
 }
 
 /* out = a * b, degrees na and nb. */

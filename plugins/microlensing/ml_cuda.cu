@@ -7,6 +7,7 @@
 #include "ml_internal.h"
 #include "ml_map.h"
 #include "ml_model.h"
+#include "ml_multi.h"
 #include "ml_track.h"
 #include "starling/backend.h"
 
@@ -69,6 +70,53 @@ extern "C" sl_status sl_ml_cuda_magnification(const sl_backend *be, const sl_ml_
     sl_dev_free(dp);
     sl_dev_free(dt);
     sl_dev_free(dA);
+    return st;
+}
+
+__global__ void ml_multi_kernel(sl_ml_lenses L, int64_t n, const double *y, double *A, int *im)
+{
+    int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= n)
+        return;
+    int m;
+    A[k] = sl_ml_multi_mag0(&L, y[k], y[n + k], &m);
+    if (im)
+        im[k] = m;
+}
+
+extern "C" sl_status sl_ml_cuda_multi_mag0(const sl_backend *be, const sl_ml_lenses *L,
+                                           int64_t n, const double *y1, const double *y2,
+                                           double *A, int *n_images)
+{
+    ML_TRY(cudaSetDevice(be->device), "selecting the CUDA device");
+    if (n == 0)
+        return SL_OK;
+    const size_t nb = (size_t)n * sizeof(double);
+    double *dy = NULL, *dA = NULL;
+    int *dim = NULL;
+    sl_status st;
+    if (!(st = sl_dev_alloc((void **)&dy, 2 * nb, "microlensing: multi_mag0: sources")) &&
+        !(st = sl_dev_alloc((void **)&dA, nb, "microlensing: multi_mag0: magnifications")) &&
+        !(st = n_images ? sl_dev_alloc((void **)&dim, (size_t)n * sizeof(int),
+                                       "microlensing: multi_mag0: images")
+                        : SL_OK) &&
+        !(st = sl_dev_upload(dy, y1, nb, "microlensing: multi_mag0: sources")) &&
+        !(st = sl_dev_upload(dy + n, y2, nb, "microlensing: multi_mag0: sources"))) {
+        ml_multi_kernel<<<(unsigned)((n + ML_BLOCK - 1) / ML_BLOCK), ML_BLOCK>>>(*L, n, dy, dA,
+                                                                                 dim);
+        cudaError_t e = cudaGetLastError();
+        if (e == cudaSuccess)
+            e = cudaDeviceSynchronize();
+        if (e != cudaSuccess)
+            st = sl_fail(SL_ERR_CUDA, "microlensing: multi_mag0: the kernel: %s",
+                         cudaGetErrorString(e));
+        if (!st)
+            st = sl_dev_download(A, dA, nb, "microlensing: multi_mag0: magnifications");
+        if (!st && n_images)
+            st = sl_dev_download(n_images, dim, (size_t)n * sizeof(int),
+                                 "microlensing: multi_mag0: images");
+    }
+    sl_dev_free(dy), sl_dev_free(dA), sl_dev_free(dim);
     return st;
 }
 

@@ -10,7 +10,9 @@ local core, M = ...
 --- takes models = {{...}, ...} for many models at the same t, and
 --- backend = "auto" | "cpu" | "cuda". binary_mag0{s =, q =, y1 =, y2 =}
 --- gives the point-source magnification at a source position and the
---- number of images. caustics{s =, q = | lenses = {{x =, y =, m =}, ...},
+--- number of images; multi_mag0{lenses = {{x =, y =, m =}, ...}, y1 =, y2 =} the
+--- same for 1 to 4 point lenses, at one source or lists of them.
+--- caustics{s =, q = | lenses = {{x =, y =, m =}, ...},
 --- points = 72, resolution = 1e-3} gives the closed caustics, each
 --- {x =, y =, crit_x =, crit_y =, box =}, with n, box and crit_box.
 --- map{s =, q = | lenses =, box = {x0, x1, y0, y1}, pixels = 512, rays = 100,
@@ -428,6 +430,7 @@ M.microlensing = {
   binary = ml_model("binary"),
   magnification = core.microlensing.magnification,
   binary_mag0 = core.microlensing.binary_mag0,
+  multi_mag0 = core.microlensing.multi_mag0,
   caustics = core.microlensing.caustics,
   map = core.microlensing.map,
   likelihood = function(cfg)

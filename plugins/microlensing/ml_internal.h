@@ -9,6 +9,10 @@ SL_EXTERN_C_BEGIN
 /* The checked batch on the CUDA backend (ml_cuda.cu, or ml_nocuda.c in a
  * build without CUDA, which says so). */
 sl_status sl_ml_cuda_magnification(const sl_backend *be, const sl_ml_batch *b, double *A);
+/* Point sources behind 1 to 4 lenses on CUDA (checked by the caller): one
+ * thread a source; n_images may be NULL. */
+sl_status sl_ml_cuda_multi_mag0(const sl_backend *be, const sl_ml_lenses *L, int64_t n,
+                                const double *y1, const double *y2, double *A, int *n_images);
 
 /* The lens-plane grid a map shoots: cells of side h from (lx0, ly0),
  * ncx x ncy of them, cell c at column c % ncx, row c / ncx. */

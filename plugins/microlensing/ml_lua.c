@@ -305,6 +305,86 @@ static void ml_lenses_arg(lua_State *L, int cfg, const char *ctx, const sl_lens 
     lua_pop(L, 1);
 }
 
+/* Key `key` of the table at idx: a finite number or a list of them, into
+ * a new array of *n values (freed by the caller). */
+static double *ml_numbers(lua_State *L, int idx, const char *ctx, const char *key, int64_t *n,
+                          int *scalar)
+{
+    lua_getfield(L, idx, key);
+    *scalar = lua_type(L, -1) == LUA_TNUMBER;
+    if (!*scalar && !lua_istable(L, -1)) {
+        char d[96];
+        sl_lua_describe(L, -1, d, sizeof d);
+        sl_lua_error(L, "%s: key '%s' = %s: expected a number or a list of numbers", ctx, key, d);
+    }
+    *n = *scalar ? 1 : (int64_t)luaL_len(L, -1);
+    double *v = malloc((size_t)(*n ? *n : 1) * sizeof *v);
+    if (!v)
+        sl_lua_error(L, "%s: key '%s': out of memory for %lld values", ctx, key, (long long)*n);
+    for (int64_t k = 0; k < *n; k++) {
+        if (!*scalar)
+            lua_geti(L, -1, (lua_Integer)k + 1);
+        if (lua_type(L, -1) != LUA_TNUMBER) {
+            free(v);
+            sl_lua_error(L, "%s: key '%s'[%lld]: expected a number", ctx, key, (long long)k + 1);
+        }
+        v[k] = lua_tonumber(L, -1);
+        if (!*scalar)
+            lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return v;
+}
+
+/* starling.microlensing.multi_mag0{lenses = {{x =, y =, m =}, ...} | s =, q =,
+ * y1 =, y2 =, backend = "auto"}: the point-source magnification of 1 to 4 point lenses at
+ * one source (numbers) or many (lists of the same length), and the number
+ * of images (a number or a list). */
+static int l_ml_multi_mag0(lua_State *L)
+{
+    const char *ctx = "microlensing.multi_mag0";
+    luaL_checktype(L, 1, LUA_TTABLE);
+    const sl_lens *lens = ml_table(L);
+    static const char *const keys[] = {"lenses", "s", "q", "y1", "y2", "backend", NULL};
+    sl_lua_check_keys(L, 1, ctx, keys, NULL, 0, 0);
+    sl_backend be;
+    sl_lua_open_backend(L, 1, ctx, SL_BACKEND_CAN_CPU | SL_BACKEND_CAN_CUDA, "microlensing", &be);
+    sl_ml_lenses ls;
+    ml_lenses_arg(L, 1, ctx, lens, &ls);
+    int64_t n1, n2;
+    int s1, s2;
+    double *y1 = ml_numbers(L, 1, ctx, "y1", &n1, &s1);
+    double *y2 = ml_numbers(L, 1, ctx, "y2", &n2, &s2);
+    double *A = malloc((size_t)(n1 ? n1 : 1) * sizeof *A);
+    int *im = malloc((size_t)(n1 ? n1 : 1) * sizeof *im);
+    sl_status st = SL_OK;
+    if (n1 != n2 || s1 != s2)
+        st = sl_fail(SL_ERR_ARG, "y1 has %lld values and y2 %lld: expected the same",
+                     (long long)n1, (long long)n2);
+    else if (!A || !im)
+        st = sl_fail(SL_ERR_NOMEM, "out of memory for %lld sources", (long long)n1);
+    else
+        st = lens->multi_mag0(&be, &ls, n1, y1, y2, A, im);
+    free(y1), free(y2);
+    if (st) {
+        free(A), free(im);
+        ml_check(L, st, ctx);
+    }
+    if (s1) {
+        lua_pushnumber(L, A[0]);
+        lua_pushinteger(L, im[0]);
+    } else {
+        ml_push_list(L, A, n1);
+        lua_createtable(L, (int)n1, 0);
+        for (int64_t k = 0; k < n1; k++) {
+            lua_pushinteger(L, im[k]);
+            lua_rawseti(L, -2, (lua_Integer)k + 1);
+        }
+    }
+    free(A), free(im);
+    return 2;
+}
+
 /* A zeroed userdata of size bytes whose __gc is gc, left on the stack: it
  * owns what a call allocates, so that whatever raises frees it. */
 static void *ml_owner(lua_State *L, size_t size, lua_CFunction gc)
@@ -659,6 +739,7 @@ static int open_face(lua_State *L)
 {
     static const luaL_Reg fns[] = {{"magnification", l_ml_magnification},
                                    {"binary_mag0", l_ml_binary_mag0},
+                                   {"multi_mag0", l_ml_multi_mag0},
                                    {"caustics", l_ml_caustics},
                                    {"map", l_ml_map},
                                    {"chi2_png", l_ml_chi2_png},

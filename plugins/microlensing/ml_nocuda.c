@@ -10,6 +10,13 @@ sl_status sl_ml_cuda_magnification(const sl_backend *be, const sl_ml_batch *b, d
     return sl_fail(SL_ERR_NODEVICE, "microlensing: this plugin was built without CUDA");
 }
 
+sl_status sl_ml_cuda_multi_mag0(const sl_backend *be, const sl_ml_lenses *L, int64_t n,
+                                const double *y1, const double *y2, double *A, int *n_images)
+{
+    (void)be, (void)L, (void)n, (void)y1, (void)y2, (void)A, (void)n_images;
+    return sl_fail(SL_ERR_NODEVICE, "microlensing: this plugin was built without CUDA");
+}
+
 sl_status sl_ml_cuda_active(const sl_backend *be, const sl_ml_map_spec *m, const ml_map_grid *g,
                             ml_active *out)
 {

@@ -8,6 +8,7 @@
 #include "ml_faces.h"
 #include "ml_internal.h"
 #include "ml_model.h"
+#include "ml_multi.h"
 #include "starling/cancel.h"
 #include "starling/likelihood.h"
 #include "starling/plugin.h"
@@ -104,11 +105,41 @@ static double ml_binary_mag0(double s, double q, double y1, double y2, int *n_im
     return sl_ml_binary_mag0(s, q, y1, y2, n_images);
 }
 
+static sl_status ml_multi_mag0(const sl_backend *be, const sl_ml_lenses *L, int64_t n,
+                               const double *y1, const double *y2, double *A, int *n_images)
+{
+    sl_status st = sl_ml_lenses_check(L);
+    if (st)
+        return st;
+    if (L->n > SL_ML_MULTI_MAX)
+        return sl_fail(SL_ERR_ARG, "microlensing: multi_mag0: %d lenses: expected 1 to %d (the "
+                       "point-source polynomial of n lenses has degree n^2 + 1)", L->n,
+                       SL_ML_MULTI_MAX);
+    if (n < 0 || (n > 0 && (!y1 || !y2 || !A)))
+        return sl_fail(SL_ERR_ARG, "microlensing: multi_mag0: %lld sources: expected n >= 0 and "
+                       "y1, y2, A not NULL", (long long)n);
+    for (int64_t k = 0; k < n; k++)
+        if (!isfinite(y1[k]) || !isfinite(y2[k]))
+            return sl_fail(SL_ERR_ARG, "microlensing: multi_mag0: source %lld at (%g, %g): "
+                           "expected finite numbers", (long long)k + 1, y1[k], y2[k]);
+    if (be && be->kind == SL_BACKEND_CUDA)
+        return sl_ml_cuda_multi_mag0(be, L, n, y1, y2, A, n_images);
+#pragma omp parallel for schedule(static)
+    for (int64_t k = 0; k < n; k++) {
+        int m;
+        A[k] = sl_ml_multi_mag0(L, y1[k], y2[k], &m);
+        if (n_images)
+            n_images[k] = m;
+    }
+    return SL_OK;
+}
+
 static const sl_lens ml_table = {
     .abi = SL_ABI_VERSION,
     .kind = SL_KIND_LENS,
     .name = "microlensing",
-    .description = "lens models: point lens (point and finite source), binary lens",
+    .description = "lens models: point lens (point and finite source), binary lens, 1 to 4 "
+                   "point lenses (point source)",
     .magnification = ml_magnification,
     .source_position = ml_source_position,
     .binary_mag0 = ml_binary_mag0,
@@ -120,6 +151,7 @@ static const sl_lens ml_table = {
     .map_free = sl_ml_map_free,
     .map_write_fits = sl_ml_map_write_fits,
     .lightcurves = sl_ml_lightcurves,
+    .multi_mag0 = ml_multi_mag0,
 };
 
 extern const sl_likelihood sl_ml_likelihood_table; /* ml_like.c */

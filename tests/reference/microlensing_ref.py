@@ -36,6 +36,8 @@ Writes, under tests/data/microlensing/ (CSV, '#' comments, a header row):
   satellite_lc.csv model,t0,u0,tE,s,q,alpha,pi_E_N,pi_E_E,t0_par,ra,dec,space,t,A:
                   MulensModel light curves with annual parallax seen from the Earth
                   (space = 0) and from Spitzer (space = 1, through that ephemeris).
+  multi_ps.csv    config,n,x1,y1,m1,...,x4,y4,m4,y1s,y2s,A: point sources behind three
+                  and four point lenses, VBMicrolensing's MultiMag0 (multi_ps() says which).
   phot_event.csv  time,mag,err,band: a planetary event's photometry in I and V, and
   phot_chi2.csv   MulensModel's chi^2 and fitted fluxes on it for pspl, fspl and binary
                   models (phot_event() says how both are made).
@@ -651,6 +653,45 @@ def satellite_lc():
          "space", "t", "A"], rows)
 
 
+def multi_ps():
+    """Point sources behind 3 and 4 point lenses: VBMicrolensing's MultiMag0 after
+    SetLensGeometry (positions in Einstein radii of the total mass, masses as fractions).
+    Five lens sets (a planetary triple, a stellar triple with a wide companion, a compact
+    equal-mass triple, two quadruples); per set 400 sources uniform in a box around the
+    caustics (grown by 0.3) and 100 further out, kept 2e-3 or more from every caustic point
+    (VBMicrolensing's Multicaustics), where the magnification is finite and smooth."""
+    vbm = VBMicrolensing.VBMicrolensing()
+    rng = np.random.default_rng(20261207)
+    sets = [[(0.0, 0.0, 0.998), (1.05, 0.02, 1.5e-3), (-0.3, 0.9, 5e-4)],
+            [(-0.2, 0.0, 0.6), (0.6, 0.1, 0.3), (0.1, 1.8, 0.1)],
+            [(-0.35, -0.2, 1 / 3), (0.35, -0.2, 1 / 3), (0.0, 0.4, 1 / 3)],
+            [(0.0, 0.0, 0.7), (0.9, 0.0, 0.1), (-0.4, 0.7, 0.15), (0.2, -1.1, 0.05)],
+            [(-0.5, 0.0, 0.4), (0.5, 0.0, 0.3), (0.0, 0.6, 0.2), (0.1, -0.5, 0.1)]]
+    rows = []
+    for c, lenses in enumerate(sets):
+        pr = [v for l in lenses for v in l]
+        vbm.SetLensGeometry(pr)
+        cau = vbm.Multicaustics()
+        cx = np.concatenate([np.asarray(k[0]) for k in cau])
+        cy = np.concatenate([np.asarray(k[1]) for k in cau])
+        x0, x1, y0, y1 = cx.min() - 0.3, cx.max() + 0.3, cy.min() - 0.3, cy.max() + 0.3
+        pts = [(rng.uniform(x0, x1), rng.uniform(y0, y1)) for _ in range(400)]
+        pts += [tuple(rng.uniform(-3, 3, 2)) for _ in range(100)]
+        for ys in pts:
+            if np.min(np.hypot(cx - ys[0], cy - ys[1])) < 2e-3:
+                continue
+            vbm.SetLensGeometry(pr)
+            A = vbm.MultiMag0(ys[0], ys[1])
+            flat = pr + [0.0, 0.0, 0.0] * (4 - len(lenses))
+            rows.append([c, len(lenses)] + flat + [ys[0], ys[1], A])
+    cols = ["config", "n"] + ["%s%d" % (k, i) for i in range(1, 5) for k in "xym"] + \
+        ["y1", "y2", "A"]
+    write("multi_ps.csv", [
+        "VBMicrolensing MultiMag0: point sources behind 3 and 4 point lenses (x, y in Einstein",
+        "radii of the total mass, m the mass fractions; unused lenses are zeros); sources kept",
+        "2e-3 or more from VBMicrolensing's Multicaustics points"], cols, rows)
+
+
 if __name__ == "__main__":
     # no arguments: every file; else only the named ones (e.g. binary_random)
     os.makedirs(DATA, exist_ok=True)
@@ -658,6 +699,6 @@ if __name__ == "__main__":
                   binary_random=binary_random, caustics_box=caustics_box,
                   binary_fs_lc=binary_fs_lc, fsbl_lc=fsbl_lc, fsbl_event=fsbl_event,
                   phot_event=phot_event, parallax_lc=parallax_lc,
-                  orbital_lc=orbital_lc, satellite_lc=satellite_lc)
+                  orbital_lc=orbital_lc, satellite_lc=satellite_lc, multi_ps=multi_ps)
     for name in sys.argv[1:] or list(makers):
         makers[name]()
