@@ -315,6 +315,34 @@ Test(lua_ml, gridsearch, .timeout = 600)
     cr_assert_eq(access(path, R_OK), 0, "no %s", path);
 }
 
+/* The grid search hands `passbands` to every likelihood it makes: its best
+ * chi^2 is the one a likelihood with the same options gives at the best
+ * parameters, not the one without them. */
+Test(lua_ml, gridsearch_passbands, .timeout = 300)
+{
+    char out[4096], script[2048];
+    snprintf(script, sizeof script,
+             "local ml = require('starling').microlensing\n"
+             "local data = '%s/microlensing/phot_event.csv'\n"
+             "local pb = {band = {'V'}, err_scale = {2}}\n"
+             "local r = ml.gridsearch{data = data, s = {1.2}, q = {3e-3}, alpha = 2, polish = 1,\n"
+             "  progress = false, backend = 'cpu', passbands = pb}\n"
+             "local b = r.best\n"
+             "local x = {b.t0, b.u0, b.tE, b.s, b.q, b.alpha}\n"
+             "local _, with = ml.likelihood{data = data, model = 'binary', passbands = pb}:eval(x)\n"
+             "local _, without = ml.likelihood{data = data, model = 'binary'}:eval(x)\n"
+             "print(string.format('grid %%.9g with %%.9g without %%.9g', b.chi2, with, without))\n",
+             SL_TEST_DATA_DIR);
+    int st = run_script(script, out, sizeof out);
+    cr_assert_eq(st, 0, "%s", out);
+    double g, w, wo;
+    const char *b = strstr(out, "grid ");
+    cr_assert(b && sscanf(b, "grid %lf with %lf without %lf", &g, &w, &wo) == 3, "%s", out);
+    cr_log_info("%s", b);
+    cr_assert_lt(fabs(g - w), 1e-6 * w, "%s", out);
+    cr_assert_gt(wo - w, 1.0, "%s", out);
+}
+
 /* The photometric likelihood is an ordinary likelihood to the DE-MCMC
  * sampler: a PSPL posterior on the reference event's data, whose
  * median lies at the chi^2 minimum L:minimize finds (t0 7000.174, |u0|

@@ -86,7 +86,7 @@ end
 local GRID_KEYS = { data = 1, columns = 1, backend = 1, phot = 1, zero_point = 1, s = 1, q = 1,
                     alpha = 1, iterations = 1, tol = 1, csv = 1, png = 1, progress = 1,
                     polish = 1, rho = 1, ld = 1, pixel = 1, rays = 1, seed = 1, start = 1,
-                    overwrite = 1 }
+                    overwrite = 1, passbands = 1 }
 local FINITE_KEYS = { ld = 1, pixel = 1, rays = 1, seed = 1, start = 1 }
 
 -- rho = {min =, max =}: the finite-source search's range (nil: point source)
@@ -141,6 +141,7 @@ local function ml_finite_cells(cfg, S, Q, na, pspl, rho, iters, tol, say, ctx, t
   for j, q in ipairs(Q) do
     for i, s in ipairs(S) do
       local F = core.likelihood("microlensing", { data = cfg.data, columns = cfg.columns,
+        passbands = cfg.passbands,
         backend = cfg.backend, phot = cfg.phot, zero_point = cfg.zero_point, model = "fsbl",
         s = s, q = q, rho_min = rho.min, rho_max = rho.max, ld = cfg.ld, pixel = cfg.pixel,
         rays = cfg.rays, seed = cfg.seed })
@@ -188,6 +189,7 @@ local function ml_finite_polish(cfg, cells, order, npol, rho)
   for k = 1, math.min(npol, #order) do
     local c = cells[order[k]]
     local F = core.likelihood("microlensing", { data = cfg.data, columns = cfg.columns,
+      passbands = cfg.passbands,
       backend = cfg.backend, phot = cfg.phot, zero_point = cfg.zero_point, model = "fsbl",
       s = c.s, q = c.q, rho_min = rho.min, rho_max = rho.max, ld = cfg.ld, pixel = cfg.pixel,
       rays = cfg.rays, seed = cfg.seed })
@@ -256,6 +258,7 @@ local function ml_gridsearch(cfg)
   local rho = ml_rho_range(ctx, cfg)
   local function lik(model)
     return core.likelihood("microlensing", { data = cfg.data, columns = cfg.columns,
+      passbands = cfg.passbands,
       backend = cfg.backend, phot = cfg.phot, zero_point = cfg.zero_point, model = model })
   end
   local P = lik("pspl")
@@ -309,6 +312,7 @@ end
 -- the best cells polished with s and q free.
 ml_point_cells = function(cfg, S, Q, na, pspl, iters, tol, npol, say, ctx, t_start)
   local B = core.likelihood("microlensing", { data = cfg.data, columns = cfg.columns,
+    passbands = cfg.passbands,
     backend = cfg.backend, phot = cfg.phot, zero_point = cfg.zero_point, model = "binary" })
   -- binary: every (s, q) x alpha slice x sign of u0, q rows in four chunks for progress
   local cells, evals = {}, 0
