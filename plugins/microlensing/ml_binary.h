@@ -167,6 +167,31 @@ SL_HD SL_INLINE sl_cplx sl_ml_newton(double z1, double z2, double m1, double m2,
     return sl_cscale(1.0 / j, sl_csub(sl_cmul(kap, sl_cconj(f)), f));
 }
 
+/* The images among deg polished roots with their convergence err (the
+ * Newton step left, relative to 1 + |z|): the converged roots, each
+ * position once (a false root that Newton carried onto a real image, or a
+ * pair of roots the polynomial could not separate next to a lens, counts
+ * once, as its better converged copy). Their indices into img; returns
+ * how many. */
+SL_HD SL_INLINE int sl_ml_keep_images(const sl_cplx *roots, const double *err, int deg, int *img)
+{
+    int n = 0;
+    for (int k = 0; k < deg; k++) {
+        if (!(err[k] < SL_ML_IMAGE_TOL))
+            continue;
+        int dup = -1;
+        for (int i = 0; i < n; i++)
+            if (sl_cabs(sl_csub(roots[k], roots[img[i]])) <=
+                SL_ML_SAME_IMAGE * (1.0 + sl_cabs(roots[k])))
+                dup = i;
+        if (dup < 0)
+            img[n++] = k;
+        else if (err[k] < err[img[dup]])
+            img[dup] = k;
+    }
+    return n;
+}
+
 /* Point-source magnification of the binary lens (s, q) for the source at
  * (y1, y2); *n_images gets 3 or 5. */
 SL_HD SL_INLINE double sl_ml_binary_mag0(double s, double q, double y1, double y2,
@@ -200,24 +225,10 @@ SL_HD SL_INLINE double sl_ml_binary_mag0(double s, double q, double y1, double y
         det[k] = fabs(j);
         roots[k] = z;
     }
-    /* Images: the converged roots, each position once (a false root that
-     * Newton carried onto a real image, or a pair of roots the polynomial
-     * could not separate next to a lens, counts once). Three or five: four
-     * means a false root also converged, so the least converged goes. */
-    int img[SL_ML_DEG], n = 0;
-    for (int k = 0; k < SL_ML_DEG; k++) {
-        if (!(err[k] < SL_ML_IMAGE_TOL))
-            continue;
-        int dup = -1;
-        for (int i = 0; i < n; i++)
-            if (sl_cabs(sl_csub(roots[k], roots[img[i]])) <=
-                SL_ML_SAME_IMAGE * (1.0 + sl_cabs(roots[k])))
-                dup = i;
-        if (dup < 0)
-            img[n++] = k;
-        else if (err[k] < err[img[dup]])
-            img[dup] = k;
-    }
+    /* Three or five images: four means a false root also converged, so
+     * the least converged goes. */
+    int img[SL_ML_DEG];
+    int n = sl_ml_keep_images(roots, err, SL_ML_DEG, img);
     if (n == 4) {
         int worst = 0;
         for (int i = 1; i < 4; i++)

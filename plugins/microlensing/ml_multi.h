@@ -140,20 +140,8 @@ SL_HD SL_INLINE double sl_ml_multi_mag0(const sl_ml_lenses *L, double y1, double
         det[k] = fabs(j);
         roots[k] = z;
     }
-    int img[SL_ML_MULTI_DEG], n = 0;
-    for (int k = 0; k < deg; k++) {
-        if (!(err[k] < SL_ML_IMAGE_TOL))
-            continue;
-        int dup = -1;
-        for (int i = 0; i < n; i++)
-            if (sl_cabs(sl_csub(roots[k], roots[img[i]])) <=
-                SL_ML_SAME_IMAGE * (1.0 + sl_cabs(roots[k])))
-                dup = i;
-        if (dup < 0)
-            img[n++] = k;
-        else if (err[k] < err[img[dup]])
-            img[dup] = k;
-    }
+    int img[SL_ML_MULTI_DEG];
+    const int n = sl_ml_keep_images(roots, err, deg, img);
     double a = 0.0;
     for (int i = 0; i < n; i++)
         a += 1.0 / det[img[i]];
