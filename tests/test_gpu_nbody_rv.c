@@ -1,11 +1,20 @@
 /* GPU suite: nbody_rv and ttv on CUDA against the CPU backend on the same
  * models: 512 parameter sets scattered around a GJ 876-like resonant pair
  * (REBOUND's velocities and transits from tests/data as the data, apart
- * and joined), some
- * thrown out by their own interaction and some outside the domain. ln L
- * agrees to 1e-9 relative (the same code, compiled twice: only FMA
- * contraction differs), the same models are refused, and the reasons
- * counted on the device are the CPU's. */
+ * and joined), some thrown out by their own interaction and some outside
+ * the domain.
+ *
+ * The same code is compiled twice, and FMA contraction and the device's
+ * sin and cos differ from the host's in the last bit. Many of these
+ * models amplify a last-bit difference over ten years of a resonant pair:
+ * on the CPU alone, parameters moved by one ulp change ln L by up to 6e-3
+ * (nbody_rv) and by order 1 (ttv, where a transit crosses the window's
+ * edge or the nearest-transit match changes, and refusals flip). So each
+ * model's conditioning is measured on the CPU (ln L at parameters times
+ * 1 + 2^-52), and the models whose ln L moves by at most 1e-12 relative
+ * and whose refusal does not flip must agree to 1e-9 and be refused
+ * alike; they must be at least a quarter of the batch. The reasons counted
+ * on the device are the CPU's, give or take the flipped refusals. */
 #include "sl_test.h"
 
 #include <unistd.h>
@@ -102,9 +111,24 @@ static void run_with(const char *name, int ttv, int integrator, int joint)
     memcpy(cpu_counts, cc, n * sizeof *cc);
     SLT_OK(l->eval_batch_chi2(ctx, &gpu, p, N, ll[1], c2[1]));
     SLT_OK(l->counters(ctx, &n, &cn, &cc));
+    uint64_t both[8] = {0}; /* cc is the context's: the next call changes it */
+    memcpy(both, cc, n * sizeof *cc);
+    /* each model's conditioning, on the CPU: ln L at parameters one ulp off */
+    double *pu = malloc(N * np * sizeof *pu), llu[N], c2u[N];
+    for (size_t k = 0; k < N * np; k++)
+        pu[k] = p[k] * (1.0 + 0x1p-52);
+    SLT_OK(l->eval_batch_chi2(ctx, &cpu, pu, N, llu, c2u));
+    free(pu);
     double worst = 0.0;
-    int refused = 0;
+    int refused = 0, steady = 0, flipped = 0;
     for (size_t s = 0; s < N; s++) {
+        const int inf0 = ll[0][s] == -INFINITY, infu = llu[s] == -INFINITY;
+        const int well = inf0 == infu && (inf0 || fabs(llu[s] - ll[0][s]) <=
+                                                      1e-12 * fabs(ll[0][s]));
+        flipped += (ll[0][s] == -INFINITY) != (ll[1][s] == -INFINITY);
+        if (!well)
+            continue;
+        steady++;
         cr_expect((ll[0][s] == -INFINITY) == (ll[1][s] == -INFINITY),
                   "%s model %zu: CPU %g, GPU %g", name, s, ll[0][s], ll[1][s]);
         if (ll[0][s] == -INFINITY || ll[1][s] == -INFINITY) {
@@ -113,13 +137,20 @@ static void run_with(const char *name, int ttv, int integrator, int joint)
         }
         worst = fmax(worst, fabs(ll[1][s] - ll[0][s]) / fabs(ll[0][s]));
     }
-    cr_expect(worst < 1e-9, "%s: worst |GPU - CPU| / |ln L| = %g", name, worst);
+    cr_expect(worst < 1e-9, "%s: worst |GPU - CPU| / |ln L| = %g over %d steady models", name,
+              worst, steady);
+    cr_expect(steady >= N / 4, "%s: only %d of %d models are steady under one ulp", name, steady,
+              N);
     cr_expect(refused >= 2 && refused < N / 2, "%s: %d refused", name, refused);
-    for (size_t i = 0; i < n; i++) /* the device's counts are the CPU's again */
-        cr_expect_eq(cc[i], 2 * cpu_counts[i], "%s: %s: %llu after both, %llu on the CPU", name,
-                     cn[i], (unsigned long long)cc[i], (unsigned long long)cpu_counts[i]);
-    fprintf(stderr, "%s (%s): %d of %d refused, worst relative difference %.3g\n", name,
-            integrator ? "hermite" : "mvs", refused, N, worst);
+    for (size_t i = 0; i < n; i++) { /* the device's counts are the CPU's again */
+        const long long d = (long long)both[i] - 2 * (long long)cpu_counts[i];
+        cr_expect(d <= flipped && -d <= flipped, "%s: %s: %llu after both, %llu on the CPU, %d "
+                  "refusals flipped", name, cn[i], (unsigned long long)both[i],
+                  (unsigned long long)cpu_counts[i], flipped);
+    }
+    fprintf(stderr, "%s (%s): %d of %d models steady under one ulp, %d of them refused, worst "
+            "relative difference %.3g; %d refusals differ among the others\n", name,
+            integrator ? "hermite" : "mvs", steady, N, refused, worst, flipped);
     l->release(ctx);
     free(p);
     sl_registry_destroy(reg);
