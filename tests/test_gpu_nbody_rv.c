@@ -11,10 +11,12 @@
  * (nbody_rv) and by order 1 (ttv, where a transit crosses the window's
  * edge or the nearest-transit match changes, and refusals flip). So each
  * model's conditioning is measured on the CPU (ln L at parameters times
- * 1 + 2^-52), and the models whose ln L moves by at most 1e-12 relative
- * and whose refusal does not flip must agree to 1e-9 and be refused
- * alike; they must be at least a quarter of the batch. The reasons counted
- * on the device are the CPU's, give or take the flipped refusals. */
+ * 1 + 2^-52), and the models whose ln L moves by at most 1e-11 relative
+ * (a hundredth of the bound) and whose refusal does not flip must agree
+ * to 1e-9 and be refused alike; they must be at least a quarter of the
+ * batch (CPU against itself: 509, 511 and 323 of 512 for nbody_rv, joined
+ * and ttv). The reasons counted on the device are the CPU's, give or take
+ * the flipped refusals. */
 #include "sl_test.h"
 
 #include <unistd.h>
@@ -124,7 +126,7 @@ static void run_with(const char *name, int ttv, int integrator, int joint)
     for (size_t s = 0; s < N; s++) {
         const int inf0 = ll[0][s] == -INFINITY, infu = llu[s] == -INFINITY;
         const int well = inf0 == infu && (inf0 || fabs(llu[s] - ll[0][s]) <=
-                                                      1e-12 * fabs(ll[0][s]));
+                                                      1e-11 * fabs(ll[0][s]));
         flipped += (ll[0][s] == -INFINITY) != (ll[1][s] == -INFINITY);
         if (!well)
             continue;
