@@ -292,22 +292,34 @@ static const ml_band_opt *band_opt(const ml_band_opts *o, const char *name)
     return NULL;
 }
 
+/* The data's passband named `name`, or -1. */
+static int band_index(const sl_ml_phot_ctx *c, const char *name)
+{
+    for (int b = 0; b < c->n_band; b++)
+        if (strcmp(name, c->band_name[b]) == 0)
+            return b;
+    return -1;
+}
+
+/* The data's passbands as "\"I\", \"V\"" into list, for messages. */
+static void band_list(const sl_ml_phot_ctx *c, char *list, size_t cap)
+{
+    size_t u = 0;
+    list[0] = '\0';
+    for (int b = 0; b < c->n_band && u < cap; b++)
+        u += (size_t)snprintf(list + u, cap - u, "%s\"%s\"", b ? ", " : "", c->band_name[b]);
+}
+
 /* Every passband the options name is in the data; the blends held into c. */
 static sl_status bind_band_opts(const ml_band_opts *o, sl_ml_phot_ctx *c)
 {
     for (int b = 0; b < SL_ML_MAX_BAND; b++)
         c->fb_fixed[b] = NAN;
     for (int k = 0; k < o->n; k++) {
-        int found = -1;
-        for (int b = 0; b < c->n_band; b++)
-            if (strcmp(o->b[k].name, c->band_name[b]) == 0)
-                found = b;
+        const int found = band_index(c, o->b[k].name);
         if (found < 0) {
             char list[SL_ML_MAX_BAND * (SL_ML_BAND_NAME + 4)];
-            size_t u = 0;
-            for (int b = 0; b < c->n_band; b++)
-                u += (size_t)snprintf(list + u, sizeof list - u, "%s\"%s\"", b ? ", " : "",
-                                      c->band_name[b]);
+            band_list(c, list, sizeof list);
             return sl_fail(SL_ERR_ARG, "passbands: \"%s\" is not among the data's passbands "
                            "(%s)", o->b[k].name, list);
         }
@@ -567,16 +579,10 @@ static sl_status satellite_setup(const sl_data *data, sl_ml_phot_ctx *c)
         return st;
     for (int k = 0; k < c->eph.n_track; k++) {
         const char *band = c->eph.track[k].band;
-        int found = -1;
-        for (int b = 0; b < c->n_band; b++)
-            if (band[0] ? strcmp(band, c->band_name[b]) == 0 : c->n_band == 1)
-                found = b;
+        const int found = band[0] ? band_index(c, band) : c->n_band == 1 ? 0 : -1;
         if (found < 0) {
             char list[SL_ML_MAX_BAND * (SL_ML_BAND_NAME + 4)];
-            size_t u = 0;
-            for (int b = 0; b < c->n_band; b++)
-                u += (size_t)snprintf(list + u, sizeof list - u, "%s\"%s\"", b ? ", " : "",
-                                      c->band_name[b]);
+            band_list(c, list, sizeof list);
             if (!band[0])
                 return sl_fail(SL_ERR_ARG, "ephemeris: %s has no band column and the data have "
                                "%d passbands (%s): expected a column band naming the passband "
