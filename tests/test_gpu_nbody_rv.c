@@ -10,12 +10,13 @@
  * on the CPU alone, parameters moved by one ulp change ln L by up to 6e-3
  * (nbody_rv) and by order 1 (ttv, where a transit crosses the window's
  * edge or the nearest-transit match changes, and refusals flip). So each
- * model's conditioning is measured on the CPU (ln L at parameters times
- * 1 + 2^-52), and the models whose ln L moves by at most 1e-11 relative
- * (a hundredth of the bound) and whose refusal does not flip must agree
- * to 1e-9 and be refused alike; they must be at least a quarter of the
- * batch (CPU against itself: 509, 511 and 323 of 512 for nbody_rv, joined
- * and ttv). The reasons counted on the device are the CPU's, give or take
+ * model's conditioning is measured on the CPU (ln L at parameters moved by
+ * one ulp and by 1e-14, up, down and with random signs), and the models
+ * whose ln L moves by at most 1e-11 relative (a hundredth of the bound)
+ * and whose refusal does not flip under any of them must agree to 1e-9
+ * and be refused alike; they must be at least a quarter of the batch (CPU
+ * against itself: 381, 251 and 252 of 512 for nbody_rv, joined and ttv).
+ * The reasons counted on the device are the CPU's, give or take
  * the flipped refusals. */
 #include "sl_test.h"
 
@@ -43,6 +44,39 @@ static void write_data(int ttv)
 static void run_with(const char *name, int ttv, int integrator, int joint);
 
 static void run(const char *name, int ttv, int integrator) { run_with(name, ttv, integrator, 0); }
+
+/* Marks the models whose ln L is steady: at parameters moved by one ulp
+ * and by 1e-14 relative, all up, all down, and with random signs, on the
+ * CPU, ln L moves by at most 1e-11 relative and no refusal flips. One
+ * direction alone is not enough: the device's rounding differs from the
+ * host's inside the integration, not along one line in parameter space,
+ * and models steady along one line flip along another. */
+static void steady_models(const sl_likelihood *l, void *ctx, const sl_backend *cpu,
+                          const double *p, size_t n, size_t np, const double *ll0,
+                          unsigned char *steady)
+{
+    double *pu = malloc(n * np * sizeof *pu), *llu = malloc(n * sizeof *llu),
+           *c2u = malloc(n * sizeof *c2u);
+    memset(steady, 1, n);
+    const double eps[] = {0x1p-52, -0x1p-52, 1e-14, -1e-14};
+    for (int e = 0; e < 4; e++)
+        for (int random_signs = 0; random_signs < 2; random_signs++) {
+            sl_rng r;
+            sl_rng_init(&r, 101 + e, 0);
+            for (size_t k = 0; k < n * np; k++)
+                pu[k] = p[k] * (1.0 + (random_signs && sl_rng_uniform(&r) < 0.5 ? -eps[e]
+                                                                                  : eps[e]));
+            SLT_OK(l->eval_batch_chi2(ctx, cpu, pu, n, llu, c2u));
+            for (size_t s = 0; s < n; s++) {
+                const int inf0 = ll0[s] == -INFINITY, infu = llu[s] == -INFINITY;
+                if (inf0 != infu || (!inf0 && fabs(llu[s] - ll0[s]) > 1e-11 * fabs(ll0[s])))
+                    steady[s] = 0;
+            }
+        }
+    free(pu);
+    free(llu);
+    free(c2u);
+}
 
 static void run_with(const char *name, int ttv, int integrator, int joint)
 {
@@ -115,18 +149,13 @@ static void run_with(const char *name, int ttv, int integrator, int joint)
     SLT_OK(l->counters(ctx, &n, &cn, &cc));
     uint64_t both[8] = {0}; /* cc is the context's: the next call changes it */
     memcpy(both, cc, n * sizeof *cc);
-    /* each model's conditioning, on the CPU: ln L at parameters one ulp off */
-    double *pu = malloc(N * np * sizeof *pu), llu[N], c2u[N];
-    for (size_t k = 0; k < N * np; k++)
-        pu[k] = p[k] * (1.0 + 0x1p-52);
-    SLT_OK(l->eval_batch_chi2(ctx, &cpu, pu, N, llu, c2u));
-    free(pu);
+    /* each model's conditioning, on the CPU */
+    unsigned char *steady_at = malloc(N);
+    steady_models(l, ctx, &cpu, p, N, np, ll[0], steady_at);
     double worst = 0.0;
     int refused = 0, steady = 0, flipped = 0;
     for (size_t s = 0; s < N; s++) {
-        const int inf0 = ll[0][s] == -INFINITY, infu = llu[s] == -INFINITY;
-        const int well = inf0 == infu && (inf0 || fabs(llu[s] - ll[0][s]) <=
-                                                      1e-11 * fabs(ll[0][s]));
+        const int well = steady_at[s];
         flipped += (ll[0][s] == -INFINITY) != (ll[1][s] == -INFINITY);
         if (!well)
             continue;
@@ -141,8 +170,7 @@ static void run_with(const char *name, int ttv, int integrator, int joint)
     }
     cr_expect(worst < 1e-9, "%s: worst |GPU - CPU| / |ln L| = %g over %d steady models", name,
               worst, steady);
-    cr_expect(steady >= N / 4, "%s: only %d of %d models are steady under one ulp", name, steady,
-              N);
+    cr_expect(steady >= N / 4, "%s: only %d of %d models are steady", name, steady, N);
     cr_expect(refused >= 2 && refused < N / 2, "%s: %d refused", name, refused);
     for (size_t i = 0; i < n; i++) { /* the device's counts are the CPU's again */
         const long long d = (long long)both[i] - 2 * (long long)cpu_counts[i];
@@ -150,9 +178,11 @@ static void run_with(const char *name, int ttv, int integrator, int joint)
                   "refusals flipped", name, cn[i], (unsigned long long)both[i],
                   (unsigned long long)cpu_counts[i], flipped);
     }
-    fprintf(stderr, "%s (%s): %d of %d models steady under one ulp, %d of them refused, worst "
-            "relative difference %.3g; %d refusals differ among the others\n", name,
-            integrator ? "hermite" : "mvs", steady, N, refused, worst, flipped);
+    free(steady_at);
+    fprintf(stderr, "%s%s (%s): %d of %d models steady, %d of them refused, worst relative "
+            "difference %.3g; %d refusals differ among the others\n", name,
+            joint ? " joined with ttv" : "", integrator ? "hermite" : "mvs", steady, N, refused,
+            worst, flipped);
     l->release(ctx);
     free(p);
     sl_registry_destroy(reg);
