@@ -274,8 +274,8 @@ Test(gpu_microlensing, lightcurves_same_map)
  * the row count in device memory too); and the same with annual parallax
  * (its offsets uploaded once, pi_E up to 0.5) and with the lens's linear
  * orbital motion on top (|ds_dt| up to 0.5 a year, |dalpha_dt| 30 degrees
- * a year, about a t0_kep of its own) and passband options (I's blend held
- * at 0, V's errors rescaled). */
+ * a year, about a t0_kep of its own), passband options (I's blend held
+ * at 0, V's errors rescaled) and t_eff = u0 tE in u0's place. */
 static void like_cpu_vs_gpu(int px, int om)
 {
     SLT_REQUIRE_GPU();
@@ -297,6 +297,7 @@ static void like_cpu_vs_gpu(int px, int om)
     if (om) {
         SLT_OK(sl_params_set_word(&pv, "orbital_motion", "linear"));
         SLT_OK(sl_params_set(&pv, "t0_kep", 7001.0));
+        SLT_OK(sl_params_set_word(&pv, "parametrization", "t_eff"));
     }
     char path[1024], pb[] = "/tmp/sl_gpu_pb_XXXXXX";
     snprintf(path, sizeof path, "%s/microlensing/phot_event.csv", SL_TEST_DATA_DIR);
@@ -333,8 +334,8 @@ static void like_cpu_vs_gpu(int px, int om)
         q[5] = 30.0 + 40.0 * r[5];
         if (px)
             q[6] = r[6], q[7] = r[7];
-        if (om)
-            q[np - 2] = r[8], q[np - 1] = 60.0 * r[9];
+        if (om) /* and t_eff = u0 tE */
+            q[np - 2] = r[8], q[np - 1] = 60.0 * r[9], q[1] *= q[2];
     }
     p[7 * np + 4] = -1.0; /* one outside the domain: -inf on both */
     SLT_OK(l->eval_batch_chi2(ctx, &cpu, p, N, a, ca));
@@ -368,7 +369,7 @@ static void like_cpu_vs_gpu(int px, int om)
         else
             cr_assert_eq(dv[i], 12345.0, "row %d past the count was written", i);
     }
-    const char *with = om ? " with parallax, orbital motion and passband options"
+    const char *with = om ? " with parallax, orbital motion, passband options and t_eff"
                        : px ? " with parallax" : "";
     cr_log_info("likelihood, %d binary models on 639 points%s: worst CPU-GPU %.2e relative, "
                 "kernel %.3f ms", N, with, worst, kernel_ms);

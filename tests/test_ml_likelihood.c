@@ -566,6 +566,81 @@ Test(ml_likelihood, orbital_motion_zero_is_static_and_bad_input)
     lk_close(&k);
 }
 
+/* The parametrisations: t_eff = u0 tE in u0's place and t_star = rho tE
+ * in rho's give, bit for bit, the standard model at u0 = t_eff / tE and
+ * rho = t_star / tE (the same division the plugin makes); the free
+ * parameters carry the new names; t_star <= 0 is outside the domain, a
+ * negative t_eff (u0 < 0) is not; t_star without a finite source is
+ * refused before any work. */
+Test(ml_likelihood, parametrizations_are_the_standard_model)
+{
+    sl_backend be = cpu();
+    sl_data d = sl_data_file(event_path());
+    static const struct {
+        const char *model, *pset, *names;
+    } cases[] = {{"pspl", "t_eff", "t0 t_eff tE"},
+                 {"fspl", "t_eff", "t0 t_eff tE rho"},
+                 {"fspl", "t_star", "t0 u0 tE t_star"},
+                 {"fspl", "t_eff,t_star", "t0 t_eff tE t_star"},
+                 {"binary", "t_eff", "t0 t_eff tE s q alpha"}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        slt_lk k0, k1;
+        sl_param_values pv;
+        SLT_OK(lk_open(&k0, cases[c].model, &d));
+        lk_begin(&k1, cases[c].model, &pv);
+        SLT_OK(sl_params_set_word(&pv, "parametrization", cases[c].pset));
+        SLT_OK(k1.l->prepare(&pv, &d, &k1.ctx));
+        size_t np;
+        const char *const *names;
+        const double *lo, *hi;
+        SLT_OK(k1.l->free_params(k1.ctx, &np, &names, &lo, &hi));
+        char got[128] = "";
+        for (size_t i = 0; i < np; i++)
+            snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s", i ? " " : "", names[i]);
+        cr_expect_str_eq(got, cases[c].names, "%s, %s", cases[c].model, cases[c].pset);
+        const int t_eff = strstr(cases[c].pset, "t_eff") != NULL;
+        const int t_star = strstr(cases[c].pset, "t_star") != NULL;
+        for (int sign = -1; sign <= 1; sign += 2) {
+            double alt[6] = {7000.2, sign * 1.3, 23.0, 0.0, 0.0, 0.0}, std[6];
+            if (!strcmp(cases[c].model, "fspl"))
+                alt[3] = t_star ? 0.06 : 0.0025;
+            if (!strcmp(cases[c].model, "binary"))
+                alt[3] = 1.2, alt[4] = 3e-3, alt[5] = 30.0;
+            if (!t_eff)
+                alt[1] = sign * 0.05;
+            memcpy(std, alt, sizeof std);
+            if (t_eff)
+                std[1] = alt[1] / alt[2];
+            if (t_star)
+                std[3] = alt[3] / alt[2];
+            double ll[2], x2[2];
+            SLT_OK(k0.l->eval_batch_chi2(k0.ctx, &be, std, 1, &ll[0], &x2[0]));
+            SLT_OK(k1.l->eval_batch_chi2(k1.ctx, &be, alt, 1, &ll[1], &x2[1]));
+            cr_expect(isfinite(x2[0]) && x2[0] == x2[1], "%s, %s, sign %d: standard %.17g, %.17g",
+                      cases[c].model, cases[c].pset, sign, x2[0], x2[1]);
+            if (t_star) {
+                alt[3] = 0.0;
+                SLT_OK(k1.l->eval_batch_chi2(k1.ctx, &be, alt, 1, &ll[1], &x2[1]));
+                cr_expect(isinf(x2[1]) && ll[1] < 0, "t_star = 0: chi2 %g", x2[1]);
+            }
+        }
+        lk_close(&k0);
+        lk_close(&k1);
+    }
+    for (int m = 0; m < 2; m++) {
+        slt_lk k;
+        sl_param_values pv;
+        lk_begin(&k, m ? "binary" : "pspl", &pv);
+        SLT_OK(sl_params_set_word(&pv, "parametrization", "t_star"));
+        cr_assert_neq(k.l->prepare(&pv, &d, &k.ctx), SL_OK);
+        cr_expect(strstr(sl_last_error(), "t_star needs a finite source") &&
+                      strstr(sl_last_error(), m ? "\"binary\"" : "\"pspl\""),
+                  "%s", sl_last_error());
+        k.ctx = NULL;
+        lk_close(&k);
+    }
+}
+
 /* A likelihood (model binary) on the data file `data` with the passband
  * options `pb` (a file; NULL: none). */
 static sl_status pb_open(slt_lk *k, const char *data, const char *pb)

@@ -34,13 +34,15 @@
 
 enum { OPT_MODEL, OPT_PHOT, OPT_ZP, OPT_LD, OPT_S, OPT_Q, OPT_RHO_MIN, OPT_RHO_MAX, OPT_PIXEL,
        OPT_RAYS, OPT_SEED, OPT_PARALLAX, OPT_RA, OPT_DEC, OPT_T0_PAR, OPT_TIME_OFFSET,
-       OPT_ORBIT, OPT_T0_KEP, N_OPT };
+       OPT_ORBIT, OPT_T0_KEP, OPT_PSET, N_OPT };
 
 /* in model order: sl_ml_model's, then SL_ML_PHOT_FSBL */
 static const char *const model_words[] = {"pspl", "fspl", "binary", "fsbl", NULL};
 static const char *const phot_words[] = {"auto", "mag", "flux", NULL};
 static const char *const parallax_words[] = {"none", "annual", NULL};
 static const char *const orbit_words[] = {"none", "linear", NULL};
+/* in the order of the bits SL_ML_PAR_T_EFF | SL_ML_PAR_T_STAR (ml_phot.h) */
+static const char *const pset_words[] = {"standard", "t_eff", "t_star", "t_eff,t_star", NULL};
 
 static const sl_param options[N_OPT] = {
     {"model", SL_PARAM_WORD, 0, 0, 0, 0,
@@ -90,6 +92,9 @@ static const sl_param options[N_OPT] = {
     {"t0_kep", SL_PARAM_NUMBER, NAN, -1e8, 1e8, 0,
      "orbital motion: the time at which s and alpha are the model's (the data's time scale)",
      NULL, "each model's t0"},
+    {"parametrization", SL_PARAM_WORD, 0, 0, 0, 0,
+     "standard: u0, tE, rho; t_eff: t_eff = u0 tE (days) in u0's place; t_star (fspl, fsbl): "
+     "t_star = rho tE (days) in rho's place; t_eff,t_star: both", pset_words, NULL},
 };
 
 /* ---- data ------------------------------------------------------------------ */
@@ -472,9 +477,14 @@ static void set_params(sl_ml_phot_ctx *c)
     static const char *const names[] = {"t0", "u0", "tE", "s", "q", "alpha"};
     static const char *const fsbl[] = {"t0", "u0", "tE", "alpha", "rho"};
     c->n_par = sl_ml_phot_npar(c->model);
+    const int rho = c->model == SL_ML_PHOT_FSBL ? 4 : c->model == SL_ML_FSPL ? 3 : -1;
     for (int k = 0; k < c->n_par; k++) {
         c->names[k] = c->model == SL_ML_PHOT_FSBL ? fsbl[k]
                       : k == 3 && c->model == SL_ML_FSPL ? "rho" : names[k];
+        if (k == 1 && (c->pset & SL_ML_PAR_T_EFF))
+            c->names[k] = "t_eff";
+        if (k == rho && (c->pset & SL_ML_PAR_T_STAR))
+            c->names[k] = "t_star";
         c->lo[k] = -INFINITY, c->hi[k] = INFINITY;
     }
     /* t0: within the data's span on either side (an event peaking further
@@ -485,8 +495,9 @@ static void set_params(sl_ml_phot_ctx *c)
     double span = t_last > t_first ? t_last - t_first : 1.0;
     c->lo[0] = t_first - span, c->hi[0] = t_last + span;
     c->lo[2] = 0.0; /* tE */
-    if (c->model == SL_ML_PHOT_FSBL) {
-        c->lo[4] = c->fs.rho_min, c->hi[4] = c->fs.rho_max;
+    if (c->model == SL_ML_PHOT_FSBL) { /* t_star's range is the maps' rho range times tE */
+        c->lo[4] = c->pset & SL_ML_PAR_T_STAR ? 0.0 : c->fs.rho_min;
+        c->hi[4] = c->pset & SL_ML_PAR_T_STAR ? INFINITY : c->fs.rho_max;
         return;
     }
     for (int k = 3; k < c->n_par && k < 5; k++)
@@ -750,6 +761,14 @@ static sl_status phot_prepare(const sl_param_values *opt, const sl_data *data, v
     if (!c)
         return sl_fail_nomem(sizeof *c, "microlensing: likelihood state");
     c->model = (int)opt->v[OPT_MODEL];
+    c->pset = (int)opt->v[OPT_PSET];
+    if ((c->pset & SL_ML_PAR_T_STAR) && c->model != SL_ML_FSPL && c->model != SL_ML_PHOT_FSBL) {
+        int m = c->model;
+        free(c);
+        return sl_fail(SL_ERR_ARG, "microlensing: parametrization = \"%s\": t_star needs a "
+                       "finite source, model = \"fspl\" or \"fsbl\" (model = \"%s\")",
+                       pset_words[(int)opt->v[OPT_PSET]], model_words[m]);
+    }
     c->zero_point = opt->v[OPT_ZP];
     c->ld = opt->v[OPT_LD];
     if (c->ld != 0.0 && c->model != SL_ML_FSPL && c->model != SL_ML_PHOT_FSBL) {
@@ -829,7 +848,8 @@ static void eval_cpu(const sl_ml_phot_ctx *c, const double *params, size_t n, do
         double row[SL_ML_NPAR_MAX];
         double x2 = INFINITY;
         const double *p = params + (size_t)i * c->n_par;
-        if (sl_ml_phot_row(c->model, sl_ml_phot_n_fx(c->px, c->om), p, c->ld, &c->fs, row)) {
+        if (sl_ml_phot_row(c->model, sl_ml_phot_n_fx(c->px, c->om), c->pset, p, c->ld, &c->fs,
+                           row)) {
             sl_ml_phot_fx fx = fx_of(c, p);
             x2 = model_chi2(c, row, &fx);
         }
@@ -886,7 +906,8 @@ static sl_status phot_model(void *ctx, const double *p, const double *x, size_t 
         return sl_fail(SL_ERR_ARG, "microlensing: model: passband %d: expected 0..%d", series,
                        c->n_band - 1);
     double row[SL_ML_NPAR_MAX], fs = 1.0, cc = 0.0;
-    if (!sl_ml_phot_row(c->model, sl_ml_phot_n_fx(c->px, c->om), p, c->ld, &c->fs, row)) {
+    if (!sl_ml_phot_row(c->model, sl_ml_phot_n_fx(c->px, c->om), c->pset, p, c->ld, &c->fs,
+                           row)) {
         char buf[256];
         size_t u = 0;
         for (int k = 0; k < c->n_par; k++)
@@ -894,11 +915,14 @@ static sl_status phot_model(void *ctx, const double *p, const double *x, size_t 
                                   k ? ", " : "", c->names[k], p[k]);
         if (c->model == SL_ML_PHOT_FSBL)
             return sl_fail(SL_ERR_ARG, "microlensing: model: %s is outside the domain (tE > 0, "
-                           "rho in [rho_min, rho_max] = [%g, %g], all finite)", buf,
-                           c->fs.rho_min, c->fs.rho_max);
+                           "rho%s in [rho_min, rho_max] = [%g, %g], all finite)", buf,
+                           c->pset & SL_ML_PAR_T_STAR ? " = t_star / tE" : "", c->fs.rho_min,
+                           c->fs.rho_max);
         return sl_fail(SL_ERR_ARG, "microlensing: model: %s is outside the domain (tE%s > 0, "
-                       "all finite)", buf, c->model == SL_ML_FSPL ? ", rho"
-                                               : c->model == SL_ML_BINARY_PS ? ", s, q" : "");
+                       "all finite)", buf,
+                       c->model == SL_ML_FSPL ? (c->pset & SL_ML_PAR_T_STAR ? ", t_star" : ", rho")
+                       : c->model == SL_ML_BINARY_PS ? ", s, q"
+                                                     : "");
     }
     const sl_ml_phot_fx fx = fx_of(c, p);
     double *dn = NULL, *de = NULL;

@@ -27,6 +27,7 @@ enum { PH_BLOCK = 128 };
 
 typedef struct ph_args {
     int model;
+    int pset;               /* the parametrisation's bits (ml_phot.h) */
     int n_par, n_band;
     double ld;
     sl_ml_fsbl fs; /* fsbl: its maps in device memory */
@@ -105,7 +106,7 @@ __global__ void __launch_bounds__(PH_BLOCK) ph_kernel(ph_args a)
         p[k] = a.params[m * a.n_par + k];
     const sl_ml_phot_fx fx = sl_ml_phot_fx_of(a.model, a.px, a.om, a.t0_kep, p);
     const double *pi = fx.pi;
-    if (!sl_ml_phot_row(a.model, sl_ml_phot_n_fx(a.px, a.om), p, a.ld, &a.fs, row)) {
+    if (!sl_ml_phot_row(a.model, sl_ml_phot_n_fx(a.px, a.om), a.pset, p, a.ld, &a.fs, row)) {
         /* the same for every thread */
         if (tid == 0) {
             a.ll[m] = -INFINITY;
@@ -247,6 +248,7 @@ static void fill_args(ph_args *a, const sl_ml_phot_ctx *c, const ph_dev *d)
     a->t = d->t, a->w = d->w, a->fc = d->fc;
     a->px = c->px, a->dn = d->dn, a->de = d->de;
     a->om = c->om, a->t0_kep = c->t0_kep;
+    a->pset = c->pset;
 }
 
 static sl_status grow(ph_dev *d, size_t n, int n_par)

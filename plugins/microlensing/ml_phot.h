@@ -63,11 +63,19 @@ SL_HD SL_INLINE sl_ml_phot_fx sl_ml_phot_fx_of(int m, int px, int om, double t0_
     return fx;
 }
 
-/* The row for free parameters p (ml_model.h's, or fsbl's own), or 0 when p
- * is outside the model's domain (a value not finite, tE, rho, s or q not
- * > 0; fsbl: rho outside the maps' [rho_min, rho_max]). The n_fx effect
+/* The parametrisations (bits of the option `parametrization`): t_eff =
+ * u0 tE in u0's place, and t_star = rho tE in rho's. Near the peak of a
+ * high-magnification event the data fix t_eff and t_star far better than
+ * u0, tE and rho, whose errors are strongly correlated. */
+#define SL_ML_PAR_T_EFF 1
+#define SL_ML_PAR_T_STAR 2
+
+/* The row for free parameters p (ml_model.h's, or fsbl's own; pset says
+ * whether slot 1 holds t_eff and the rho slot t_star), or 0 when p is
+ * outside the model's domain (a value not finite, tE, rho, s or q not > 0;
+ * fsbl: rho outside the maps' [rho_min, rho_max]). The n_fx effect
  * parameters after the model's must be finite too. */
-SL_HD SL_INLINE int sl_ml_phot_row(int m, int n_fx, const double *p, double ld,
+SL_HD SL_INLINE int sl_ml_phot_row(int m, int n_fx, int pset, const double *p, double ld,
                                    const sl_ml_fsbl *fs, double *row)
 {
     int np = sl_ml_phot_npar(m);
@@ -81,10 +89,15 @@ SL_HD SL_INLINE int sl_ml_phot_row(int m, int n_fx, const double *p, double ld,
     }
     if (!(p[2] > 0.0))
         return 0;
+    if (pset & SL_ML_PAR_T_EFF)
+        row[1] = p[1] / p[2];
+    const int rho = m == SL_ML_PHOT_FSBL ? 4 : 3;
+    if ((pset & SL_ML_PAR_T_STAR) && (m == SL_ML_FSPL || m == SL_ML_PHOT_FSBL))
+        row[rho] = p[rho] / p[2];
     if (m == SL_ML_PHOT_FSBL)
-        return p[4] >= fs->rho_min && p[4] <= fs->rho_max;
+        return row[4] >= fs->rho_min && row[4] <= fs->rho_max;
     if (m == SL_ML_FSPL) {
-        if (!(p[3] > 0.0))
+        if (!(row[3] > 0.0))
             return 0;
         row[4] = ld;
     } else if (m == SL_ML_BINARY_PS && !(p[3] > 0.0 && p[4] > 0.0)) {
