@@ -275,7 +275,9 @@ Test(gpu_microlensing, lightcurves_same_map)
  * (its offsets uploaded once, pi_E up to 0.5) and with the lens's linear
  * orbital motion on top (|ds_dt| up to 0.5 a year, |dalpha_dt| 30 degrees
  * a year, about a t0_kep of its own), passband options (I's blend held
- * at 0, V's errors rescaled) and t_eff = u0 tE in u0's place. */
+ * at 0, V's errors rescaled) and t_eff = u0 tE in u0's place (om = 1);
+ * and with the lens on a Keplerian orbit (om = 2: |s_z| up to 0.5, |ds_z_dt|
+ * up to 0.5 a year, a_s from 0.7 to 1.7). */
 static void like_cpu_vs_gpu(int px, int om)
 {
     SLT_REQUIRE_GPU();
@@ -295,15 +297,16 @@ static void like_cpu_vs_gpu(int px, int om)
         SLT_OK(sl_params_set(&pv, "time_offset", 2450000.0));
     }
     if (om) {
-        SLT_OK(sl_params_set_word(&pv, "orbital_motion", "linear"));
+        SLT_OK(sl_params_set_word(&pv, "orbital_motion", om == 1 ? "linear" : "keplerian"));
         SLT_OK(sl_params_set(&pv, "t0_kep", 7001.0));
-        SLT_OK(sl_params_set_word(&pv, "parametrization", "t_eff"));
     }
+    if (om == 1)
+        SLT_OK(sl_params_set_word(&pv, "parametrization", "t_eff"));
     char path[1024], pb[] = "/tmp/sl_gpu_pb_XXXXXX";
     snprintf(path, sizeof path, "%s/microlensing/phot_event.csv", SL_TEST_DATA_DIR);
     sl_data d = sl_data_file(path), e = sl_data_file(pb);
     const sl_data_named more[1] = {{"passbands", &e}};
-    if (om) { /* and passband options: I's blend held at 0, V's errors rescaled */
+    if (om == 1) { /* and passband options: I's blend held at 0, V's errors rescaled */
         int fd = mkstemp(pb);
         cr_assert_geq(fd, 0);
         FILE *f = fdopen(fd, "w");
@@ -313,18 +316,18 @@ static void like_cpu_vs_gpu(int px, int om)
     }
     void *ctx;
     SLT_OK(l->prepare(&pv, &d, &ctx));
-    if (om)
+    if (om == 1)
         unlink(pb);
     sl_backend cpu, gpu;
     SLT_OK(sl_backend_open("cpu", &cpu));
     SLT_OK(sl_backend_open("cuda", &gpu));
     enum { N = 1000 };
-    const int np = 6 + 2 * px + 2 * om;
-    double *p = malloc(N * 10 * sizeof *p), a[N], b[N], ca[N], cb[N], dv[N];
+    const int np = 6 + 2 * px + (om == 1 ? 2 : om == 2 ? 5 : 0);
+    double *p = malloc(N * 13 * sizeof *p), a[N], b[N], ca[N], cb[N], dv[N];
     uint64_t s = 3;
     for (int i = 0; i < N; i++) {
-        double r[10];
-        for (int k = 0; k < 10; k++) {
+        double r[13];
+        for (int k = 0; k < 13; k++) {
             s = s * 6364136223846793005ull + 1442695040888963407ull;
             r[k] = (double)(s >> 11) / 9007199254740992.0 - 0.5;
         }
@@ -334,8 +337,12 @@ static void like_cpu_vs_gpu(int px, int om)
         q[5] = 30.0 + 40.0 * r[5];
         if (px)
             q[6] = r[6], q[7] = r[7];
-        if (om) /* and t_eff = u0 tE */
+        if (om == 1) /* and t_eff = u0 tE */
             q[np - 2] = r[8], q[np - 1] = 60.0 * r[9], q[1] *= q[2];
+        if (om == 2) {
+            double *o = q + 6 + 2 * px;
+            o[0] = r[8], o[1] = 60.0 * r[9], o[2] = r[10], o[3] = r[11], o[4] = 1.2 + r[12];
+        }
     }
     p[7 * np + 4] = -1.0; /* one outside the domain: -inf on both */
     SLT_OK(l->eval_batch_chi2(ctx, &cpu, p, N, a, ca));
@@ -356,9 +363,15 @@ static void like_cpu_vs_gpu(int px, int om)
     SLT_OK(sl_dev_sync("likelihood"));
     SLT_OK(sl_dev_download(dv, dout, N * sizeof *dout, "out"));
     double worst = 0.0;
+    int unbound = 0;
     for (int i = 0; i < N; i++) {
         if (i == 7) {
             cr_assert(isinf(a[i]) && isinf(b[i]) && a[i] < 0 && b[i] < 0);
+            continue;
+        }
+        if (om == 2 && isinf(a[i])) { /* no bound orbit (e >= 1): refused on both */
+            cr_assert(isinf(b[i]) && b[i] < 0, "model %d: cpu %g gpu %g", i, a[i], b[i]);
+            unbound++;
             continue;
         }
         cr_assert(isfinite(a[i]) && isfinite(b[i]), "model %d: cpu %g gpu %g", i, a[i], b[i]);
@@ -369,10 +382,12 @@ static void like_cpu_vs_gpu(int px, int om)
         else
             cr_assert_eq(dv[i], 12345.0, "row %d past the count was written", i);
     }
-    const char *with = om ? " with parallax, orbital motion, passband options and t_eff"
+    const char *with = om == 1 ? " with parallax, orbital motion, passband options and t_eff"
+                       : om == 2 ? " with parallax and a Keplerian lens orbit"
                        : px ? " with parallax" : "";
     cr_log_info("likelihood, %d binary models on 639 points%s: worst CPU-GPU %.2e relative, "
-                "kernel %.3f ms", N, with, worst, kernel_ms);
+                "kernel %.3f ms%s", N, with, worst, kernel_ms, unbound ? " (some unbound)" : "");
+    cr_assert_lt(unbound, N / 10, "%d of %d orbits unbound", unbound, N);
     cr_assert_lt(worst, 1e-9, "worst %.2e", worst);
     sl_dev_free(dp), sl_dev_free(dout), sl_dev_free(dn);
     free(p);
@@ -385,6 +400,10 @@ Test(gpu_microlensing, likelihood_with_parallax_cpu_vs_gpu) { like_cpu_vs_gpu(1,
 Test(gpu_microlensing, likelihood_with_parallax_and_orbital_motion_cpu_vs_gpu)
 {
     like_cpu_vs_gpu(1, 1);
+}
+Test(gpu_microlensing, likelihood_with_parallax_and_keplerian_orbit_cpu_vs_gpu)
+{
+    like_cpu_vs_gpu(1, 2);
 }
 
 /* A map in tiles (as one larger than the GPU's memory is made): the same

@@ -40,7 +40,8 @@ enum { OPT_MODEL, OPT_PHOT, OPT_ZP, OPT_LD, OPT_S, OPT_Q, OPT_RHO_MIN, OPT_RHO_M
 static const char *const model_words[] = {"pspl", "fspl", "binary", "fsbl", NULL};
 static const char *const phot_words[] = {"auto", "mag", "flux", NULL};
 static const char *const parallax_words[] = {"none", "annual", NULL};
-static const char *const orbit_words[] = {"none", "linear", NULL};
+/* in the order of ml_orbit.h's kinds */
+static const char *const orbit_words[] = {"none", "linear", "circular", "keplerian", NULL};
 /* in the order of the bits SL_ML_PAR_T_EFF | SL_ML_PAR_T_STAR (ml_phot.h) */
 static const char *const pset_words[] = {"standard", "t_eff", "t_star", "t_eff,t_star", NULL};
 
@@ -88,7 +89,10 @@ static const sl_param options[N_OPT] = {
     {"orbital_motion", SL_PARAM_WORD, 0, 0, 0, 0,
      "none; linear (model = \"binary\"): the lens pair turns and widens at a steady rate, "
      "parameters ds_dt (Einstein radii a year) and dalpha_dt (degrees a year) follow the "
-     "model's and parallax's", orbit_words, NULL},
+     "model's and parallax's; circular: a circular orbit through s and s_z (along the line of "
+     "sight), parameters ds_dt, dalpha_dt, s_z; keplerian: an ellipse, parameters ds_dt, "
+     "dalpha_dt, s_z, ds_z_dt, a_s (semi-major axis over the 3D separation at t0_kep)",
+     orbit_words, NULL},
     {"t0_kep", SL_PARAM_NUMBER, NAN, -1e8, 1e8, 0,
      "orbital motion: the time at which s and alpha are the model's (the data's time scale)",
      NULL, "each model's t0"},
@@ -617,22 +621,28 @@ static sl_status satellite_setup(const sl_data *data, sl_ml_phot_ctx *c)
  * it; a single lens has no orbit. */
 static sl_status orbit_setup(const sl_param_values *opt, sl_ml_phot_ctx *c)
 {
-    c->om = opt->v[OPT_ORBIT] != 0.0;
+    static const char *const names[] = {"ds_dt", "dalpha_dt", "s_z", "ds_z_dt", "a_s"};
+    c->om = (int)opt->v[OPT_ORBIT];
     c->t0_kep = opt->v[OPT_T0_KEP];
     if (!c->om) {
         if (opt->given[OPT_T0_KEP])
             return sl_fail(SL_ERR_ARG, "microlensing: 't0_kep' = %g: only orbital_motion = "
-                           "\"linear\" takes it", c->t0_kep);
+                           "\"linear\", \"circular\" or \"keplerian\" takes it", c->t0_kep);
         return SL_OK;
     }
     if (c->model != SL_ML_BINARY_PS)
-        return sl_fail(SL_ERR_ARG, "microlensing: orbital_motion = \"linear\" needs model = "
-                       "\"binary\" (model = \"%s\"%s)", model_words[c->model],
+        return sl_fail(SL_ERR_ARG, "microlensing: orbital_motion = \"%s\" needs model = "
+                       "\"binary\" (model = \"%s\"%s)", orbit_words[c->om],
+                       model_words[c->model],
                        c->model == SL_ML_PHOT_FSBL ? ": its maps are made for one s" : "");
-    c->names[c->n_par] = "ds_dt", c->names[c->n_par + 1] = "dalpha_dt";
-    for (int k = c->n_par; k < c->n_par + 2; k++)
-        c->lo[k] = -INFINITY, c->hi[k] = INFINITY;
-    c->n_par += 2;
+    const int n = sl_ml_orbit_npar(c->om);
+    for (int k = 0; k < n; k++) {
+        c->names[c->n_par + k] = names[k];
+        c->lo[c->n_par + k] = -INFINITY, c->hi[c->n_par + k] = INFINITY;
+    }
+    if (c->om == SL_ML_ORBIT_KEPLERIAN) /* a bound orbit */
+        c->lo[c->n_par + 4] = 0.5;
+    c->n_par += n;
     return SL_OK;
 }
 

@@ -21,13 +21,14 @@
 #include "microlensing.h"
 #include "ml_fsbl.h"
 #include "ml_model.h"
+#include "ml_orbit.h"
 
 /* The likelihood's models: microlensing.h's three, and the finite-source
  * binary of ml_fsbl.h with s and q fixed by the options. */
 #define SL_ML_PHOT_FSBL 3
 /* A model's free parameters at most: a binary's six, parallax's two and
- * orbital motion's two. */
-#define SL_ML_PHOT_NPAR_MAX (SL_ML_NPAR_MAX + 4)
+ * a Keplerian orbit's five. */
+#define SL_ML_PHOT_NPAR_MAX (SL_ML_NPAR_MAX + 7)
 
 /* Free parameters per model kind: pspl t0 u0 tE; fspl t0 u0 tE rho (the
  * limb darkening is an option); binary t0 u0 tE s q alpha; fsbl t0 u0 tE
@@ -40,26 +41,34 @@ SL_HD SL_INLINE int sl_ml_phot_npar(int m)
 /* The effects on a model beyond its own parameters, read from the
  * parameters after the model's, in this order: annual parallax (pi_E,N,
  * pi_E,E; the epoch's offsets come from ml_parallax.h) and the lens's
- * linear orbital motion (ds/dt per year, dalpha/dt degrees per year, about
- * t0_kep; a binary's only). */
+ * orbital motion (ml_orbit.h: ds_dt, dalpha_dt[, s_z[, ds_z_dt, a_s]]
+ * about t0_kep; a binary's only). */
 typedef struct sl_ml_phot_fx {
     const double *pi; /* NULL: no parallax */
     const double *om; /* NULL: the lens does not move */
     double t0_kep;    /* NaN: the model's t0 (MulensModel's default) */
+    sl_ml_orbit orb;  /* om's orbit, set up once for the model's epochs */
 } sl_ml_phot_fx;
 
-/* Parameters the effects add to a model's. */
+/* Parameters the effects add to a model's (om: the orbit's kind). */
 SL_HD SL_INLINE int sl_ml_phot_n_fx(int px, int om)
 {
-    return 2 * (px != 0) + 2 * (om != 0);
+    return 2 * (px != 0) + sl_ml_orbit_npar(om);
 }
 
-/* The effects of the parameters p of a model m. */
+/* The effects of the parameters p of a model m (om: the orbit's kind). */
 SL_HD SL_INLINE sl_ml_phot_fx sl_ml_phot_fx_of(int m, int px, int om, double t0_kep,
                                                const double *p)
 {
     const double *after = p + sl_ml_phot_npar(m);
-    sl_ml_phot_fx fx = {px ? after : NULL, om ? after + 2 * (px != 0) : NULL, t0_kep};
+    sl_ml_phot_fx fx;
+    fx.pi = px ? after : NULL;
+    fx.om = om ? after + 2 * (px != 0) : NULL;
+    fx.t0_kep = t0_kep;
+    if (fx.om && m == SL_ML_BINARY_PS)
+        fx.orb = sl_ml_orbit_init(om, p[3], fx.om);
+    else
+        fx.orb.kind = SL_ML_ORBIT_NONE, fx.orb.ok = 0;
     return fx;
 }
 
@@ -130,18 +139,16 @@ SL_HD SL_INLINE void sl_ml_phot_source(const double *row, const double *pi, doub
     sl_ml_trajectory_tb(tau, beta, row[3], y1, y2);
 }
 
-/* The binary's s and alpha at epoch t under linear orbital motion om
- * (MulensModel's: s + ds/dt (t - t0_kep) / 365.25, the same for alpha),
- * into a copy of row; 0 when s has shrunk to 0 or below. */
+/* The binary's s and alpha at epoch t on its orbit (ml_orbit.h; dt in
+ * Julian years of 365.25 d from t0_kep, as MulensModel), into a copy of
+ * row; 0 when there is no such orbit or s has shrunk to 0 or below. */
 SL_HD SL_INLINE int sl_ml_phot_orbit(const double *row, const sl_ml_phot_fx *fx, double t,
                                      double *moved)
 {
     for (int k = 0; k < 6; k++)
         moved[k] = row[k];
     double dt = (t - (isnan(fx->t0_kep) ? row[0] : fx->t0_kep)) / 365.25;
-    moved[3] = row[3] + fx->om[0] * dt;
-    moved[5] = row[5] + fx->om[1] * dt;
-    return moved[3] > 0.0;
+    return sl_ml_orbit_at(&fx->orb, dt, row[3], row[5], &moved[3], &moved[5]);
 }
 
 /* The magnification of the model of row at epoch t under the effects fx

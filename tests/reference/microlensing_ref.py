@@ -31,6 +31,9 @@ Writes, under tests/data/microlensing/ (CSV, '#' comments, a header row):
   orbital_lc.csv  t0,u0,tE,s,q,alpha,ds_dt,dalpha_dt,t0_kep,pi_E_N,pi_E_E,t0_par,ra,dec,t,A:
                   MulensModel binary light curves (point source) with the lens's linear
                   orbital motion, with and without annual parallax.
+  kepler_lc.csv   t0,u0,tE,s,q,alpha,ds_dt,dalpha_dt,s_z,ds_z_dt,a_s,t0_kep,pi_E_N,pi_E_E,
+                  t0_par,ra,dec,t,A: MulensModel binary light curves (point source) with the
+                  lens on a circular or elliptical Keplerian orbit.
   spitzer_eph.csv time,ra,dec,distance: MulensModel's Spitzer_ephemeris_01.dat (JPL
                   Horizons, geocentric, daily) as JD, degrees and AU, via MulensModel's reader.
   satellite_lc.csv model,t0,u0,tE,s,q,alpha,pi_E_N,pi_E_E,t0_par,ra,dec,space,t,A:
@@ -606,6 +609,69 @@ def orbital_lc():
          "t0_par", "ra", "dec", "t", "A"], rows)
 
 
+def kepler_lc():
+    """The lens's Keplerian orbit: MulensModel 3's Model with ds_dt, dalpha_dt, s_z and
+    nothing more (circular: it derives ds_z_dt = -ds_dt s / s_z) or ds_z_dt and a_s
+    (elliptical), point source, t_0_kep at t_0 and off it,
+    once with annual parallax. a_s = 0 in a row marks a circular orbit. The circular rows
+    have ds_dt s_z < 0 (ds_z_dt > 0): MulensModel 3.12's circular orbit with ds_z_dt < 0 does
+    not pass through alpha at t_0_kep (alpha(t_0_kep) = 25.25 for alpha = 35 at s = 1.15,
+    s_z = 0.3, ds_dt = 0.6, dalpha_dt = 40), so those are checked against our own
+    elliptical orbit with a_s = 1 instead (test_ml_likelihood).
+    MulensModel 3.12's Keplerian alpha(t) is alpha + atan2(y, x) of the secondary's sky
+    position, which turns at -dalpha_dt at t_0_kep while its linear motion turns at
+    +dalpha_dt (measured: -39.9999991 deg/yr for dalpha_dt = 40). starling keeps the linear
+    sign for every kind (alpha - atan2(y, x)), which is MulensModel's curve at -dalpha_dt:
+    so MulensModel is called with dalpha_dt negated and the row holds starling's value.
+    The ellipses all have r0 . v0 > 0: MulensModel 3.12 takes the eccentric anomaly at
+    t_0_kep from arccos, in [0, pi], so an ellipse whose secondary approaches periapsis
+    there (r0 . v0 < 0) does not pass through s and alpha at t_0_kep (s = 0.85, alpha = 200,
+    s_z = 0.2, ds_dt = -0.9, ds_z_dt = -1.1, a_s = 0.8 gives 0.799 and 277.7); those are
+    checked in test_ml_likelihood on their own (keplerian_orbit_passes_through_s_and_alpha)."""
+    from astropy.coordinates import SkyCoord
+    ra, dec = 269.7595833, -29.0708889
+    coords = SkyCoord(ra=ra, dec=dec, unit="deg", frame="icrs")
+    # t0, u0, tE, s, q, alpha, ds_dt, dalpha_dt, s_z, ds_z_dt (elliptical), a_s, t0_kep,
+    # pi_E_N, pi_E_E, t0_par
+    models = [(2457201.5, 0.08, 30.0, 1.15, 4e-3, 35.0, 0.6, 40.0, -0.3, 0, 0, None, 0, 0, None),
+              (2457201.5, -0.05, 45.0, 0.85, 0.3, 200.0, -0.4, -90.0, 0.5, 0, 0, 2457186.5,
+               0, 0, None),
+              (2457201.5, 0.08, 30.0, 1.15, 4e-3, 35.0, 0.6, 40.0, -0.4, 0.5, 1.3, 2457190.0,
+               0, 0, None),
+              (2457201.5, -0.05, 45.0, 0.85, 0.3, 200.0, 0.9, -150.0, 0.2, -1.1, 0.8, None,
+               0, 0, None),
+              (2457201.5, 0.12, 25.0, 1.05, 0.02, 120.0, 0.8, 120.0, 0.6, -0.9, 2.5, 2457195.0,
+               -0.25, 0.1, 2457200.0)]
+    rows = []
+    for t0, u0, tE, s, q, al, dsdt, dadt, sz, dszdt, a_s, tk, pn, pe, tp in models:
+        t = np.concatenate([np.linspace(t0 - 2 * tE, t0 + 2 * tE, 80), t0 + np.array([-120, 90])])
+        p = {"t_0": t0, "u_0": u0, "t_E": tE, "s": s, "q": q, "alpha": al, "ds_dt": dsdt,
+             "dalpha_dt": dadt, "s_z": sz}
+        if a_s:
+            p.update(ds_z_dt=dszdt, a_s=a_s)
+        if tk is not None:
+            p["t_0_kep"] = tk
+        if tp is not None:
+            p.update(pi_E_N=pn, pi_E_E=pe, t_0_par=tp)
+        p["dalpha_dt"] = -dadt  # see the docstring
+        m = mm.Model(p, coords=coords) if tp is not None else mm.Model(p)
+        m.default_magnification_method = "point_source"
+        if not a_s:
+            assert m.parameters.ds_z_dt > 0  # see the docstring
+        A = m.get_magnification(t)
+        for ti, Ai in zip(t, A):
+            rows.append((t0, u0, tE, s, q, al, dsdt, dadt, sz, dszdt, a_s,
+                         t0 if tk is None else tk, pn, pe, 0.0 if tp is None else tp, ra, dec,
+                         ti, Ai))
+    write("kepler_lc.csv", [
+        "MulensModel Model({t_0,u_0,t_E,s,q,alpha,ds_dt,dalpha_dt,s_z[,ds_z_dt,a_s][,t_0_kep]",
+        "[,pi_E_N,pi_E_E,t_0_par]}): point-source binary magnifications with the lens on a",
+        "Keplerian orbit; a_s = 0: circular (ds_z_dt = -ds_dt s / s_z, not a column); t full",
+        "BJD (TDB); t0_par = 0: no parallax"],
+        ["t0", "u0", "tE", "s", "q", "alpha", "ds_dt", "dalpha_dt", "s_z", "ds_z_dt", "a_s",
+         "t0_kep", "pi_E_N", "pi_E_E", "t0_par", "ra", "dec", "t", "A"], rows)
+
+
 def satellite_lc():
     """Satellite parallax: MulensModel 3's Model with pi_E_N, pi_E_E and t_0_par, seen from
     the Earth and from Spitzer through MulensModel's own Spitzer ephemeris (JPL Horizons,
@@ -699,6 +765,7 @@ if __name__ == "__main__":
                   binary_random=binary_random, caustics_box=caustics_box,
                   binary_fs_lc=binary_fs_lc, fsbl_lc=fsbl_lc, fsbl_event=fsbl_event,
                   phot_event=phot_event, parallax_lc=parallax_lc,
-                  orbital_lc=orbital_lc, satellite_lc=satellite_lc, multi_ps=multi_ps)
+                  orbital_lc=orbital_lc, kepler_lc=kepler_lc, satellite_lc=satellite_lc,
+                  multi_ps=multi_ps)
     for name in sys.argv[1:] or list(makers):
         makers[name]()
