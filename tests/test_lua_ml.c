@@ -101,6 +101,12 @@ Test(lua_ml, errors_name_line_key_once)
         {"ml.gridsearch{data = 'x.csv', rho = {min = 1e-3, max = 0.01}, start = {t0 = 1, "
          "u0 = 0.1, tE = -2, alpha = 0}}",
          "s.lua:2: microlensing.gridsearch: key 'start': tE = -2: expected a number > 0"},
+        {"ml.gridsearch{data = 'x.csv', ra = 10}",
+         "s.lua:2: microlensing.gridsearch: key 'ra' = 10: only a search with parallax = "
+         "\"annual\" takes it"},
+        {"ml.gridsearch{data = 'x.csv', parallax = 'annual', ra = 1, dec = 1, rho = {min = 1e-3, "
+         "max = 0.01}}",
+         "s.lua:2: microlensing.gridsearch: key 'parallax': the finite-source search"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char script[1024], out[4096];
@@ -341,6 +347,54 @@ Test(lua_ml, gridsearch_passbands, .timeout = 300)
     cr_log_info("%s", b);
     cr_assert_lt(fabs(g - w), 1e-6 * w, "%s", out);
     cr_assert_gt(wo - w, 1.0, "%s", out);
+}
+
+/* Annual parallax in the grid search's polish: a 60-day binary event seen
+ * from the Earth (made here from the likelihood's own model at pi_E =
+ * (0.3, -0.2), noise-free, errors 0.01 mag) is found again, pi_E to 0.005
+ * and chi^2 near 0, where the same search without parallax stops at chi^2
+ * in the thousands; the polish's starts include the mirror image (-u0,
+ * -alpha), which the ecliptic degeneracy makes a near-equal minimum
+ * (measured without it: chi^2 2.7 at u0 = -0.100, pi_E_N = -0.22). */
+Test(lua_ml, gridsearch_parallax, .timeout = 300)
+{
+    char out[4096];
+    int st = run_script(
+        "local ml = require('starling').microlensing\n"
+        "local t = {}\n"
+        "for i = 0, 399 do t[#t + 1] = 7850 + 0.75 * i end\n"
+        "local f = io.open('flat.csv', 'w') f:write('time,mag,err\\n')\n"
+        "for _, x in ipairs(t) do f:write(string.format('%.6f,20,0.01\\n', x)) end f:close()\n"
+        "local px = {parallax = 'annual', ra = 269.76, dec = -28.99, time_offset = 2450000,\n"
+        "            t0_par = 8000}\n"
+        "local c = {data = 'flat.csv', model = 'binary'}\n"
+        "for k, v in pairs(px) do c[k] = v end\n"
+        "local A = ml.likelihood(c):model(t, {8000, 0.1, 60, 1.2, 3e-3, 30, 0.3, -0.2})\n"
+        "f = io.open('px.csv', 'w') f:write('time,mag,err\\n')\n"
+        "for i, x in ipairs(t) do\n"
+        "  f:write(string.format('%.6f,%.9f,0.01\\n', x, 22 - 2.5 * math.log(A[i] + 0.1, 10)))\n"
+        "end f:close()\n"
+        "local g = {data = 'px.csv', s = {1.2}, q = {3e-3}, alpha = 2, polish = 1,\n"
+        "           progress = false, backend = 'cpu', csv = 'g.csv'}\n"
+        "for k, v in pairs(px) do g[k] = v end\n"
+        "local b = ml.gridsearch(g).best\n"
+        "local b0 = ml.gridsearch{data = 'px.csv', s = {1.2}, q = {3e-3}, alpha = 2, polish = 1,\n"
+        "                         progress = false, backend = 'cpu'}.best\n"
+        "print(string.format('with %.6g %.6f %.6f %.6f without %.6g', b.chi2, b.pi_E_N,\n"
+        "                    b.pi_E_E, b.u0, b0.chi2))\n"
+        "print(io.open('g.csv'):read('a'):match('# annual parallax[^\\n]*'))\n",
+        out, sizeof out);
+    cr_assert_eq(st, 0, "%s", out);
+    double chi2, pn, pe, u0, chi2_0;
+    const char *b = strstr(out, "with ");
+    cr_assert(b && sscanf(b, "with %lf %lf %lf %lf without %lf", &chi2, &pn, &pe, &u0, &chi2_0) ==
+                       5, "%s", out);
+    cr_log_info("%s", b);
+    cr_expect_lt(chi2, 0.01, "%s", out);
+    cr_expect(fabs(pn - 0.3) < 0.005 && fabs(pe + 0.2) < 0.005, "%s", out);
+    cr_expect_gt(u0, 0.0, "%s", out);
+    cr_expect_gt(chi2_0, 1000.0, "%s", out);
+    cr_expect(strstr(out, "# annual parallax in the polish: ra 269.7599999"), "%s", out);
 }
 
 /* The photometric likelihood is an ordinary likelihood to the DE-MCMC

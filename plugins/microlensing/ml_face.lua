@@ -86,7 +86,9 @@ end
 local GRID_KEYS = { data = 1, columns = 1, backend = 1, phot = 1, zero_point = 1, s = 1, q = 1,
                     alpha = 1, iterations = 1, tol = 1, csv = 1, png = 1, progress = 1,
                     polish = 1, rho = 1, ld = 1, pixel = 1, rays = 1, seed = 1, start = 1,
-                    overwrite = 1, passbands = 1 }
+                    overwrite = 1, passbands = 1, parallax = 1, ra = 1, dec = 1, t0_par = 1,
+                    time_offset = 1 }
+local PARALLAX_KEYS = { ra = 1, dec = 1, t0_par = 1, time_offset = 1 }
 local FINITE_KEYS = { ld = 1, pixel = 1, rays = 1, seed = 1, start = 1 }
 
 -- rho = {min =, max =}: the finite-source search's range (nil: point source)
@@ -211,7 +213,7 @@ local function ml_finite_polish(cfg, cells, order, npol, rho)
   return best, evals
 end
 
-local ml_point_cells, ml_grid_write -- below
+local ml_point_cells, ml_grid_write, ml_parallax_polish -- below
 
 local function ml_gridsearch(cfg)
   local ctx = "microlensing.gridsearch"
@@ -240,6 +242,25 @@ local function ml_gridsearch(cfg)
     end
   end
   if cfg.png ~= nil then core.microlensing.png_ready(cfg.png, cfg.overwrite) end
+  -- annual parallax: the polish's likelihood, made (and so checked) before any work
+  local PX
+  if cfg.parallax ~= nil then
+    if cfg.rho ~= nil then
+      error(ctx .. ": key 'parallax': the finite-source search (rho =) does not take it; "
+            .. "search without parallax and add it with microlensing.likelihood{}", 2)
+    end
+    PX = core.likelihood("microlensing", { data = cfg.data, columns = cfg.columns,
+      passbands = cfg.passbands, backend = cfg.backend, phot = cfg.phot,
+      zero_point = cfg.zero_point, model = "binary", parallax = cfg.parallax, ra = cfg.ra,
+      dec = cfg.dec, t0_par = cfg.t0_par, time_offset = cfg.time_offset })
+  else
+    for k in pairs(PARALLAX_KEYS) do
+      if cfg[k] ~= nil then
+        error(ctx .. ": key '" .. k .. "' = " .. tostring(cfg[k]) .. ": only a search with "
+              .. "parallax = \"annual\" takes it", 2)
+      end
+    end
+  end
   local t_start = core.clock()
   local S = ml_axis(ctx, "s", cfg.s, { from = 0.3, to = 3, n = 15 })
   local Q = ml_axis(ctx, "q", cfg.q, { from = 1e-5, to = 1, n = 11 })
@@ -301,7 +322,7 @@ local function ml_gridsearch(cfg)
             nq = #Q, evals = evals + r.evals + pol_evals, seconds = core.clock() - t_start,
             backend = P:info().backend, rho = rho }
   else
-    out = ml_point_cells(cfg, S, Q, na, pspl, iters, tol, npol, say, ctx, t_start)
+    out = ml_point_cells(cfg, S, Q, na, pspl, iters, tol, npol, say, ctx, t_start, PX)
     out.evals = out.evals + r.evals
   end
   ml_grid_write(cfg, ctx, out, S, Q, na, iters, tol)
@@ -310,7 +331,7 @@ end
 
 -- The point-source stage: every (s, q) x alpha slice x sign of u0, then
 -- the best cells polished with s and q free.
-ml_point_cells = function(cfg, S, Q, na, pspl, iters, tol, npol, say, ctx, t_start)
+ml_point_cells = function(cfg, S, Q, na, pspl, iters, tol, npol, say, ctx, t_start, PX)
   local B = core.likelihood("microlensing", { data = cfg.data, columns = cfg.columns,
     passbands = cfg.passbands,
     backend = cfg.backend, phot = cfg.phot, zero_point = cfg.zero_point, model = "binary" })
@@ -380,8 +401,47 @@ ml_point_cells = function(cfg, S, Q, na, pspl, iters, tol, npol, say, ctx, t_sta
   local fit = { t0 = x[1], u0 = x[2], tE = x[3], s = x[4], q = x[5], alpha = x[6] % 360,
                 chi2 = pol.chi2[bp] }
   B:close()
+  if PX then -- parallax on top: from the polished fits with pi_E at 0 and 0.2 each way
+    fit, pol_evals = ml_parallax_polish(PX, pol, fit, pol_evals)
+  end
   return { cells = cells, best_cell = best, best = fit, pspl = pspl, ns = #S, nq = #Q,
            evals = evals + pol_evals, seconds = core.clock() - t_start, backend = backend }
+end
+
+-- Annual parallax added to the polished point-source fits: each starts
+-- with pi_E at (0, 0) and 0.2 along each axis both ways, and so does its
+-- mirror image (-u0, -alpha), which parallax tells apart only weakly (the
+-- ecliptic degeneracy); all eight parameters free, three restarts; the
+-- best replaces the fit only where it is better (the fit without parallax
+-- is one of its starts).
+ml_parallax_polish = function(PX, pol, fit, evals)
+  local starts = {}
+  local pis = { { 0, 0 }, { 0.2, 0 }, { -0.2, 0 }, { 0, 0.2 }, { 0, -0.2 } }
+  for k = 1, #pol.x do
+    local x = pol.x[k]
+    for _, m in ipairs({ 1, -1 }) do
+      for _, pe in ipairs(pis) do
+        starts[#starts + 1] = { x[1], m * x[2], x[3], x[4], x[5], m * x[6], pe[1], pe[2] }
+      end
+    end
+  end
+  local r
+  for _ = 1, 3 do
+    local x = starts[1]
+    r = PX:minimize{ start = starts, step = { 0.01 * x[3], 0.1 * math.abs(x[2]) + 1e-4,
+      0.02 * x[3], 0.02 * x[4], 0.1 * x[5], 2, 0.05, 0.05 }, tol = 1e-4, iterations = 4000 }
+    starts, evals = r.x, evals + r.evals
+  end
+  local bp = 1
+  for k = 2, #r.chi2 do if r.chi2[k] < r.chi2[bp] then bp = k end end
+  PX:close()
+  if not (r.chi2[bp] < fit.chi2) then
+    fit.pi_E_N, fit.pi_E_E = 0, 0
+    return fit, evals
+  end
+  local x = r.x[bp]
+  return { t0 = x[1], u0 = x[2], tE = x[3], s = x[4], q = x[5], alpha = x[6] % 360,
+           pi_E_N = x[7], pi_E_E = x[8], chi2 = r.chi2[bp] }, evals
 end
 
 -- The table (CSV, written whole as starling/output.h says) and the chi^2
@@ -403,9 +463,16 @@ ml_grid_write = function(cfg, ctx, out, S, Q, na, iters, tol)
     end
     f:write(string.format("# PSPL start: t0 %.17g u0 %.17g tE %.17g chi2 %.17g\n", pspl.t0,
       pspl.u0, pspl.tE, pspl.chi2))
+    if cfg.parallax then
+      f:write(string.format("# annual parallax in the polish: ra %.17g dec %.17g t0_par %s "
+        .. "time_offset %.17g\n", cfg.ra, cfg.dec,
+        cfg.t0_par and string.format("%.17g", cfg.t0_par) or "default", cfg.time_offset or 0))
+    end
     f:write(string.format("# polished best: t0 %.17g u0 %.17g tE %.17g s %.17g q %.17g alpha "
-      .. "%.17g%s chi2 %.17g\n", fit.t0, fit.u0, fit.tE, fit.s, fit.q, fit.alpha,
-      rho and string.format(" rho %.17g", fit.rho) or "", fit.chi2))
+      .. "%.17g%s%s chi2 %.17g\n", fit.t0, fit.u0, fit.tE, fit.s, fit.q, fit.alpha,
+      rho and string.format(" rho %.17g", fit.rho) or "",
+      fit.pi_E_N and string.format(" pi_E_N %.17g pi_E_E %.17g", fit.pi_E_N, fit.pi_E_E) or "",
+      fit.chi2))
     f:write(rho and "s,q,chi2,t0,u0,tE,alpha,rho\n" or "s,q,chi2,t0,u0,tE,alpha\n")
     for _, c in ipairs(cells) do
       f:write(string.format("%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", c.s, c.q, c.chi2,
