@@ -406,6 +406,58 @@ Test(gpu_microlensing, likelihood_with_parallax_and_keplerian_orbit_cpu_vs_gpu)
     like_cpu_vs_gpu(1, 2);
 }
 
+/* The finite-source point lens in the likelihood, with its window (the
+ * finite source within [6999, 7001.5], a point source outside): CPU
+ * against CUDA on 500 models with rho up to 0.02 and u0 down to 1e-3. */
+Test(gpu_microlensing, likelihood_fspl_window_cpu_vs_gpu)
+{
+    SLT_REQUIRE_GPU();
+    sl_registry *reg;
+    SLT_OK(sl_registry_create(&reg));
+    SLT_OK(sl_registry_load_default(reg));
+    const void *tab;
+    SLT_OK(sl_registry_get(reg, SL_KIND_LIKELIHOOD, "microlensing", &tab));
+    const sl_likelihood *l = tab;
+    sl_param_values pv;
+    SLT_OK(sl_params_init(&pv, l->params, l->n_params));
+    SLT_OK(sl_params_set_word(&pv, "model", "fspl"));
+    SLT_OK(sl_params_set(&pv, "ld", 0.4));
+    SLT_OK(sl_params_set(&pv, "fs_from", 6999.0));
+    SLT_OK(sl_params_set(&pv, "fs_to", 7001.5));
+    char path[1024];
+    snprintf(path, sizeof path, "%s/microlensing/phot_event.csv", SL_TEST_DATA_DIR);
+    sl_data d = sl_data_file(path);
+    void *ctx;
+    SLT_OK(l->prepare(&pv, &d, &ctx));
+    sl_backend cpu, gpu;
+    SLT_OK(sl_backend_open("cpu", &cpu));
+    SLT_OK(sl_backend_open("cuda", &gpu));
+    enum { N = 500 };
+    double p[N * 4], a[N], b[N];
+    uint64_t s = 5;
+    for (int i = 0; i < N; i++) {
+        double r[4];
+        for (int k = 0; k < 4; k++) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            r[k] = (double)(s >> 11) / 9007199254740992.0;
+        }
+        p[4 * i] = 6999.5 + 2.0 * r[0], p[4 * i + 1] = pow(10.0, -3.0 + 2.0 * r[1]);
+        p[4 * i + 2] = 20.0 + 10.0 * r[2], p[4 * i + 3] = pow(10.0, -3.0 + 1.3 * r[3]);
+    }
+    SLT_OK(l->eval_batch_chi2(ctx, &cpu, p, N, a, NULL));
+    SLT_OK(l->eval_batch_chi2(ctx, &gpu, p, N, b, NULL));
+    double worst = 0.0;
+    for (int i = 0; i < N; i++) {
+        cr_assert(isfinite(a[i]) && isfinite(b[i]), "model %d: cpu %g gpu %g", i, a[i], b[i]);
+        worst = fmax(worst, slt_rel(b[i], a[i]));
+    }
+    cr_log_info("likelihood, fspl with a finite-source window, %d models on 639 points: worst "
+                "CPU-GPU %.2e relative", N, worst);
+    cr_assert_lt(worst, 1e-9, "worst %.2e", worst);
+    l->release(ctx);
+    sl_registry_destroy(reg);
+}
+
 /* A map in tiles (as one larger than the GPU's memory is made): the same
  * rays on both backends, tile by tile. A tile adds edges inside the map,
  * and a lens-plane cell whose images' box just touches one is active or

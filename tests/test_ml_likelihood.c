@@ -759,6 +759,68 @@ Test(ml_likelihood, parametrizations_are_the_standard_model)
     }
 }
 
+/* fspl's finite-source window (MulensModel's magnification methods per
+ * time range): within [fs_from, fs_to] the magnification is fspl's, bit
+ * for bit, and outside pspl's at the same t0, u0, tE; a window over the
+ * whole data gives fspl's chi^2; a window with another model, half a
+ * window and an empty one are refused before any work. */
+Test(ml_likelihood, fspl_window)
+{
+    sl_data d = sl_data_file(event_path());
+    slt_lk kw, kf, kp, ka;
+    sl_param_values pv;
+    lk_begin(&kw, "fspl", &pv);
+    SLT_OK(sl_params_set(&pv, "fs_from", 6999.0));
+    SLT_OK(sl_params_set(&pv, "fs_to", 7001.5));
+    SLT_OK(kw.l->prepare(&pv, &d, &kw.ctx));
+    lk_begin(&ka, "fspl", &pv);
+    SLT_OK(sl_params_set(&pv, "fs_from", -1e7));
+    SLT_OK(sl_params_set(&pv, "fs_to", 1e7));
+    SLT_OK(ka.l->prepare(&pv, &d, &ka.ctx));
+    SLT_OK(lk_open(&kf, "fspl", &d));
+    SLT_OK(lk_open(&kp, "pspl", &d));
+    const double p[4] = {7000.2, 0.002, 25.0, 0.004};
+    int inside = 0, outside = 0;
+    for (int i = 0; i <= 400; i++) {
+        const double t = 6990.0 + 0.05 * i;
+        double Aw, Af, Ap;
+        SLT_OK(kw.l->model(kw.ctx, p, &t, 1, -1, &Aw));
+        SLT_OK(kf.l->model(kf.ctx, p, &t, 1, -1, &Af));
+        SLT_OK(kp.l->model(kp.ctx, p, &t, 1, -1, &Ap));
+        const int in = t >= 6999.0 && t <= 7001.5;
+        cr_assert_eq(Aw, in ? Af : Ap, "t = %.2f (%s): %.17g, fspl %.17g, pspl %.17g", t,
+                     in ? "inside" : "outside", Aw, Af, Ap);
+        inside += in, outside += !in && fabs(Af - Ap) > 1e-9 * Ap;
+    }
+    cr_assert_gt(inside, 40);
+    cr_assert_gt(outside, 10, "the window should matter somewhere outside: %d", outside);
+    sl_backend be = cpu();
+    double ll[2], x2[2];
+    SLT_OK(ka.l->eval_batch_chi2(ka.ctx, &be, p, 1, &ll[0], &x2[0]));
+    SLT_OK(kf.l->eval_batch_chi2(kf.ctx, &be, p, 1, &ll[1], &x2[1]));
+    cr_expect_eq(x2[0], x2[1], "window over all the data %.17g, none %.17g", x2[0], x2[1]);
+    lk_close(&kw), lk_close(&ka), lk_close(&kf), lk_close(&kp);
+    static const struct {
+        const char *model;
+        double from, to;
+        const char *want;
+    } bad[] = {{"pspl", 1.0, 2.0, "only model = \"fspl\" takes them"},
+               {"fspl", 1.0, NAN, "expected both"},
+               {"fspl", 2.0, 2.0, "expected fs_from < fs_to"}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        slt_lk k;
+        lk_begin(&k, bad[i].model, &pv);
+        SLT_OK(sl_params_set(&pv, "fs_from", bad[i].from));
+        if (!isnan(bad[i].to))
+            SLT_OK(sl_params_set(&pv, "fs_to", bad[i].to));
+        cr_assert_neq(k.l->prepare(&pv, &d, &k.ctx), SL_OK, "case %zu", i);
+        cr_expect(strstr(sl_last_error(), bad[i].want) &&
+                      strstr(sl_last_error(), "finite-source window"), "%s", sl_last_error());
+        k.ctx = NULL;
+        lk_close(&k);
+    }
+}
+
 /* A likelihood (model binary) on the data file `data` with the passband
  * options `pb` (a file; NULL: none). */
 static sl_status pb_open(slt_lk *k, const char *data, const char *pb)

@@ -34,7 +34,7 @@
 
 enum { OPT_MODEL, OPT_PHOT, OPT_ZP, OPT_LD, OPT_S, OPT_Q, OPT_RHO_MIN, OPT_RHO_MAX, OPT_PIXEL,
        OPT_RAYS, OPT_SEED, OPT_PARALLAX, OPT_RA, OPT_DEC, OPT_T0_PAR, OPT_TIME_OFFSET,
-       OPT_ORBIT, OPT_T0_KEP, OPT_PSET, N_OPT };
+       OPT_ORBIT, OPT_T0_KEP, OPT_PSET, OPT_FS_FROM, OPT_FS_TO, N_OPT };
 
 /* in model order: sl_ml_model's, then SL_ML_PHOT_FSBL */
 static const char *const model_words[] = {"pspl", "fspl", "binary", "fsbl", NULL};
@@ -99,6 +99,12 @@ static const sl_param options[N_OPT] = {
     {"parametrization", SL_PARAM_WORD, 0, 0, 0, 0,
      "standard: u0, tE, rho; t_eff: t_eff = u0 tE (days) in u0's place; t_star (fspl, fsbl): "
      "t_star = rho tE (days) in rho's place; t_eff,t_star: both", pset_words, NULL},
+    {"fs_from", SL_PARAM_NUMBER, NAN, -1e8, 1e8, 0,
+     "fspl: the finite source from this time on (with fs_to; the data's time scale), a point "
+     "source before", NULL, "the finite source everywhere"},
+    {"fs_to", SL_PARAM_NUMBER, NAN, -1e8, 1e8, 0,
+     "fspl: the finite source up to this time (with fs_from), a point source after", NULL,
+     "the finite source everywhere"},
 };
 
 /* ---- data ------------------------------------------------------------------ */
@@ -779,6 +785,22 @@ static sl_status phot_prepare(const sl_param_values *opt, const sl_data *data, v
                        "finite source, model = \"fspl\" or \"fsbl\" (model = \"%s\")",
                        pset_words[(int)opt->v[OPT_PSET]], model_words[m]);
     }
+    c->fs_win[0] = -INFINITY, c->fs_win[1] = INFINITY;
+    if (opt->given[OPT_FS_FROM] || opt->given[OPT_FS_TO]) {
+        const double a = opt->v[OPT_FS_FROM], b = opt->v[OPT_FS_TO];
+        const char *why = c->model != SL_ML_FSPL ? "only model = \"fspl\" takes them"
+                          : !opt->given[OPT_FS_FROM] || !opt->given[OPT_FS_TO]
+                              ? "expected both"
+                          : !(a < b) ? "expected fs_from < fs_to"
+                                     : NULL;
+        if (why) {
+            int m = c->model;
+            free(c);
+            return sl_fail(SL_ERR_ARG, "microlensing: the finite-source window fs_from = %g, "
+                           "fs_to = %g (model = \"%s\"): %s", a, b, model_words[m], why);
+        }
+        c->fs_win[0] = a, c->fs_win[1] = b;
+    }
     c->zero_point = opt->v[OPT_ZP];
     c->ld = opt->v[OPT_LD];
     if (c->ld != 0.0 && c->model != SL_ML_FSPL && c->model != SL_ML_PHOT_FSBL) {
@@ -845,7 +867,7 @@ static double model_chi2(const sl_ml_phot_ctx *c, const double *row, const sl_ml
 /* The effects (parallax, orbital motion) in the model's parameters p. */
 static sl_ml_phot_fx fx_of(const sl_ml_phot_ctx *c, const double *p)
 {
-    return sl_ml_phot_fx_of(c->model, c->px, c->om, c->t0_kep, p);
+    return sl_ml_phot_fx_of(c->model, c->px, c->om, c->t0_kep, c->fs_win, p);
 }
 
 static void eval_cpu(const sl_ml_phot_ctx *c, const double *params, size_t n, double *ll,

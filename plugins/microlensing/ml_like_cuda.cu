@@ -39,6 +39,7 @@ typedef struct ph_args {
     const double *dn, *de;
     int om;                 /* the lens's linear orbital motion, about t0_kep */
     double t0_kep;
+    double fs_win[2];       /* fspl: the finite source's window */
     const double *params;
     int64_t n;
     const int *count;
@@ -104,7 +105,7 @@ __global__ void __launch_bounds__(PH_BLOCK) ph_kernel(ph_args a)
     double p[SL_ML_PHOT_NPAR_MAX], row[SL_ML_NPAR_MAX];
     for (int k = 0; k < a.n_par; k++)
         p[k] = a.params[m * a.n_par + k];
-    const sl_ml_phot_fx fx = sl_ml_phot_fx_of(a.model, a.px, a.om, a.t0_kep, p);
+    const sl_ml_phot_fx fx = sl_ml_phot_fx_of(a.model, a.px, a.om, a.t0_kep, a.fs_win, p);
     const double *pi = fx.pi;
     if (!sl_ml_phot_row(a.model, sl_ml_phot_n_fx(a.px, a.om), a.pset, p, a.ld, &a.fs, row)) {
         /* the same for every thread */
@@ -249,6 +250,7 @@ static void fill_args(ph_args *a, const sl_ml_phot_ctx *c, const ph_dev *d)
     a->px = c->px, a->dn = d->dn, a->de = d->de;
     a->om = c->om, a->t0_kep = c->t0_kep;
     a->pset = c->pset;
+    a->fs_win[0] = c->fs_win[0], a->fs_win[1] = c->fs_win[1];
 }
 
 static sl_status grow(ph_dev *d, size_t n, int n_par)

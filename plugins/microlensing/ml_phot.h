@@ -48,6 +48,9 @@ typedef struct sl_ml_phot_fx {
     const double *om; /* NULL: the lens does not move */
     double t0_kep;    /* NaN: the model's t0 (MulensModel's default) */
     sl_ml_orbit orb;  /* om's orbit, set up once for the model's epochs */
+    /* fspl: the finite source within [fs_from, fs_to] only, a point source
+     * outside (-inf, inf: everywhere) */
+    double fs_from, fs_to;
 } sl_ml_phot_fx;
 
 /* Parameters the effects add to a model's (om: the orbit's kind). */
@@ -56,15 +59,17 @@ SL_HD SL_INLINE int sl_ml_phot_n_fx(int px, int om)
     return 2 * (px != 0) + sl_ml_orbit_npar(om);
 }
 
-/* The effects of the parameters p of a model m (om: the orbit's kind). */
+/* The effects of the parameters p of a model m (om: the orbit's kind;
+ * win: fspl's finite-source window). */
 SL_HD SL_INLINE sl_ml_phot_fx sl_ml_phot_fx_of(int m, int px, int om, double t0_kep,
-                                               const double *p)
+                                               const double *win, const double *p)
 {
     const double *after = p + sl_ml_phot_npar(m);
     sl_ml_phot_fx fx;
     fx.pi = px ? after : NULL;
     fx.om = om ? after + 2 * (px != 0) : NULL;
     fx.t0_kep = t0_kep;
+    fx.fs_from = win[0], fx.fs_to = win[1];
     if (fx.om && m == SL_ML_BINARY_PS)
         fx.orb = sl_ml_orbit_init(om, p[3], fx.om);
     else
@@ -163,6 +168,8 @@ SL_HD SL_INLINE double sl_ml_phot_mag_fx(int m, const sl_ml_fsbl *fs, const doub
         sl_ml_trajectory_tb(tau, beta, row[3], &y1, &y2);
         return sl_ml_fsbl_mag(fs, y1, y2, row[4]);
     }
+    if (fx && m == SL_ML_FSPL && !(t >= fx->fs_from && t <= fx->fs_to))
+        return sl_ml_eval_tb(SL_ML_PSPL, row, tau, beta); /* t0 u0 tE lead both rows */
     if (fx && fx->om && m == SL_ML_BINARY_PS) {
         double moved[SL_ML_NPAR_MAX];
         if (!sl_ml_phot_orbit(row, fx, t, moved))
