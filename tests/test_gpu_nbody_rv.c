@@ -41,9 +41,13 @@ static void write_data(int ttv)
     fclose(f);
 }
 
-static void run_with(const char *name, int ttv, int integrator, int joint);
+static void run_with(const char *name, int ttv, int integrator, int joint, double epoch,
+                     int threads);
 
-static void run(const char *name, int ttv, int integrator) { run_with(name, ttv, integrator, 0); }
+static void run(const char *name, int ttv, int integrator)
+{
+    run_with(name, ttv, integrator, 0, 0.0, 1);
+}
 
 /* Marks the models whose ln L is steady: at parameters moved by one ulp
  * and by 1e-14 relative, all up, all down, and with random signs, on the
@@ -78,7 +82,8 @@ static void steady_models(const sl_likelihood *l, void *ctx, const sl_backend *c
     free(c2u);
 }
 
-static void run_with(const char *name, int ttv, int integrator, int joint)
+static void run_with(const char *name, int ttv, int integrator, int joint, double epoch,
+                     int threads)
 {
     SLT_REQUIRE_GPU();
     char tr_path[256] = "";
@@ -100,7 +105,8 @@ static void run_with(const char *name, int ttv, int integrator, int joint)
     sl_param_values pv;
     SLT_OK(sl_params_init(&pv, l->params, l->n_params));
     SLT_OK(sl_params_set(&pv, "planets", 2));
-    SLT_OK(sl_params_set(&pv, "epoch", 0));
+    SLT_OK(sl_params_set(&pv, "epoch", epoch));
+    SLT_OK(sl_params_set(&pv, "threads_per_model", threads));
     SLT_OK(sl_params_set(&pv, "mstar", 0.32));
     SLT_OK(sl_params_set(&pv, "integrator", integrator));
     SLT_OK(sl_params_set(&pv, "steps", integrator ? 400 : 100));
@@ -179,9 +185,10 @@ static void run_with(const char *name, int ttv, int integrator, int joint)
                   (unsigned long long)cpu_counts[i], flipped);
     }
     free(steady_at);
-    fprintf(stderr, "%s%s (%s): %d of %d models steady, %d of them refused, worst relative "
+    fprintf(stderr, "%s%s (%s, epoch %g, %d thread%s a model): %d of %d models steady, %d of them refused, worst relative "
             "difference %.3g; %d refusals differ among the others\n", name,
-            joint ? " joined with ttv" : "", integrator ? "hermite" : "mvs", steady, N, refused,
+            joint ? " joined with ttv" : "", integrator ? "hermite" : "mvs", epoch, threads,
+            threads > 1 ? "s" : "", steady, N, refused,
             worst, flipped);
     l->release(ctx);
     free(p);
@@ -222,4 +229,9 @@ Test(gpu_nbody_rv, hermite_on_cuda_is_refused)
     unlink(path);
 }
 Test(gpu_nbody_rv, ttv_mvs_matches_cpu) { run("ttv", 1, 0); }
-Test(gpu_nbody_rv, rv_and_transits_joined_match_cpu) { run_with("nbody_rv", 0, 0, 1); }
+Test(gpu_nbody_rv, rv_and_transits_joined_match_cpu) { run_with("nbody_rv", 0, 0, 1, 0.0, 1); }
+/* Two threads a model: the epoch mid-data, so that each thread has half the
+ * velocities (the sums added by a shuffle, the forward run's refusal
+ * first); and transits alone, where the backward thread has nothing. */
+Test(gpu_nbody_rv, rv_two_threads_a_model_match_cpu) { run_with("nbody_rv", 0, 0, 0, 913.0, 2); }
+Test(gpu_nbody_rv, ttv_two_threads_a_model_match_cpu) { run_with("ttv", 1, 0, 0, 0.0, 2); }

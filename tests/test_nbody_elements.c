@@ -440,3 +440,55 @@ Test(nbody_path, resonant_pair_transits_are_rebounds)
     cr_expect(sqrt(x2[1]) < 1.0, "mvs: sqrt(chi2) %g s from REBOUND", sqrt(x2[1]));
     cr_expect(sqrt(x2[2]) > 3600.0, "vanishing masses: sqrt(chi2) only %g s", sqrt(x2[2]));
 }
+
+/* A device's pair of threads a model sums each direction from the epoch on
+ * its own thread (nbody_cuda.cu): the forward part and the backward part
+ * of the resonant pair's 200 velocities around the epoch add up to the
+ * whole to rounding, each carries its own observations' terms, and with
+ * every observation after the epoch the backward part is empty. */
+Test(nbody_path, the_two_directions_add_up_to_the_whole)
+{
+    enum { NT = 200 };
+    sl_nbody_model M = {0};
+    double x[9], v[9], m[3];
+    gj876_like(M.el, x, v, m);
+    double pp[SL_PROP_PARAMS_MAX] = {0}, fp[SL_FORCE_PARAMS_MAX] = {0};
+    pp[SL_PP_DT] = M.el[0].P / 100.0;
+    ((sl_mvs_params *)pp)->coordinates = 1.0;
+    double t[NT], vo[NT], var[NT];
+    int inst[NT] = {0};
+    obs_times(t, NT, pp[SL_PP_DT]);
+    for (int k = 0; k < NT; k++)
+        vo[k] = 50.0 * sin(0.37 * k), var[k] = 4.0; /* m/s, (m/s)^2 */
+    sl_nbody_view d = {.kind = SL_NBODY_KIND_RV, .n_pl = 2, .mstar = 0.32, .n_inst = 1,
+                       .n_rv = NT, .t_rv = t, .v_rv = vo, .var_rv = var, .inst_rv = inst};
+    for (int shift = 0; shift < 2; shift++) { /* the epoch mid-data, then first */
+        if (shift)
+            for (int k = NT - 1; k >= 0; k--)
+                t[k] -= t[0];
+        double x2[3], lw[3];
+        for (int part = SL_NBODY_BOTH; part <= SL_NBODY_BACKWARD; part++)
+            cr_assert_eq(sl_nbody_eval_part_mvs_newton_3(&d, &M, pp, fp, part, &x2[part],
+                                                         &lw[part]),
+                         SL_NBODY_OK, "part %d refused", part);
+        const double sx = x2[SL_NBODY_FORWARD] + x2[SL_NBODY_BACKWARD],
+                     sw = lw[SL_NBODY_FORWARD] + lw[SL_NBODY_BACKWARD];
+        cr_expect(fabs(sx - x2[0]) <= 1e-13 * x2[0] && fabs(sw - lw[0]) <= 1e-13 * fabs(lw[0]),
+                  "epoch %s: chi2 %.17g + %.17g against %.17g, lw %.17g against %.17g",
+                  shift ? "first" : "mid-data", x2[1], x2[2], x2[0], sw, lw[0]);
+        const double per_obs = lw[0] / NT; /* the same variance everywhere */
+        if (!shift) {
+            cr_expect(fabs(lw[SL_NBODY_FORWARD] - 100.0 * per_obs) < 1e-9 * fabs(lw[0]) &&
+                          fabs(lw[SL_NBODY_BACKWARD] - 100.0 * per_obs) < 1e-9 * fabs(lw[0]),
+                      "mid-data: %g and %g of the lw terms, expected half each",
+                      lw[SL_NBODY_FORWARD] / per_obs, lw[SL_NBODY_BACKWARD] / per_obs);
+            cr_expect(x2[SL_NBODY_FORWARD] > 0.1 * x2[0] && x2[SL_NBODY_BACKWARD] > 0.1 * x2[0],
+                      "mid-data: chi2 %g forward, %g backward", x2[1], x2[2]);
+        } else {
+            cr_expect(x2[SL_NBODY_BACKWARD] == 0.0 && lw[SL_NBODY_BACKWARD] == 0.0,
+                      "epoch first: the backward part holds %g, %g", x2[2], lw[2]);
+            cr_expect(x2[SL_NBODY_FORWARD] == x2[0], "epoch first: forward %.17g, whole %.17g",
+                      x2[1], x2[0]);
+        }
+    }
+}

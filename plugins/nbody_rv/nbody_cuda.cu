@@ -1,6 +1,7 @@
 /* nbody_rv and ttv on CUDA: one model a thread, each thread running its
  * model's whole integration (nbody_like.inc, the CPU's code compiled for
- * the device); the data sit in device memory, read by every thread. The
+ * the device), or with threads_per_model = 2 a pair of threads a model,
+ * one running forward from the epoch and one backward; the data sit in device memory, read by every thread. The
  * reasons for ln L = -inf are counted on the device (one atomic add a
  * model) and read back when asked (sl_nbody_cuda_counts).
  *
@@ -43,18 +44,40 @@ typedef struct nb_args {
     const int *count;
     double *ll, *chi2;
     unsigned long long *counts;
+    int pair; /* 1: two threads a model */
 } nb_args;
 
+/* A thread a model (pair 0), or a pair of threads a model (pair 1): the
+ * even thread runs forward from the epoch, the odd one backward, and the
+ * even one adds the two sums (a shuffle) and finishes. pair is the same
+ * for the whole launch, and every thread of a warp reaches the shuffle,
+ * those past the last model with empty sums. */
 #define NB_KERNEL(P, N)                                                                    \
     __global__ void __launch_bounds__(NB_BLOCK) nb_##P##_##N(nb_args a)                    \
     {                                                                                      \
         const int64_t n = a.count ? (int64_t)*a.count : a.n;                                \
-        const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;                  \
+        const int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;                  \
+        const int64_t i = a.pair ? g >> 1 : g;                                             \
+        const int part = a.pair ? SL_NBODY_FORWARD + (int)(g & 1) : SL_NBODY_BOTH;         \
+        double x2 = 0.0, lw = 0.0;                                                         \
+        int why = SL_NBODY_OK;                                                             \
+        if (i < n)                                                                         \
+            why = sl_nbody_terms_##P##_newton_##N(&a.d, a.params + i * a.d.n_par, part,     \
+                                                   &x2, &lw);                              \
+        if (a.pair) {                                                                      \
+            const double x2b = __shfl_xor_sync(0xffffffffu, x2, 1);                        \
+            const double lwb = __shfl_xor_sync(0xffffffffu, lw, 1);                        \
+            const int whyb = __shfl_xor_sync(0xffffffffu, why, 1);                         \
+            if (part == SL_NBODY_BACKWARD)                                                 \
+                return;                                                                    \
+            x2 += x2b, lw += lwb;                                                          \
+            if (why == SL_NBODY_OK)                                                        \
+                why = whyb;                                                                \
+        }                                                                                  \
         if (i >= n)                                                                        \
             return;                                                                        \
         double ll, chi2;                                                                   \
-        const int why = sl_nbody_one_##P##_newton_##N(&a.d, a.params + i * a.d.n_par, &ll,  \
-                                                      &chi2);                              \
+        why = sl_nbody_finish(why, x2, lw, &ll, &chi2);                                    \
         atomicAdd(&a.counts[why], 1ull);                                                   \
         a.ll[i] = ll;                                                                      \
         if (a.chi2)                                                                        \
@@ -159,7 +182,9 @@ static sl_status launch(sl_nbody_ctx *c, nb_dev *g, const double *params, size_t
     nb_args a;
     a.d = g->d, a.params = params, a.n = (int64_t)n, a.count = count, a.ll = ll, a.chi2 = chi2;
     a.counts = g->counts;
-    const unsigned grid = (unsigned)((n + NB_BLOCK - 1) / NB_BLOCK);
+    a.pair = c->threads_per_model == 2;
+    const size_t threads = n << a.pair;
+    const unsigned grid = (unsigned)((threads + NB_BLOCK - 1) / NB_BLOCK);
     nb_kernels[c->integrator][c->view.n_pl]<<<grid, NB_BLOCK, 0, s>>>(a);
     NB_TRY(cudaGetLastError(), "launching the N-body kernel");
     return SL_OK;

@@ -40,6 +40,11 @@ enum {
 enum { SL_NBODY_MVS = 0, SL_NBODY_HERMITE = 1 };
 enum { SL_NBODY_KIND_RV = 0, SL_NBODY_KIND_TTV = 1 };
 
+/* The part of a model's run one evaluation makes: both directions from
+ * the epoch (one thread a model), or one of them (the device's pair of
+ * threads a model, each summing its own terms). */
+enum { SL_NBODY_BOTH = 0, SL_NBODY_FORWARD = 1, SL_NBODY_BACKWARD = 2 };
+
 /* The data and options a model is evaluated with, all in starling's units
  * (time 1/k days, velocity SL_NBODY_V_UNIT), read-only during evaluation:
  * the pointers are host memory on the CPU and device memory in a kernel. */
@@ -51,7 +56,7 @@ typedef struct sl_nbody_view {
     double pp_tail[4]; /* the integrator's packed keys after dt (mvs: ratio, corrector, coordinates, tol) */
     /* RV: n_rv observations sorted by time, t relative to the epoch */
     int n_rv;
-    const double *t_rv, *v_rv, *var_rv; /* time units, velocity units, velocity units² */
+    const double *t_rv, *v_rv, *var_rv; /* time units, m/s, (m/s)² */
     const int *inst_rv;
     /* TTV: planet j's observed transits tr_start[j - 1] .. tr_start[j] - 1, sorted */
     int n_tr;
@@ -185,6 +190,18 @@ SL_HD SL_INLINE int sl_nbody_bound(int n, const double *x, const double *v, cons
             return 0;
     }
     return 1;
+}
+
+/* A model's ln L and chi^2 from its summed terms (x2 = sum r^2/w, lw = sum
+ * ln 2 pi w) and the reason of its run: -inf and +inf when refused, and a
+ * sum that is not finite counted as unstable. Returns the reason. */
+SL_HD SL_INLINE int sl_nbody_finish(int why, double x2, double lw, double *ll, double *chi2)
+{
+    if (why == SL_NBODY_OK && !isfinite(x2 + lw))
+        why = SL_NBODY_UNSTABLE;
+    *ll = why == SL_NBODY_OK ? -0.5 * (x2 + lw) : -INFINITY;
+    *chi2 = why == SL_NBODY_OK ? x2 : INFINITY;
+    return why;
 }
 
 #endif

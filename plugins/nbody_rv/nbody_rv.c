@@ -1,7 +1,7 @@
 /* nbody_rv and ttv: Gaussian log-likelihoods of many N-body models of a
  * planetary system, against radial velocities (nbody_rv) or transit times
  * (ttv), on the CPU (OpenMP, one model a thread at a time) or CUDA
- * (nbody_cuda.cu, one model a thread).
+ * (nbody_cuda.cu, one model a thread or a pair of threads).
  *
  * Per model: the planets' Jacobi elements at the epoch (nbody_like.h,
  * nbody_elements.h) made into a system, integrated by a fixed-step
@@ -55,7 +55,11 @@ static const char *const integrator_words[] = {"mvs", "hermite", NULL};
               "steps per innermost period when dt is 0", NULL, NULL})                        \
     X(CORRECTOR, {"corrector", SL_PARAM_INTEGER, 0, 0, 17, 0,                                \
                   "mvs's symplectic corrector order (0, 3, 5, 7, 11 or 17); over years of "   \
-                  "data 0 is as accurate and faster", NULL, NULL})
+                  "data 0 is as accurate and faster", NULL, NULL})                           \
+    X(THREADS, {"threads_per_model", SL_PARAM_INTEGER, 1, 1, 2, 0,                          \
+                "cuda: 1, or 2 to run forward and backward from the epoch on two threads "   \
+                "(faster for batches too small to fill the GPU when the epoch is inside "    \
+                "the data; the CPU ignores it)", NULL, NULL})
 #define OPT_RV(X)                                                                          \
     X(BASIS, {"basis", SL_PARAM_WORD, 0, 0, 0, 0,                                           \
               "M0: P K e w M0; tp: lnP lnK secosw sesinw tp; tc: lnP lnK secosw sesinw tc "  \
@@ -386,6 +390,7 @@ static sl_status prepare_kind(int kind, const sl_param_values *opt, const sl_dat
     d->dt = opt->v[OPT_DT] * SL_NBODY_K_GAUSS;
     d->steps = opt->v[OPT_STEPS];
     c->integrator = (int)opt->v[OPT_INTEGRATOR];
+    c->threads_per_model = (int)opt->v[OPT_THREADS];
     if (c->integrator == SL_NBODY_MVS) { /* min_mass_ratio, corrector, Jacobi, kepler_tol */
         d->pp_tail[0] = 10.0, d->pp_tail[1] = opt->v[OPT_CORRECTOR];
         d->pp_tail[2] = 1.0, d->pp_tail[3] = 1e-6;

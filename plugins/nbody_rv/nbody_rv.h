@@ -20,6 +20,7 @@ typedef struct sl_nbody_ctx {
     const char *name; /* "nbody_rv" or "ttv", for messages */
     sl_nbody_view view; /* host pointers into the arrays below */
     int integrator;
+    int threads_per_model; /* the cuda backend's: 1, or 2 (forward and backward) */
     size_t n_par;
     sl_rv_data rv; /* as read (instrument names) */
     double *t_rv, *v_rv, *var_rv, *t_tr, *ivar_tr;
