@@ -8,8 +8,11 @@
 --   starling run bench/nbody_rv_bench.lua [models [peer_models_per_s]]
 --
 -- With a GPU it then prints the 2-planet RV case's GPU rate by models per
--- call (1024 .. 65536): one thread a model fills the device only with
--- enough models, and a sampler's call is as large as its chains.
+-- call (1024 .. 65536) for one thread a model and for a pair of threads
+-- (threads_per_model = 2: forward and backward from the epoch), with the
+-- epoch first (the pair's second thread idle) and mid-data (half the
+-- velocities each): one thread a model fills the device only with enough
+-- models, and a sampler's call is as large as its chains.
 --
 -- Each evaluation is timed after a warm-up call of the same size (which
 -- also makes the GPU's context and uploads the data); the models are the
@@ -106,17 +109,26 @@ for _, c in ipairs(cases) do
                                 math.min(#rows, 1024)))
 end
 
-do
-  local ok, Lg = pcall(cases[1].make, "cuda")
+do -- the device's layouts: one thread a model, or a pair (forward and backward)
+  local function make(epoch, tpm)
+    return starling.likelihood("nbody_rv", { data = rv, planets = 2, mstar = 0.32, epoch = epoch,
+                                             threads_per_model = tpm, backend = "cuda" })
+  end
+  local ok = pcall(function() make(0, 1):close() end)
   if ok then
     local all = cases[1].rows()
-    local line = {}
-    for _, size in ipairs({1024, 4096, 16384, 65536}) do
-      local rows = {}
-      for i = 1, size do rows[i] = all[(i - 1) % #all + 1] end
-      line[#line + 1] = string.format("%d: %.4g", size, (time(Lg, rows)))
+    print("GPU models/s by models a call (" .. cases[1].name .. "), threads a model:")
+    for _, lay in ipairs({ {0, 1}, {0, 2}, {913, 1}, {913, 2} }) do
+      local Lg <close> = make(lay[1], lay[2])
+      local line = {}
+      for _, size in ipairs({1024, 4096, 16384, 65536}) do
+        local rows = {}
+        for i = 1, size do rows[i] = all[(i - 1) % #all + 1] end
+        line[#line + 1] = string.format("%d: %.4g", size, (time(Lg, rows)))
+      end
+      print(string.format("  epoch %s, %d thread%s a model: %s",
+                          lay[1] == 0 and "first (day 0)" or "mid-data (day 913)", lay[2],
+                          lay[2] > 1 and "s" or "", table.concat(line, ", ")))
     end
-    Lg:close()
-    print("GPU models/s by models a call (" .. cases[1].name .. "): " .. table.concat(line, ", "))
   end
 end
