@@ -58,7 +58,9 @@ Test(lua_ml, models_and_shapes)
         "print(string.format('mag0 %.12f %d', a, n))\n"
         "local A, N = ml.multi_mag0{lenses = {{x = -0.5, y = 0, m = 0.5}, {x = 0.5, y = 0, m = 0.5}},\n"
         "                          y1 = {0, 3}, y2 = {0, 0}}\n"
-        "print(string.format('multi %.12f %d %d %d', A[1], N[1], N[2], #A))\n",
+        "print(string.format('multi %.12f %d %d %d', A[1], N[1], N[2], #A))\n"
+        "local F, E = ml.binary_mag{s = 1, q = 1e-3, rho = 1e-3, y1 = {-0.0094, 3}, y2 = {-0.005, 0}}\n"
+        "print(string.format('dynamic %.3f %.5f %d %s', F[1], F[2], #F, E[1] < 5e-4))\n",
         out, sizeof out);
     cr_assert_eq(st, 0, "%s", out);
     cr_assert(strstr(out, "pspl 2.182820625327"), "%s", out); /* 2.25 / (0.5 sqrt 4.25) */
@@ -68,6 +70,11 @@ Test(lua_ml, models_and_shapes)
     cr_assert(strstr(out, "mag0 4.333333333333 5"), "%s", out);
     /* the same binary as two of multi_mag0's lenses; far out, three images */
     cr_assert(strstr(out, "multi 4.333333333333 5 3 2"), "%s", out);
+    /* the dynamic engine at tol 1e-3: the fold of fsbl_dynamic.csv (VBMicrolensing
+     * 50.592), and far out, where the source is its own point: (u^2 + 2) / (u
+     * sqrt(u^2 + 4)) at u = 3 is 1.01690 */
+    cr_assert(strstr(out, "dynamic 50.5") && strstr(out, " 1.0169") &&
+                  strstr(out, " 2 true"), "%s", out);
 }
 
 Test(lua_ml, errors_name_line_key_once)
@@ -94,6 +101,14 @@ Test(lua_ml, errors_name_line_key_once)
         {"ml.multi_mag0{lenses = {{x = 0, y = 0, m = 0.2}, {x = 1, y = 0, m = 0.2}, {x = 2, y = 0, "
          "m = 0.2}, {x = 3, y = 0, m = 0.2}, {x = 4, y = 0, m = 0.2}}, y1 = 0, y2 = 0}",
          "s.lua:2: microlensing.multi_mag0: 5 lenses: expected 1 to 4"},
+        {"ml.binary_mag{s = 1, q = 1e-3, rho = 0, y1 = 0, y2 = 0}",
+         "s.lua:2: microlensing.binary_mag: rho = 0: expected a finite number > 0"},
+        {"ml.binary_mag{s = 1, q = 1e-3, rho = 1e-3, tol = 0, y1 = 0, y2 = 0}",
+         "s.lua:2: microlensing.binary_mag: tol = 0: expected a finite number > 0"},
+        {"ml.binary_mag{s = 1, q = 1e-3, rho = 1e-3, y1 = {0, 0/0}, y2 = {0, 0}}",
+         "s.lua:2: microlensing.binary_mag: source 2 at ("},
+        {"ml.binary_mag{s = 1, q = 1e-3, rho = 1e-3, a1 = 1, y1 = 0, y2 = 0}",
+         "s.lua:2: microlensing.binary_mag: a1 = 1: expected 0 <= a1 < 1"},
         {"ml.gridsearch{data = 'x.csv', rho = {min = 0.01, max = 0.001}}",
          "s.lua:2: microlensing.gridsearch: key 'rho' = {min = 0.01, max = 0.001}: expected"},
         {"ml.gridsearch{data = 'x.csv', pixel = 1e-4}",

@@ -192,14 +192,12 @@ SL_HD SL_INLINE int sl_ml_keep_images(const sl_cplx *roots, const double *err, i
     return n;
 }
 
-/* Point-source magnification of the binary lens (s, q) for the source at
- * (y1, y2); *n_images gets 3 or 5. */
-SL_HD SL_INLINE double sl_ml_binary_mag0(double s, double q, double y1, double y2,
-                                         int *n_images)
+/* The images of source point zeta behind lenses at real z1, z2 with masses
+ * m1, m2: their positions z and |det J| there, 3 or 5 of them (returned). */
+SL_HD SL_INLINE int sl_ml_binary_images(double z1, double z2, double m1, double m2, sl_cplx zeta,
+                                        sl_cplx *z_out, double *det_out)
 {
-    double m1 = 1.0 / (1.0 + q), m2 = q / (1.0 + q);
-    double z1 = -s * m2, z2 = s * m1;
-    sl_cplx zeta = sl_c(y1, y2), c[SL_ML_DEG + 1], roots[SL_ML_DEG];
+    sl_cplx c[SL_ML_DEG + 1], roots[SL_ML_DEG];
     sl_ml_binary_poly(z1, z2, m1, m2, zeta, c);
     sl_ml_roots(c, SL_ML_DEG, roots);
     /* Each root is polished by Newton on the lens equation itself: a real
@@ -237,9 +235,24 @@ SL_HD SL_INLINE double sl_ml_binary_mag0(double s, double q, double y1, double y
         img[worst] = img[3];
         n = 3;
     }
+    for (int i = 0; i < n; i++)
+        z_out[i] = roots[img[i]], det_out[i] = det[img[i]];
+    return n;
+}
+
+/* Point-source magnification of the binary lens (s, q) for the source at
+ * (y1, y2); *n_images gets 3 or 5. */
+SL_HD SL_INLINE double sl_ml_binary_mag0(double s, double q, double y1, double y2,
+                                         int *n_images)
+{
+    double m1 = 1.0 / (1.0 + q), m2 = q / (1.0 + q);
+    double z1 = -s * m2, z2 = s * m1;
+    sl_cplx z[SL_ML_DEG];
+    double det[SL_ML_DEG];
+    const int n = sl_ml_binary_images(z1, z2, m1, m2, sl_c(y1, y2), z, det);
     double a = 0.0;
     for (int i = 0; i < n; i++)
-        a += 1.0 / det[img[i]];
+        a += 1.0 / det[i];
     if (n_images)
         *n_images = n;
     return a;

@@ -501,6 +501,7 @@ M.microlensing = {
   binary = ml_model("binary"),
   magnification = core.microlensing.magnification,
   binary_mag0 = core.microlensing.binary_mag0,
+  binary_mag = core.microlensing.binary_mag,
   multi_mag0 = core.microlensing.multi_mag0,
   caustics = core.microlensing.caustics,
   map = core.microlensing.map,

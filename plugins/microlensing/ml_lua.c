@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "microlensing.h"
+#include "ml_dynamic.h"
 #include "ml_faces.h"
 #include "ml_plot.h"
 #include "starling/lua_face.h"
@@ -385,6 +386,49 @@ static int l_ml_multi_mag0(lua_State *L)
     return 2;
 }
 
+/* starling.microlensing.binary_mag{s =, q =, rho =, y1 =, y2 =, a1 = 0,
+ * tol = 1e-3}: the finite source's magnification behind the binary (s, q)
+ * by the dynamic engine (ml_dynamic.h), at one source (numbers) or many
+ * (lists), and the error bound each met (the same shape). */
+static int l_ml_binary_mag(lua_State *L)
+{
+    const char *ctx = "microlensing.binary_mag";
+    luaL_checktype(L, 1, LUA_TTABLE);
+    static const char *const keys[] = {"s", "q", "rho", "y1", "y2", "a1", "tol", NULL};
+    sl_lua_check_keys(L, 1, ctx, keys, NULL, 0, 0);
+    const double s = ml_num(L, 1, ctx, "s", NAN), q = ml_num(L, 1, ctx, "q", NAN);
+    const double rho = ml_num(L, 1, ctx, "rho", NAN), a1 = ml_num(L, 1, ctx, "a1", 0.0);
+    const double tol = ml_num(L, 1, ctx, "tol", 1e-3);
+    int64_t n1, n2;
+    int s1, s2;
+    double *y1 = ml_numbers(L, 1, ctx, "y1", &n1, &s1);
+    double *y2 = ml_numbers(L, 1, ctx, "y2", &n2, &s2);
+    double *A = malloc((size_t)(n1 ? n1 : 1) * sizeof *A);
+    double *e = malloc((size_t)(n1 ? n1 : 1) * sizeof *e);
+    sl_status st = SL_OK;
+    if (n1 != n2 || s1 != s2)
+        st = sl_fail(SL_ERR_ARG, "y1 has %lld values and y2 %lld: expected the same",
+                     (long long)n1, (long long)n2);
+    else if (!A || !e)
+        st = sl_fail(SL_ERR_NOMEM, "out of memory for %lld sources", (long long)n1);
+    else
+        st = sl_ml_dyn_binary_mag(s, q, rho, a1, tol, n1, y1, y2, A, e);
+    free(y1), free(y2);
+    if (st) {
+        free(A), free(e);
+        ml_check(L, st, ctx);
+    }
+    if (s1) {
+        lua_pushnumber(L, A[0]);
+        lua_pushnumber(L, e[0]);
+    } else {
+        ml_push_list(L, A, n1);
+        ml_push_list(L, e, n1);
+    }
+    free(A), free(e);
+    return 2;
+}
+
 /* A zeroed userdata of size bytes whose __gc is gc, left on the stack: it
  * owns what a call allocates, so that whatever raises frees it. */
 static void *ml_owner(lua_State *L, size_t size, lua_CFunction gc)
@@ -739,6 +783,7 @@ static int open_face(lua_State *L)
 {
     static const luaL_Reg fns[] = {{"magnification", l_ml_magnification},
                                    {"binary_mag0", l_ml_binary_mag0},
+                                   {"binary_mag", l_ml_binary_mag},
                                    {"multi_mag0", l_ml_multi_mag0},
                                    {"caustics", l_ml_caustics},
                                    {"map", l_ml_map},
