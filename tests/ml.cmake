@@ -33,12 +33,14 @@ sl_add_test(test_lua_ml SOURCES test_lua_ml.c TIMEOUT 600 COST 90)
 add_dependencies(test_lua_ml starling microlensing)
 
 # The dynamic engine (finite sources, s and q free) against VBMicrolensing,
-# its sources compiled in (the plugin is a module). The 2,258 rows take
+# its sources compiled in (the plugin is a module; the CPU's, with the CUDA
+# entries' stand-ins). The 2,258 rows take
 # ~45 s on one core, ten times that under the sanitizers: there the fold
 # rows alone (the_fold_a_map_missed) run the same code.
 sl_add_test(test_ml_dynamic
   SOURCES test_ml_dynamic.c ${PROJECT_SOURCE_DIR}/plugins/microlensing/ml_dynamic.c
           ${PROJECT_SOURCE_DIR}/plugins/microlensing/ml_caustics.c
+          ${PROJECT_SOURCE_DIR}/plugins/microlensing/ml_nocuda.c
   TIMEOUT 300 COST 50)
 target_include_directories(test_ml_dynamic PRIVATE ${PROJECT_SOURCE_DIR}/plugins/microlensing)
 sl_sanitizer_skip(test_ml_dynamic ml_dynamic/finite_sources_with_s_and_q_free_are_vbmicrolensings)

@@ -171,6 +171,15 @@ typedef struct sl_lens {
      * lenses and every source before any work. */
     sl_status (*multi_mag0)(const sl_backend *be, const sl_ml_lenses *lenses, int64_t n,
                             const double *y1, const double *y2, double *A, int *n_images);
+    /* The magnification of a finite source of radius rho (linear limb
+     * darkening a1) behind the binary (s, q) at n sources (y1[k], y2[k])
+     * into A[k], to tol relative, by image-centred ray shooting (the
+     * dynamic engine), with the error bound each met into err[k] (NULL
+     * allowed), on be (NULL: the CPU). Checks every argument before any
+     * work. */
+    sl_status (*binary_mag)(const sl_backend *be, double s, double q, double rho, double a1,
+                            double tol, int64_t n, const double *y1, const double *y2, double *A,
+                            double *err);
 } sl_lens;
 
 SL_EXTERN_C_END

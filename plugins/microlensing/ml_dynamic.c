@@ -35,6 +35,8 @@ sl_status sl_ml_dyn_lens_make(double s, double q, double resolution, sl_ml_caust
 #include <math.h>
 #include <stdlib.h>
 
+#include "ml_internal.h"
+#include "starling/backend.h"
 #include "starling/nomem.h"
 
 /* Workspace cells per thread to begin with, and at most: a source on a
@@ -79,10 +81,30 @@ static int one_source(const sl_ml_dyn_lens *L, double y1, double y2, double rho,
     }
 }
 
-sl_status sl_ml_dyn_binary_mag(double s, double q, double rho, double a1, double tol, int64_t n,
-                               const double *y1, const double *y2, double *A, double *err)
+/* Sources [0, n) on the CPU's threads, where status[k] < 0 or redo is 0:
+ * each its A, err and status. */
+static void cpu_sources(const sl_ml_dyn_lens *L, double rho, double a1, double tol, int64_t n,
+                        const double *y1, const double *y2, double *A, double *err, int *status,
+                        int redo_full_only)
 {
-    const char *ctx = "microlensing: binary_mag";
+#pragma omp parallel
+    {
+        sl_ml_dyn_ws ws = {0};
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t i = 0; i < n; i++) {
+            if (redo_full_only && status[i] != SL_ML_DYN_FULL)
+                continue;
+            sl_ml_dyn_info info = {0};
+            status[i] = one_source(L, y1[i], y2[i], rho, a1, tol, &ws, &A[i], &info);
+            err[i] = info.err;
+        }
+        ws_free(&ws);
+    }
+}
+
+static sl_status check_args(double s, double q, double rho, double a1, double tol, int64_t n,
+                            const double *y1, const double *y2, const char *ctx)
+{
     const double v[4] = {s, q, rho, tol};
     const char *const k[4] = {"s", "q", "rho", "tol"};
     for (int i = 0; i < 4; i++)
@@ -97,42 +119,65 @@ sl_status sl_ml_dyn_binary_mag(double s, double q, double rho, double a1, double
         if (!isfinite(y1[i]) || !isfinite(y2[i]))
             return sl_fail(SL_ERR_ARG, "%s: source %lld at (%g, %g): expected finite numbers",
                            ctx, (long long)i + 1, y1[i], y2[i]);
+    return SL_OK;
+}
+
+/* The first source that failed, as an error. */
+static sl_status first_failure(int64_t n, const double *y1, const double *y2, const double *err,
+                               const int *status, double rho, double tol, const char *ctx)
+{
+    for (int64_t i = 0; i < n; i++) {
+        if (status[i] == SL_ML_DYN_OK)
+            continue;
+        if (status[i] < 0)
+            return sl_fail_nomem((double)DYN_CAP0 * 16, "%s: source %lld: the engine's "
+                                 "workspace", ctx, (long long)i + 1);
+        if (status[i] == SL_ML_DYN_FULL)
+            return sl_fail(SL_ERR_UNSUPPORTED, "%s: source %lld at (%g, %g): its images take "
+                           "more than %d lens-plane cells of rho / 2 (rho = %g)", ctx,
+                           (long long)i + 1, y1[i], y2[i], DYN_CAP_MAX, rho);
+        return sl_fail(SL_ERR_NUMERIC, "%s: source %lld at (%g, %g): tol = %g not met at the "
+                       "deepest level (%g left)", ctx, (long long)i + 1, y1[i], y2[i], tol,
+                       err[i]);
+    }
+    return SL_OK;
+}
+
+sl_status sl_ml_dyn_binary_mag(const sl_backend *be, double s, double q, double rho, double a1,
+                               double tol, int64_t n, const double *y1, const double *y2,
+                               double *A, double *err)
+{
+    const char *ctx = "microlensing: binary_mag";
+    sl_status st = check_args(s, q, rho, a1, tol, n, y1, y2, ctx);
+    if (st != SL_OK || n == 0)
+        return st;
+    int *status = malloc((size_t)n * sizeof *status);
+    double *e = err ? err : malloc((size_t)n * sizeof *e);
+    if (!status || !e) {
+        free(status);
+        if (!err)
+            free(e);
+        return sl_fail_nomem((double)n * 12, "%s: %lld sources", ctx, (long long)n);
+    }
     sl_ml_caustic_set cs;
     sl_ml_dyn_lens L;
-    sl_status st = sl_ml_dyn_lens_make(s, q, 0.25 * rho, &cs, &L);
-    if (st != SL_OK)
-        return st;
-    int64_t bad = -1;
-    int why = SL_ML_DYN_OK;
-    double bad_err = 0.0;
-#pragma omp parallel
-    {
-        sl_ml_dyn_ws ws = {0};
-#pragma omp for schedule(dynamic, 1)
-        for (int64_t i = 0; i < n; i++) {
-            sl_ml_dyn_info info = {0};
-            const int r = one_source(&L, y1[i], y2[i], rho, a1, tol, &ws, &A[i], &info);
-            if (err)
-                err[i] = info.err;
-            if (r != SL_ML_DYN_OK) {
-#pragma omp critical(sl_ml_dyn_bad)
-                if (bad < 0 || i < bad)
-                    bad = i, why = r, bad_err = info.err;
-            }
+    st = sl_ml_dyn_lens_make(s, q, 0.25 * rho, &cs, &L);
+    if (st == SL_OK) {
+        if (be && be->kind == SL_BACKEND_CUDA) {
+            /* the device's workspace is a block's: the few sources that
+             * outgrow it are redone here */
+            st = sl_ml_cuda_dyn_binary_mag(be, &L, rho, a1, tol, n, y1, y2, A, e, status);
+            if (st == SL_OK)
+                cpu_sources(&L, rho, a1, tol, n, y1, y2, A, e, status, 1);
+        } else {
+            cpu_sources(&L, rho, a1, tol, n, y1, y2, A, e, status, 0);
         }
-        ws_free(&ws);
+        sl_ml_caustics_free(&cs);
     }
-    sl_ml_caustics_free(&cs);
-    if (bad < 0)
-        return SL_OK;
-    if (why < 0)
-        return sl_fail_nomem((size_t)DYN_CAP0 * 16, "%s: source %lld: the engine's workspace",
-                             ctx, (long long)bad + 1);
-    if (why == SL_ML_DYN_FULL)
-        return sl_fail(SL_ERR_UNSUPPORTED, "%s: source %lld at (%g, %g): its images take more "
-                       "than %d lens-plane cells of rho / 2 (rho = %g)", ctx, (long long)bad + 1,
-                       y1[bad], y2[bad], DYN_CAP_MAX, rho);
-    return sl_fail(SL_ERR_NUMERIC, "%s: source %lld at (%g, %g): tol = %g not met at the "
-                   "deepest level (%g left)", ctx, (long long)bad + 1, y1[bad], y2[bad], tol,
-                   bad_err);
+    if (st == SL_OK)
+        st = first_failure(n, y1, y2, e, status, rho, tol, ctx);
+    free(status);
+    if (!err)
+        free(e);
+    return st;
 }

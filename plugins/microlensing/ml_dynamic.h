@@ -245,13 +245,12 @@ SL_HD SL_INLINE int sl_ml_dyn_seed_caustics(const sl_ml_dyn_lens *L, double w1, 
     return SL_ML_DYN_OK;
 }
 
-/* The active cells: seeds first, then the fill; on return ws->ci, cj
- * [0, *n_active) are the active cells. */
+/* The active cells: seeds first, then the fill, in a workspace whose keys
+ * are all SL_ML_DYN_EMPTY; on return ws->ci, cj [0, *n_active) are the
+ * active cells. */
 SL_HD SL_INLINE int sl_ml_dyn_fill(const sl_ml_dyn_lens *L, double w1, double w2, double rho,
                                    double h0, sl_ml_dyn_ws *ws, int *n_active, double *rays)
 {
-    for (int k = 0; k < ws->cap; k++)
-        ws->keys[k] = SL_ML_DYN_EMPTY;
     int n_q = 0;
     int st = sl_ml_dyn_seed_images(L, sl_c(w1, w2), h0, ws, &n_q);
     for (int k = 0; k < SL_ML_DYN_LIMB && st == SL_ML_DYN_OK; k++) {
@@ -294,6 +293,35 @@ SL_HD SL_INLINE int sl_ml_dyn_fill(const sl_ml_dyn_lens *L, double w1, double w2
     return SL_ML_DYN_OK;
 }
 
+/* The source as the quadtree reads it, at the first depth. A cell wholly
+ * inside a limb-darkened source counts the brightness at its centre's
+ * image: too much, as the profile is concave, by ~ (reach / (rho - d))^2 /
+ * 384 of the cell's light where the cell's reach is a fraction of its
+ * distance d from the limb (the square root's curvature there), and this is
+ * not what the depths' difference sees; so that fraction is held to
+ * sqrt(96 tol) (then a quarter of tol). */
+SL_HD SL_INLINE sl_ml_dyn_src sl_ml_dyn_source(double w1, double w2, double rho, double a1,
+                                               double tol)
+{
+    sl_ml_dyn_src S = {w1, w2, rho, a1, fmin(0.5, sqrt(96.0 * tol)), SL_ML_DYN_DEPTH0};
+    return S;
+}
+
+/* The error bound of depth D - 1 relative to the light at D: the depths'
+ * difference in total and per top cell in quadrature (sq), the larger. */
+SL_HD SL_INLINE double sl_ml_dyn_err(double fine, double coarse, double sq)
+{
+    return fmax(fabs(fine - coarse), sqrt(sq)) / fine;
+}
+
+/* Whether depth `depth` is the last: the bound of the depth above it is
+ * half the tolerance (so that depth's own error, ~2-3 times smaller, sits
+ * well inside it), or the deepest is reached. */
+SL_HD SL_INLINE int sl_ml_dyn_done(double err, double tol, int depth)
+{
+    return err <= 0.5 * tol || depth >= SL_ML_DYN_DEPTH_MAX;
+}
+
 /* The magnification of the source of radius rho > 0 at (w1, w2) with
  * linear limb darkening a1, to tolerance tol (relative). Returns
  * SL_ML_DYN_OK, or a reason with *A the best estimate made. */
@@ -306,19 +334,15 @@ SL_HD SL_INLINE int sl_ml_dyn_mag(const sl_ml_dyn_lens *L, double w1, double w2,
     int n_active = 0;
     double rays = 0.0;
     *A = NAN;
+    for (int k = 0; k < ws->cap; k++)
+        ws->keys[k] = SL_ML_DYN_EMPTY;
     int st = sl_ml_dyn_fill(L, w1, w2, rho, h0, ws, &n_active, &rays);
     if (st != SL_ML_DYN_OK) {
         if (info)
             info->depth = 0, info->cells = n_active, info->rays = rays, info->err = INFINITY;
         return st;
     }
-    /* A cell wholly inside a limb-darkened source counts the brightness at
-     * its centre's image: too much, as the profile is concave, by ~ (reach
-     * / (rho - d))^2 / 384 of the cell's light where the cell's reach is a
-     * fraction of its distance d from the limb (the square root's
-     * curvature there), and this is not what the depths' difference sees;
-     * so that fraction is held to sqrt(96 tol) (then a quarter of tol). */
-    sl_ml_dyn_src S = {w1, w2, rho, a1, fmin(0.5, sqrt(96.0 * tol)), SL_ML_DYN_DEPTH0};
+    sl_ml_dyn_src S = sl_ml_dyn_source(w1, w2, rho, a1, tol);
     double err = INFINITY;
     for (;; S.depth++) {
         double fine = 0.0, coarse = 0.0, sq = 0.0;
@@ -329,8 +353,8 @@ SL_HD SL_INLINE int sl_ml_dyn_mag(const sl_ml_dyn_lens *L, double w1, double w2,
             fine += f, coarse += c, sq += (f - c) * (f - c);
         }
         *A = fine * norm;
-        err = fmax(fabs(fine - coarse), sqrt(sq)) / fine;
-        if (err <= 0.5 * tol || S.depth >= SL_ML_DYN_DEPTH_MAX)
+        err = sl_ml_dyn_err(fine, coarse, sq);
+        if (sl_ml_dyn_done(err, tol, S.depth))
             break;
     }
     if (info)
@@ -348,10 +372,12 @@ sl_status sl_ml_dyn_lens_make(double s, double q, double resolution, sl_ml_caust
                               sl_ml_dyn_lens *out);
 /* The magnifications A[k] of sources of radius rho (linear limb darkening
  * a1) at (y1[k], y2[k]) behind the binary (s, q), to tol relative, on the
- * CPU's threads; err[k] (NULL allowed) the error bound each met. Every
- * argument is checked before any work. */
-sl_status sl_ml_dyn_binary_mag(double s, double q, double rho, double a1, double tol, int64_t n,
-                               const double *y1, const double *y2, double *A, double *err);
+ * CPU's threads (be NULL or the cpu backend) or the GPU; err[k] (NULL
+ * allowed) the error bound each met. Every argument is checked before any
+ * work. */
+sl_status sl_ml_dyn_binary_mag(const sl_backend *be, double s, double q, double rho, double a1,
+                               double tol, int64_t n, const double *y1, const double *y2,
+                               double *A, double *err);
 SL_EXTERN_C_END
 #endif
 

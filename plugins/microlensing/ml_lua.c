@@ -17,7 +17,6 @@
 #include <string.h>
 
 #include "microlensing.h"
-#include "ml_dynamic.h"
 #include "ml_faces.h"
 #include "ml_plot.h"
 #include "starling/lua_face.h"
@@ -387,15 +386,20 @@ static int l_ml_multi_mag0(lua_State *L)
 }
 
 /* starling.microlensing.binary_mag{s =, q =, rho =, y1 =, y2 =, a1 = 0,
- * tol = 1e-3}: the finite source's magnification behind the binary (s, q)
- * by the dynamic engine (ml_dynamic.h), at one source (numbers) or many
- * (lists), and the error bound each met (the same shape). */
+ * tol = 1e-3, backend = "auto"}: the finite source's magnification behind
+ * the binary (s, q) by the dynamic engine (ml_dynamic.h), at one source
+ * (numbers) or many (lists), and the error bound each met (the same
+ * shape). */
 static int l_ml_binary_mag(lua_State *L)
 {
     const char *ctx = "microlensing.binary_mag";
     luaL_checktype(L, 1, LUA_TTABLE);
-    static const char *const keys[] = {"s", "q", "rho", "y1", "y2", "a1", "tol", NULL};
+    const sl_lens *lens = ml_table(L);
+    static const char *const keys[] = {"s", "q", "rho", "y1", "y2", "a1", "tol", "backend",
+                                       NULL};
     sl_lua_check_keys(L, 1, ctx, keys, NULL, 0, 0);
+    sl_backend be;
+    sl_lua_open_backend(L, 1, ctx, SL_BACKEND_CAN_CPU | SL_BACKEND_CAN_CUDA, "microlensing", &be);
     const double s = ml_num(L, 1, ctx, "s", NAN), q = ml_num(L, 1, ctx, "q", NAN);
     const double rho = ml_num(L, 1, ctx, "rho", NAN), a1 = ml_num(L, 1, ctx, "a1", 0.0);
     const double tol = ml_num(L, 1, ctx, "tol", 1e-3);
@@ -412,7 +416,7 @@ static int l_ml_binary_mag(lua_State *L)
     else if (!A || !e)
         st = sl_fail(SL_ERR_NOMEM, "out of memory for %lld sources", (long long)n1);
     else
-        st = sl_ml_dyn_binary_mag(s, q, rho, a1, tol, n1, y1, y2, A, e);
+        st = lens->binary_mag(&be, s, q, rho, a1, tol, n1, y1, y2, A, e);
     free(y1), free(y2);
     if (st) {
         free(A), free(e);

@@ -6,6 +6,7 @@
 
 #include "ml_caustics.h"
 #include "ml_faces.h"
+#include "ml_dynamic.h"
 #include "ml_internal.h"
 #include "ml_model.h"
 #include "ml_multi.h"
@@ -152,6 +153,7 @@ static const sl_lens ml_table = {
     .map_write_fits = sl_ml_map_write_fits,
     .lightcurves = sl_ml_lightcurves,
     .multi_mag0 = ml_multi_mag0,
+    .binary_mag = sl_ml_dyn_binary_mag,
 };
 
 extern const sl_likelihood sl_ml_likelihood_table; /* ml_like.c */
