@@ -22,13 +22,17 @@
  *     wholly inside the disk counts its area times the source's
  *     brightness at its centre's image, wholly outside counts nothing,
  *     and a cell across the limb is split in four, down to depth D, where
- *     the ray through its centre decides. So rays are spent along the
- *     images' edges, not over their area.
- *  4. The same pass gives the estimate at depth D - 1 (the parents' rays
- *     in place of their children's); their difference, per cell in
- *     quadrature and in total, bounds the error at D - 1, and D is raised
- *     until it is below the tolerance (relative to A), which leaves A at
- *     depth D a further factor ~2 below it.
+ *     the limb is taken as straight across the cell (the lens map
+ *     linearised at its centre) and the share inside counted. So rays are
+ *     spent along the images' edges, not over their area.
+ *  4. The same pass gives the estimate at depth D - 1 (the parents' leaves
+ *     in place of their children's). The straight limbs err by the limb's
+ *     curvature, one sign along an edge, as h^2: a third of the depths'
+ *     difference (per cell in quadrature and in total, the larger) bounds
+ *     the error at D, D is raised until that bound meets the tolerance
+ *     (relative to A), and the result is Richardson's (4 A_D - A_{D-1}) /
+ *     3, whose error is smaller still (on the fold below, 2.7e-6 at a
+ *     bound of 1.6e-4).
  *
  * The source's brightness is the linear law I(r) = 1 - a1 (1 - sqrt(1 -
  * r^2/rho^2)), normalised over the disk as MulensModel and VBMicrolensing
@@ -56,7 +60,9 @@
 #define SL_ML_DYN_REACH 1.5
 #endif
 /* The quadtree's depths: the first tried, and the deepest (h0 / 2^D). */
+#ifndef SL_ML_DYN_DEPTH0
 #define SL_ML_DYN_DEPTH0 4
+#endif
 #define SL_ML_DYN_DEPTH_MAX 11
 
 enum {
@@ -148,14 +154,63 @@ typedef struct sl_ml_dyn_src {
 /* The cell of side h centred at (x, y) on level lev: its light at depth D
  * (*fine) and at depth D - 1 (*coarse); *rays counts the lens map's
  * evaluations. */
+/* The share of a square whose signed distance is f0 + gx x + gy y over x,
+ * y in [-1, 1] (a, b = |gx|, |gy|) that is negative: the sum of two uniform
+ * variables' distribution at -f0 (a trapezoid's integral). */
+SL_HD SL_INLINE double sl_ml_dyn_share(double f0, double a, double b)
+{
+    if (a < b) {
+        const double t = a;
+        a = b, b = t;
+    }
+    const double t = -f0;
+    if (t <= -(a + b))
+        return 0.0;
+    if (t >= a + b)
+        return 1.0;
+    if (b <= 1e-12 * a) /* a line along a side */
+        return 0.5 * (t + a) / a;
+    if (t < b - a)
+        return (t + a + b) * (t + a + b) / (8.0 * a * b);
+    if (t <= a - b)
+        return 0.5 * (t + a) / a;
+    return 1.0 - (a + b - t) * (a + b - t) / (8.0 * a * b);
+}
+
+/* A bottom cell across the limb: its light with the limb taken as straight
+ * across it (the lens map linearised at the centre, z + dz -> w + dz +
+ * kappa conj(dz), so the distance from the source's centre moves by
+ * Re((conj n + n conj kappa) dz), n the unit vector from the centre to w):
+ * the uniform part of the brightness is the share of the cell inside, and
+ * the square root's part, continuous and zero at the limb, is read at the
+ * centre. Its error is the limb's curvature across the cell, not the
+ * cell's whole area as a single ray's. */
+SL_HD SL_INLINE double sl_ml_dyn_leaf(double d, sl_cplx n, sl_cplx kap, double h,
+                                      const sl_ml_dyn_src *S)
+{
+    const sl_cplx a = sl_cadd(sl_cconj(n), sl_cmul(n, sl_cconj(kap)));
+    const double share = sl_ml_dyn_share(d - S->rho, 0.5 * h * fabs(a.re), 0.5 * h * fabs(a.im));
+    double v = (1.0 - S->a1) * share;
+    if (S->a1 > 0.0 && d < S->rho) {
+        const double u = d / S->rho;
+        v += S->a1 * sqrt(1.0 - u * u);
+    }
+    return h * h * v;
+}
+
+/* The cell of side h centred at (x, y) on level lev: its light at depth D
+ * (*fine) and at depth D - 1 (*coarse); *rays counts the lens map's
+ * evaluations. */
 SL_HD static void sl_ml_dyn_cell(const sl_ml_dyn_lens *L, const sl_ml_dyn_src *S, double x,
                                  double y, double h, int lev, double *fine, double *coarse,
                                  double *rays)
 {
-    double st;
-    const double d = sl_ml_dyn_ray(L, x, y, S->w1, S->w2, &st);
+    sl_cplx kap;
+    const sl_cplx w = sl_ml_lens_map(L->z1, L->z2, L->m1, L->m2, sl_c(x, y), &kap);
+    const double e1 = w.re - S->w1, e2 = w.im - S->w2;
+    const double d = sqrt(e1 * e1 + e2 * e2);
     *rays += 1.0;
-    const double reach = SL_ML_DYN_REACH * 0.70710678118654752 * h * st;
+    const double reach = SL_ML_DYN_REACH * 0.70710678118654752 * h * (1.0 + sl_cabs(kap));
     const double area = h * h;
     if (d - reach >= S->rho) { /* wholly outside */
         *fine = *coarse = 0.0;
@@ -163,12 +218,14 @@ SL_HD static void sl_ml_dyn_cell(const sl_ml_dyn_lens *L, const sl_ml_dyn_src *S
     }
     /* wholly inside; with limb darkening, not where the brightness curves
      * steeply across the cell (near the limb) unless at the bottom */
-    if (d + reach <= S->rho && (S->a1 == 0.0 || lev >= S->depth || reach <= S->ld_room * (S->rho - d))) {
+    if (d + reach <= S->rho &&
+        (S->a1 == 0.0 || lev >= S->depth || reach <= S->ld_room * (S->rho - d))) {
         *fine = *coarse = area * sl_ml_dyn_light(d, S->rho, S->a1);
         return;
     }
-    const double own = area * sl_ml_dyn_light(d, S->rho, S->a1);
-    if (lev >= S->depth) { /* the bottom: the centre's ray decides */
+    const sl_cplx n = d > 0.0 ? sl_c(e1 / d, e2 / d) : sl_c(1.0, 0.0);
+    const double own = sl_ml_dyn_leaf(d, n, kap, h, S);
+    if (lev >= S->depth) { /* the bottom */
         *fine = *coarse = own;
         return;
     }
@@ -307,19 +364,27 @@ SL_HD SL_INLINE sl_ml_dyn_src sl_ml_dyn_source(double w1, double w2, double rho,
     return S;
 }
 
-/* The error bound of depth D - 1 relative to the light at D: the depths'
- * difference in total and per top cell in quadrature (sq), the larger. */
+/* The error bound of depth D relative to its light: a third of the
+ * depths' difference (the error goes as h^2), in total and per top cell in
+ * quadrature (sq), the larger. The extrapolated light is better still. */
 SL_HD SL_INLINE double sl_ml_dyn_err(double fine, double coarse, double sq)
 {
-    return fmax(fabs(fine - coarse), sqrt(sq)) / fine;
+    return fmax(fabs(fine - coarse), sqrt(sq)) / (3.0 * fine);
 }
 
-/* Whether depth `depth` is the last: the bound of the depth above it is
- * half the tolerance (so that depth's own error, ~2-3 times smaller, sits
- * well inside it), or the deepest is reached. */
+/* The light at depth D with the leading error removed: the bottom cells'
+ * straight limbs err by the limb's curvature, the same sign along an
+ * image's edge, as h^2, so (4 fine - coarse) / 3 (Richardson). */
+SL_HD SL_INLINE double sl_ml_dyn_extrapolate(double fine, double coarse)
+{
+    return fine + (fine - coarse) / 3.0;
+}
+
+/* Whether depth `depth` is the last: its bound meets the tolerance, or the
+ * deepest is reached. */
 SL_HD SL_INLINE int sl_ml_dyn_done(double err, double tol, int depth)
 {
-    return err <= 0.5 * tol || depth >= SL_ML_DYN_DEPTH_MAX;
+    return err <= tol || depth >= SL_ML_DYN_DEPTH_MAX;
 }
 
 /* The magnification of the source of radius rho > 0 at (w1, w2) with
@@ -352,14 +417,14 @@ SL_HD SL_INLINE int sl_ml_dyn_mag(const sl_ml_dyn_lens *L, double w1, double w2,
                            &rays);
             fine += f, coarse += c, sq += (f - c) * (f - c);
         }
-        *A = fine * norm;
+        *A = sl_ml_dyn_extrapolate(fine, coarse) * norm;
         err = sl_ml_dyn_err(fine, coarse, sq);
         if (sl_ml_dyn_done(err, tol, S.depth))
             break;
     }
     if (info)
         info->depth = S.depth, info->cells = n_active, info->rays = rays, info->err = err;
-    return err <= 0.5 * tol ? SL_ML_DYN_OK : SL_ML_DYN_DEPTH;
+    return err <= tol ? SL_ML_DYN_OK : SL_ML_DYN_DEPTH;
 }
 
 #ifndef __CUDACC__

@@ -87,8 +87,8 @@ __global__ void __launch_bounds__(MD_BLOCK)
                 const double e = sl_ml_dyn_err(fine, coarse, sq);
                 done = sl_ml_dyn_done(e, tol, S.depth);
                 if (done) {
-                    A[i] = fine * norm, err[i] = e;
-                    status[i] = e <= 0.5 * tol ? SL_ML_DYN_OK : SL_ML_DYN_DEPTH;
+                    A[i] = sl_ml_dyn_extrapolate(fine, coarse) * norm, err[i] = e;
+                    status[i] = e <= tol ? SL_ML_DYN_OK : SL_ML_DYN_DEPTH;
                 }
             }
             __syncthreads();
