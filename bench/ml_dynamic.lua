@@ -52,8 +52,7 @@ print(string.format("Dynamic engine, s = %g, q = %g, rho = %g, %d epochs through
 print("| backend | epochs/s | seconds | worst vs tol 1e-5 |")
 print("|---|---|---|---|")
 if gpu then print(string.format("| GPU | %.4g | %.3f | %.2e |", gpu, gs, gerr)) end
-print(string.format("| CPU (%d threads) | %.4g | %.3f | %.2e |", starling.threads and
-                    starling.threads() or 0, cpu, cs, cerr))
+print(string.format("| CPU (every core) | %.4g | %.3f | %.2e |", cpu, cs, cerr))
 if peer then
   print(string.format("| peer | %.4g | | |", peer))
   print(string.format("GPU/CPU %s, GPU/peer %s, CPU/peer %.3g",
