@@ -622,8 +622,8 @@ static sl_status satellite_setup(const sl_data *data, sl_ml_phot_ctx *c)
     return st;
 }
 
-/* The lens's linear orbital motion: its parameters after parallax's. A
- * finite-source binary is read from maps made for one s, so it cannot take
+/* The lens's orbital motion (linear, circular or Keplerian): its
+ * parameters after parallax's. A finite-source binary is read from maps made for one s, so it cannot take
  * it; a single lens has no orbit. */
 static sl_status orbit_setup(const sl_param_values *opt, sl_ml_phot_ctx *c)
 {

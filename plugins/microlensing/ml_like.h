@@ -49,7 +49,8 @@ typedef struct sl_ml_phot_ctx {
      * satellite's offsets are in dn, de already */
     sl_ml_ephemeris eph;
     int eph_of[SL_ML_MAX_BAND];
-    /* the lens's linear orbital motion: ds_dt, dalpha_dt after parallax's */
+    /* the lens's orbital motion (SL_ML_ORBIT_*, ml_orbit.h): its parameters
+     * after parallax's */
     int om;
     double t0_kep; /* NaN: each model's t0 */
     /* fsbl: the maps' specs (fixed at prepare), the maps once made (on the

@@ -37,7 +37,7 @@ typedef struct ph_args {
     const double *t, *w, *fc;
     int px;                 /* annual parallax: offsets dn, de per observation */
     const double *dn, *de;
-    int om;                 /* the lens's linear orbital motion, about t0_kep */
+    int om;                 /* the lens's orbit kind (ml_orbit.h), about t0_kep */
     double t0_kep;
     double fs_win[2];       /* fspl: the finite source's window */
     const double *params;
