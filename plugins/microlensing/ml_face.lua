@@ -184,6 +184,21 @@ local function ml_finite_cells(cfg, S, Q, na, pspl, rho, iters, tol, say, ctx, t
   return cells, evals
 end
 
+-- Three Nelder-Mead runs of L from the starts, each from the last run's
+-- end points with fresh simplices (step(x) sized on the first start) at
+-- tol 1e-4: the last run, evals plus its evaluations, and the index of its
+-- best end point.
+local function ml_restarts(L, starts, step, evals)
+  local r
+  for _ = 1, 3 do
+    r = L:minimize{ start = starts, step = step(starts[1]), tol = 1e-4, iterations = 4000 }
+    starts, evals = r.x, evals + r.evals
+  end
+  local bp = 1
+  for k = 2, #r.chi2 do if r.chi2[k] < r.chi2[bp] then bp = k end end
+  return r, evals, bp
+end
+
 -- The best `npol` finite-source cells refined within their (s, q): three
 -- restarts with smaller simplices and a tighter tol.
 local function ml_finite_polish(cfg, cells, order, npol, rho)
@@ -195,14 +210,10 @@ local function ml_finite_polish(cfg, cells, order, npol, rho)
       backend = cfg.backend, phot = cfg.phot, zero_point = cfg.zero_point, model = "fsbl",
       s = c.s, q = c.q, rho_min = rho.min, rho_max = rho.max, ld = cfg.ld, pixel = cfg.pixel,
       rays = cfg.rays, seed = cfg.seed })
-    local start = { { c.t0, c.u0, c.tE, c.alpha, c.rho } }
     local r
-    for _ = 1, 3 do
-      local x = start[1]
-      r = F:minimize{ start = start, step = { 0.01 * x[3], 0.1 * math.abs(x[2]) + 1e-4,
-        0.02 * x[3], 2, 0.2 * x[5] }, tol = 1e-4, iterations = 4000 }
-      start, evals = r.x, evals + r.evals
-    end
+    r, evals = ml_restarts(F, { { c.t0, c.u0, c.tE, c.alpha, c.rho } }, function(x)
+      return { 0.01 * x[3], 0.1 * math.abs(x[2]) + 1e-4, 0.02 * x[3], 2, 0.2 * x[5] }
+    end, evals)
     F:close()
     if best == nil or r.chi2[1] < best.chi2 then
       local x = r.x[1]
@@ -388,15 +399,10 @@ ml_point_cells = function(cfg, S, Q, na, pspl, iters, tol, npol, say, ctx, t_sta
     local c = cells[order[k]]
     starts[k] = { c.t0, c.u0, c.tE, c.s, c.q, c.alpha }
   end
-  local pol
-  for _ = 1, 3 do -- restarts, each from the last end points with fresh simplices
-    local x = starts[1]
-    pol = B:minimize{ start = starts, step = { 0.01 * x[3], 0.1 * math.abs(x[2]) + 1e-4,
-      0.02 * x[3], 0.02 * x[4], 0.1 * x[5], 2 }, tol = 1e-4, iterations = 4000 }
-    starts, pol_evals = pol.x, pol_evals + pol.evals
-  end
-  local bp = 1
-  for k = 2, #pol.chi2 do if pol.chi2[k] < pol.chi2[bp] then bp = k end end
+  local pol, bp
+  pol, pol_evals, bp = ml_restarts(B, starts, function(x)
+    return { 0.01 * x[3], 0.1 * math.abs(x[2]) + 1e-4, 0.02 * x[3], 0.02 * x[4], 0.1 * x[5], 2 }
+  end, pol_evals)
   local x = pol.x[bp]
   local fit = { t0 = x[1], u0 = x[2], tE = x[3], s = x[4], q = x[5], alpha = x[6] % 360,
                 chi2 = pol.chi2[bp] }
@@ -425,15 +431,11 @@ ml_parallax_polish = function(PX, pol, fit, evals)
       end
     end
   end
-  local r
-  for _ = 1, 3 do
-    local x = starts[1]
-    r = PX:minimize{ start = starts, step = { 0.01 * x[3], 0.1 * math.abs(x[2]) + 1e-4,
-      0.02 * x[3], 0.02 * x[4], 0.1 * x[5], 2, 0.05, 0.05 }, tol = 1e-4, iterations = 4000 }
-    starts, evals = r.x, evals + r.evals
-  end
-  local bp = 1
-  for k = 2, #r.chi2 do if r.chi2[k] < r.chi2[bp] then bp = k end end
+  local r, bp
+  r, evals, bp = ml_restarts(PX, starts, function(x)
+    return { 0.01 * x[3], 0.1 * math.abs(x[2]) + 1e-4, 0.02 * x[3], 0.02 * x[4], 0.1 * x[5], 2,
+             0.05, 0.05 }
+  end, evals)
   PX:close()
   if not (r.chi2[bp] < fit.chi2) then
     fit.pi_E_N, fit.pi_E_E = 0, 0
