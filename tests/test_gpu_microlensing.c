@@ -610,9 +610,11 @@ Test(gpu_microlensing, dynamic_engine_cpu_vs_gpu, .timeout = 600)
             m++;
         }
         double t0 = md_now();
-        SLT_OK(p.lens->binary_mag(&cpu, g[1], g[2], g[3], g[4], 1e-3, m, y1, y2, a, ea));
+        SLT_OK(p.lens->binary_mag(&cpu, g[1], g[2], g[3], g[4], 1e-3, SL_ML_FS_ENGINE_ONLY, m,
+                                  y1, y2, a, ea));
         double t1 = md_now();
-        SLT_OK(p.lens->binary_mag(&gpu, g[1], g[2], g[3], g[4], 1e-3, m, y1, y2, b, eb));
+        SLT_OK(p.lens->binary_mag(&gpu, g[1], g[2], g[3], g[4], 1e-3, SL_ML_FS_ENGINE_ONLY, m,
+                                  y1, y2, b, eb));
         cpu_s += t1 - t0, gpu_s += md_now() - t1;
         for (int64_t i = 0; i < m; i++) {
             const double d = fabs(b[i] / a[i] - 1.0), ref = r[8 * (k0 + i) + 7];

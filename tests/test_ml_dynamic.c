@@ -116,3 +116,60 @@ Test(ml_dynamic, the_fold_a_map_missed)
     against_vbm(1e-3, 1e-3, 3);
     against_vbm(1e-4, 1e-4, 3);
 }
+
+/* binary_mag's partition along fsbl_lc.csv's track (s = 1.1, q = 0.01,
+ * rho = 2e-3, 483 epochs from far off through the resonant caustic,
+ * VBMicrolensing BinaryMag2 at 1e-6, uniform and a1 = 0.5): every epoch to
+ * 1e-3 at tol 1e-3 whichever method read it, each method used, and the
+ * hexadecapole's epochs also read by the engine (the seam's two sides)
+ * within the tolerance of it (measured: 2.4e-5 uniform, 3.1e-4 with a1 =
+ * 0.5, where the engine's limb-darkened cells carry up to a quarter of the
+ * tolerance by design). */
+Test(ml_dynamic, the_partition_holds_along_a_track)
+{
+    char path[512], line[512];
+    snprintf(path, sizeof path, "%s/microlensing/fsbl_lc.csv", SL_TEST_DATA_DIR);
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "cannot open %s", path);
+    enum { CAP = 600 };
+    static double y1[CAP], y2[CAP], ref[2][CAP], A[CAP], err[CAP], B[CAP];
+    static int method[CAP];
+    int n = 0;
+    double t, d;
+    while (fgets(line, sizeof line, f))
+        if (n < CAP && sscanf(line, "%lf,%lf,%lf,%lf,%lf,%lf", &t, &y1[n], &y2[n], &ref[0][n],
+                              &ref[1][n], &d) == 6)
+            n++;
+    fclose(f);
+    cr_assert_gt(n, 400, "%d rows", n);
+    for (int ld = 0; ld < 2; ld++) {
+        const double a1 = ld ? 0.5 : 0.0;
+        cr_assert_eq(sl_ml_dyn_binary_mag_m(NULL, 1.1, 0.01, 2e-3, a1, 1e-3, 0, n, y1, y2, A, err,
+                                            method),
+                     SL_OK, "%s", sl_last_error());
+        int count[3] = {0}, m_hexa = 0;
+        double worst[3] = {0};
+        double hy1[CAP], hy2[CAP], hA[CAP];
+        for (int k = 0; k < n; k++) {
+            const double e = fabs(A[k] / ref[ld][k] - 1.0);
+            worst[method[k]] = fmax(worst[method[k]], e);
+            count[method[k]]++;
+            cr_expect(e <= 1e-3, "a1 %g, epoch %d (method %d): A %.9g, VBMicrolensing %.9g", a1,
+                      k, method[k], A[k], ref[ld][k]);
+            if (method[k] == 1)
+                hy1[m_hexa] = y1[k], hy2[m_hexa] = y2[k], hA[m_hexa] = A[k], m_hexa++;
+        }
+        cr_assert(count[0] > 0 && count[1] > 0 && count[2] > 0, "methods used: %d %d %d",
+                  count[0], count[1], count[2]);
+        cr_assert_eq(sl_ml_dyn_binary_mag(NULL, 1.1, 0.01, 2e-3, a1, 1e-3, SL_ML_FS_ENGINE_ONLY,
+                                          m_hexa, hy1, hy2, B, NULL),
+                     SL_OK, "%s", sl_last_error());
+        double seam = 0.0;
+        for (int k = 0; k < m_hexa; k++)
+            seam = fmax(seam, fabs(B[k] / hA[k] - 1.0));
+        cr_log_info("a1 %g: point source at %d epochs (worst %.2e), hexadecapole at %d (%.2e), "
+                    "engine at %d (%.2e); the engine at the hexadecapole's epochs %.2e from it",
+                    a1, count[0], worst[0], count[1], worst[1], count[2], worst[2], seam);
+        cr_expect(seam <= 1e-3, "a1 %g: the engine %.2e from the hexadecapole", a1, seam);
+    }
+}

@@ -74,6 +74,17 @@ typedef struct sl_ml_curve {
     double box[4];
 } sl_ml_curve;
 
+/* binary_mag's partition (sl_lens): the engine within SL_ML_FS_HEXA rho
+ * of a caustic's box, the hexadecapole (Gould 2008) out to SL_ML_FS_FAR
+ * rho when the tolerance allows its error (measured below 5e-5 there),
+ * the point source (error ~ (1/SL_ML_FS_FAR)^2 / 8) beyond. */
+#define SL_ML_FS_ENGINE_ONLY 1u
+#define SL_ML_FS_HEXA 10.0
+#define SL_ML_FS_FAR 100.0
+#define SL_ML_FS_HEXA_TOL 1e-4
+#define SL_ML_FS_HEXA_ERR 5e-5
+#define SL_ML_FS_FAR_ERR 1.25e-5
+
 typedef struct sl_ml_caustic_set {
     int n_curves;
     sl_ml_curve curve[2 * SL_ML_LENS_MAX];
@@ -173,13 +184,16 @@ typedef struct sl_lens {
                             const double *y1, const double *y2, double *A, int *n_images);
     /* The magnification of a finite source of radius rho (linear limb
      * darkening a1) behind the binary (s, q) at n sources (y1[k], y2[k])
-     * into A[k], to tol relative, by image-centred ray shooting (the
-     * dynamic engine), with the error bound each met into err[k] (NULL
-     * allowed), on be (NULL: the CPU). Checks every argument before any
-     * work. */
+     * into A[k], to tol relative, with the error bound each met into
+     * err[k] (NULL allowed), on be (NULL: the CPU). Near the caustics by
+     * image-centred ray shooting (the dynamic engine); unless flags has
+     * SL_ML_FS_ENGINE_ONLY, the point source where the source is more
+     * than SL_ML_FS_FAR rho from every caustic's box and, when tol >=
+     * SL_ML_FS_HEXA_TOL, the hexadecapole beyond SL_ML_FS_HEXA rho. Checks
+     * every argument before any work. */
     sl_status (*binary_mag)(const sl_backend *be, double s, double q, double rho, double a1,
-                            double tol, int64_t n, const double *y1, const double *y2, double *A,
-                            double *err);
+                            double tol, unsigned flags, int64_t n, const double *y1,
+                            const double *y2, double *A, double *err);
 } sl_lens;
 
 SL_EXTERN_C_END

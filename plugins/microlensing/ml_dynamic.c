@@ -1,10 +1,18 @@
-/* The dynamic engine's lens made on the host: the binary's critical
- * curves by ml_caustics.c, pointed to by the engine's lens. */
+/* The dynamic engine on the host: the binary's critical curves by
+ * ml_caustics.c pointed to by the engine's lens, and binary_mag, which
+ * partitions the sources by distance from the caustics and runs the
+ * engine's on the CPU's threads or the GPU. */
 #include "ml_dynamic.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ml_caustics.h"
+#include "ml_fsbl.h"
+#include "ml_internal.h"
+#include "starling/backend.h"
+#include "starling/nomem.h"
 #include "starling/status.h"
 
 sl_status sl_ml_dyn_lens_make(double s, double q, double resolution, sl_ml_caustic_set *cs,
@@ -32,12 +40,6 @@ sl_status sl_ml_dyn_lens_make(double s, double q, double resolution, sl_ml_caust
     return SL_OK;
 }
 
-#include <math.h>
-#include <stdlib.h>
-
-#include "ml_internal.h"
-#include "starling/backend.h"
-#include "starling/nomem.h"
 
 /* Workspace cells per thread to begin with, and at most: a source on a
  * caustic of a lens with an Einstein ring's worth of image at rho = 1e-4
@@ -143,35 +145,99 @@ static sl_status first_failure(int64_t n, const double *y1, const double *y2, co
     return SL_OK;
 }
 
-sl_status sl_ml_dyn_binary_mag(const sl_backend *be, double s, double q, double rho, double a1,
-                               double tol, int64_t n, const double *y1, const double *y2,
-                               double *A, double *err)
+/* The partition's method for the source at (x, y) (0 point, 1 hexadecapole,
+ * 2 engine), by its distance from the nearest caustic box. */
+static int method_of(const sl_ml_fsbl *f, double x, double y, double rho, double tol,
+                     unsigned flags)
+{
+    if (flags & SL_ML_FS_ENGINE_ONLY)
+        return 2;
+    const double d2 = sl_ml_fsbl_box_d2(f, x, y);
+    const double far = SL_ML_FS_FAR * rho, hexa = SL_ML_FS_HEXA * rho;
+    if (d2 > far * far)
+        return 0;
+    return tol >= SL_ML_FS_HEXA_TOL && d2 > hexa * hexa ? 1 : 2;
+}
+
+/* The engine's sources, gathered, run on be and scattered back. */
+static sl_status engine_sources(const sl_backend *be, const sl_ml_dyn_lens *L, double rho,
+                                double a1, double tol, int64_t n, const double *y1,
+                                const double *y2, const int *method, double *A, double *err,
+                                int *status)
+{
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; i++)
+        m += method[i] == 2;
+    if (m == 0)
+        return SL_OK;
+    double *buf = malloc((size_t)m * 4 * sizeof *buf);
+    int *st_m = malloc((size_t)m * sizeof *st_m);
+    if (!buf || !st_m) {
+        free(buf), free(st_m);
+        return sl_fail_nomem((double)m * 36, "microlensing: binary_mag: %lld sources",
+                             (long long)m);
+    }
+    double *u1 = buf, *u2 = buf + m, *Am = buf + 2 * m, *em = buf + 3 * m;
+    for (int64_t i = 0, j = 0; i < n; i++)
+        if (method[i] == 2)
+            u1[j] = y1[i], u2[j] = y2[i], j++;
+    sl_status st = SL_OK;
+    if (be && be->kind == SL_BACKEND_CUDA) {
+        /* the device's workspace is a block's: the few sources that
+         * outgrow it are redone here */
+        st = sl_ml_cuda_dyn_binary_mag(be, L, rho, a1, tol, m, u1, u2, Am, em, st_m);
+        if (st == SL_OK)
+            cpu_sources(L, rho, a1, tol, m, u1, u2, Am, em, st_m, 1);
+    } else {
+        cpu_sources(L, rho, a1, tol, m, u1, u2, Am, em, st_m, 0);
+    }
+    for (int64_t i = 0, j = 0; i < n && st == SL_OK; i++)
+        if (method[i] == 2)
+            A[i] = Am[j], err[i] = em[j], status[i] = st_m[j], j++;
+    free(buf), free(st_m);
+    return st;
+}
+
+sl_status sl_ml_dyn_binary_mag_m(const sl_backend *be, double s, double q, double rho, double a1,
+                                 double tol, unsigned flags, int64_t n, const double *y1,
+                                 const double *y2, double *A, double *err, int *method)
 {
     const char *ctx = "microlensing: binary_mag";
     sl_status st = check_args(s, q, rho, a1, tol, n, y1, y2, ctx);
     if (st != SL_OK || n == 0)
         return st;
     int *status = malloc((size_t)n * sizeof *status);
+    int *meth = method ? method : malloc((size_t)n * sizeof *meth);
     double *e = err ? err : malloc((size_t)n * sizeof *e);
-    if (!status || !e) {
+    if (!status || !e || !meth) {
         free(status);
         if (!err)
             free(e);
-        return sl_fail_nomem((double)n * 12, "%s: %lld sources", ctx, (long long)n);
+        if (!method)
+            free(meth);
+        return sl_fail_nomem((double)n * 16, "%s: %lld sources", ctx, (long long)n);
     }
     sl_ml_caustic_set cs;
     sl_ml_dyn_lens L;
     st = sl_ml_dyn_lens_make(s, q, 0.25 * rho, &cs, &L);
     if (st == SL_OK) {
-        if (be && be->kind == SL_BACKEND_CUDA) {
-            /* the device's workspace is a block's: the few sources that
-             * outgrow it are redone here */
-            st = sl_ml_cuda_dyn_binary_mag(be, &L, rho, a1, tol, n, y1, y2, A, e, status);
-            if (st == SL_OK)
-                cpu_sources(&L, rho, a1, tol, n, y1, y2, A, e, status, 1);
-        } else {
-            cpu_sources(&L, rho, a1, tol, n, y1, y2, A, e, status, 0);
+        sl_ml_fsbl f;
+        memset(&f, 0, sizeof f);
+        f.s = s, f.q = q, f.l1 = a1;
+        sl_ml_fsbl_moments(a1, &f.w2, &f.w4);
+        f.n_box = L.n_curves < SL_ML_FSBL_MAPS ? L.n_curves : SL_ML_FSBL_MAPS;
+        for (int c = 0; c < f.n_box; c++)
+            memcpy(f.box[c], L.box[c], sizeof f.box[c]);
+#pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < n; i++) {
+            meth[i] = method_of(&f, y1[i], y2[i], rho, tol, flags);
+            status[i] = SL_ML_DYN_OK;
+            if (meth[i] == 0)
+                A[i] = sl_ml_binary_mag0(s, q, y1[i], y2[i], 0), e[i] = SL_ML_FS_FAR_ERR;
+            else if (meth[i] == 1)
+                A[i] = sl_ml_fsbl_hexadecapole(&f, y1[i], y2[i], rho), e[i] = SL_ML_FS_HEXA_ERR;
         }
+        st = engine_sources(be, &L, rho, a1, tol, n, y1, y2, meth, A, e, status);
         sl_ml_caustics_free(&cs);
     }
     if (st == SL_OK)
@@ -179,5 +245,14 @@ sl_status sl_ml_dyn_binary_mag(const sl_backend *be, double s, double q, double 
     free(status);
     if (!err)
         free(e);
+    if (!method)
+        free(meth);
     return st;
+}
+
+sl_status sl_ml_dyn_binary_mag(const sl_backend *be, double s, double q, double rho, double a1,
+                               double tol, unsigned flags, int64_t n, const double *y1,
+                               const double *y2, double *A, double *err)
+{
+    return sl_ml_dyn_binary_mag_m(be, s, q, rho, a1, tol, flags, n, y1, y2, A, err, NULL);
 }

@@ -435,14 +435,19 @@ SL_EXTERN_C_BEGIN
  * apart, kept in *cs (free with sl_ml_caustics_free) and pointed to. */
 sl_status sl_ml_dyn_lens_make(double s, double q, double resolution, sl_ml_caustic_set *cs,
                               sl_ml_dyn_lens *out);
-/* The magnifications A[k] of sources of radius rho (linear limb darkening
- * a1) at (y1[k], y2[k]) behind the binary (s, q), to tol relative, on the
- * CPU's threads (be NULL or the cpu backend) or the GPU; err[k] (NULL
- * allowed) the error bound each met. Every argument is checked before any
- * work. */
+/* sl_lens.binary_mag (microlensing.h): the magnifications A[k] of sources
+ * of radius rho (linear limb darkening a1) at (y1[k], y2[k]) behind the
+ * binary (s, q), to tol relative, partitioned by distance from the
+ * caustics unless flags has SL_ML_FS_ENGINE_ONLY, the engine's sources on
+ * the CPU's threads (be NULL or the cpu backend) or the GPU. */
 sl_status sl_ml_dyn_binary_mag(const sl_backend *be, double s, double q, double rho, double a1,
-                               double tol, int64_t n, const double *y1, const double *y2,
-                               double *A, double *err);
+                               double tol, unsigned flags, int64_t n, const double *y1,
+                               const double *y2, double *A, double *err);
+/* The same, with the method each source took into method[k] (NULL
+ * allowed): 0 the point source, 1 the hexadecapole, 2 the engine. */
+sl_status sl_ml_dyn_binary_mag_m(const sl_backend *be, double s, double q, double rho, double a1,
+                                 double tol, unsigned flags, int64_t n, const double *y1,
+                                 const double *y2, double *A, double *err, int *method);
 SL_EXTERN_C_END
 #endif
 

@@ -386,8 +386,9 @@ static int l_ml_multi_mag0(lua_State *L)
 }
 
 /* starling.microlensing.binary_mag{s =, q =, rho =, y1 =, y2 =, a1 = 0,
- * tol = 1e-3, backend = "auto"}: the finite source's magnification behind
- * the binary (s, q) by the dynamic engine (ml_dynamic.h), at one source
+ * tol = 1e-3, partition = true, backend = "auto"}: the finite source's
+ * magnification behind the binary (s, q), near the caustics by the dynamic
+ * engine (ml_dynamic.h; everywhere with partition = false), at one source
  * (numbers) or many (lists), and the error bound each met (the same
  * shape). */
 static int l_ml_binary_mag(lua_State *L)
@@ -395,14 +396,22 @@ static int l_ml_binary_mag(lua_State *L)
     const char *ctx = "microlensing.binary_mag";
     luaL_checktype(L, 1, LUA_TTABLE);
     const sl_lens *lens = ml_table(L);
-    static const char *const keys[] = {"s", "q", "rho", "y1", "y2", "a1", "tol", "backend",
-                                       NULL};
+    static const char *const keys[] = {"s", "q", "rho", "y1", "y2", "a1", "tol", "partition",
+                                       "backend", NULL};
     sl_lua_check_keys(L, 1, ctx, keys, NULL, 0, 0);
     sl_backend be;
     sl_lua_open_backend(L, 1, ctx, SL_BACKEND_CAN_CPU | SL_BACKEND_CAN_CUDA, "microlensing", &be);
     const double s = ml_num(L, 1, ctx, "s", NAN), q = ml_num(L, 1, ctx, "q", NAN);
     const double rho = ml_num(L, 1, ctx, "rho", NAN), a1 = ml_num(L, 1, ctx, "a1", 0.0);
     const double tol = ml_num(L, 1, ctx, "tol", 1e-3);
+    lua_getfield(L, 1, "partition");
+    if (!lua_isnil(L, -1) && !lua_isboolean(L, -1)) {
+        char d[96];
+        sl_lua_describe(L, -1, d, sizeof d);
+        sl_lua_error(L, "%s: key 'partition' = %s: expected true or false", ctx, d);
+    }
+    const unsigned flags = lua_isnil(L, -1) || lua_toboolean(L, -1) ? 0u : SL_ML_FS_ENGINE_ONLY;
+    lua_pop(L, 1);
     int64_t n1, n2;
     int s1, s2;
     double *y1 = ml_numbers(L, 1, ctx, "y1", &n1, &s1);
@@ -416,7 +425,7 @@ static int l_ml_binary_mag(lua_State *L)
     else if (!A || !e)
         st = sl_fail(SL_ERR_NOMEM, "out of memory for %lld sources", (long long)n1);
     else
-        st = lens->binary_mag(&be, s, q, rho, a1, tol, n1, y1, y2, A, e);
+        st = lens->binary_mag(&be, s, q, rho, a1, tol, flags, n1, y1, y2, A, e);
     free(y1), free(y2);
     if (st) {
         free(A), free(e);
