@@ -47,38 +47,32 @@ typedef struct nb_args {
     int pair; /* 1: two threads a model */
 } nb_args;
 
-/* A thread a model (pair 0), or a pair of threads a model (pair 1): a
- * block then holds NB_BLOCK / 2 models, its first half of threads runs
- * them forward from the epoch and its second half backward, so that each
- * warp runs one direction (the two directions are different code: in one
- * warp they would take turns), and the forward thread adds its partner's
- * sums from shared memory and finishes. pair is the same for the whole
- * launch, and every thread reaches the barrier, those past the last model
- * with empty sums. */
+/* A thread a model (pair 0), or a pair of threads a model (pair 1): the
+ * even thread runs forward from the epoch, the odd one backward, and the
+ * even one adds the two sums (a shuffle) and finishes. pair is the same
+ * for the whole launch, and every thread of a warp reaches the shuffle,
+ * those past the last model with empty sums. */
 #define NB_KERNEL(P, N)                                                                    \
     __global__ void __launch_bounds__(NB_BLOCK) nb_##P##_##N(nb_args a)                    \
     {                                                                                      \
-        __shared__ double px2[NB_BLOCK], plw[NB_BLOCK];                                    \
-        __shared__ int pwhy[NB_BLOCK];                                                     \
-        const int half = NB_BLOCK / 2, t = (int)threadIdx.x;                               \
         const int64_t n = a.count ? (int64_t)*a.count : a.n;                                \
-        const int64_t i = a.pair ? (int64_t)blockIdx.x * half + t % half                   \
-                                 : (int64_t)blockIdx.x * blockDim.x + t;                   \
-        const int part = a.pair ? (t < half ? SL_NBODY_FORWARD : SL_NBODY_BACKWARD)        \
-                                : SL_NBODY_BOTH;                                           \
+        const int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;                  \
+        const int64_t i = a.pair ? g >> 1 : g;                                             \
+        const int part = a.pair ? SL_NBODY_FORWARD + (int)(g & 1) : SL_NBODY_BOTH;         \
         double x2 = 0.0, lw = 0.0;                                                         \
         int why = SL_NBODY_OK;                                                             \
         if (i < n)                                                                         \
             why = sl_nbody_terms_##P##_newton_##N(&a.d, a.params + i * a.d.n_par, part,     \
                                                    &x2, &lw);                              \
         if (a.pair) {                                                                      \
-            px2[t] = x2, plw[t] = lw, pwhy[t] = why;                                       \
-            __syncthreads();                                                               \
-            if (t >= half)                                                                 \
+            const double x2b = __shfl_xor_sync(0xffffffffu, x2, 1);                        \
+            const double lwb = __shfl_xor_sync(0xffffffffu, lw, 1);                        \
+            const int whyb = __shfl_xor_sync(0xffffffffu, why, 1);                         \
+            if (part == SL_NBODY_BACKWARD)                                                 \
                 return;                                                                    \
-            x2 += px2[t + half], lw += plw[t + half];                                      \
+            x2 += x2b, lw += lwb;                                                          \
             if (why == SL_NBODY_OK)                                                        \
-                why = pwhy[t + half];                                                      \
+                why = whyb;                                                                \
         }                                                                                  \
         if (i >= n)                                                                        \
             return;                                                                        \
@@ -189,8 +183,8 @@ static sl_status launch(sl_nbody_ctx *c, nb_dev *g, const double *params, size_t
     a.d = g->d, a.params = params, a.n = (int64_t)n, a.count = count, a.ll = ll, a.chi2 = chi2;
     a.counts = g->counts;
     a.pair = c->threads_per_model == 2;
-    const size_t per_block = a.pair ? NB_BLOCK / 2 : NB_BLOCK;
-    const unsigned grid = (unsigned)((n + per_block - 1) / per_block);
+    const size_t threads = n << a.pair;
+    const unsigned grid = (unsigned)((threads + NB_BLOCK - 1) / NB_BLOCK);
     nb_kernels[c->integrator][c->view.n_pl]<<<grid, NB_BLOCK, 0, s>>>(a);
     NB_TRY(cudaGetLastError(), "launching the N-body kernel");
     return SL_OK;
