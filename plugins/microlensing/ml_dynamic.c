@@ -1,7 +1,7 @@
 /* The dynamic engine on the host: the binary's critical curves by
  * ml_caustics.c pointed to by the engine's lens, and binary_mag, which
  * partitions the sources by distance from the caustics and runs the
- * engine's on the CPU's threads or the GPU. */
+ * engine's on the CPU's threads. */
 #include "ml_dynamic.h"
 
 #include <math.h>
@@ -10,7 +10,6 @@
 
 #include "ml_caustics.h"
 #include "ml_fsbl.h"
-#include "ml_internal.h"
 #include "starling/backend.h"
 #include "starling/nomem.h"
 #include "starling/status.h"
@@ -83,19 +82,15 @@ static int one_source(const sl_ml_dyn_lens *L, double y1, double y2, double rho,
     }
 }
 
-/* Sources [0, n) on the CPU's threads, where status[k] < 0 or redo is 0:
- * each its A, err and status. */
+/* Sources [0, n) on the CPU's threads: each its A, err and status. */
 static void cpu_sources(const sl_ml_dyn_lens *L, double rho, double a1, double tol, int64_t n,
-                        const double *y1, const double *y2, double *A, double *err, int *status,
-                        int redo_full_only)
+                        const double *y1, const double *y2, double *A, double *err, int *status)
 {
 #pragma omp parallel
     {
         sl_ml_dyn_ws ws = {0};
 #pragma omp for schedule(dynamic, 1)
         for (int64_t i = 0; i < n; i++) {
-            if (redo_full_only && status[i] != SL_ML_DYN_FULL)
-                continue;
             sl_ml_dyn_info info = {0};
             status[i] = one_source(L, y1[i], y2[i], rho, a1, tol, &ws, &A[i], &info);
             err[i] = info.err;
@@ -159,8 +154,9 @@ static int method_of(const sl_ml_fsbl *f, double x, double y, double rho, double
     return tol >= SL_ML_FS_HEXA_TOL && d2 > hexa * hexa ? 1 : 2;
 }
 
-/* The engine's sources, gathered, run on be and scattered back. */
-static sl_status engine_sources(const sl_backend *be, const sl_ml_dyn_lens *L, double rho,
+/* The engine's sources, gathered, run on the CPU's threads and scattered
+ * back. */
+static sl_status engine_sources(const sl_ml_dyn_lens *L, double rho,
                                 double a1, double tol, int64_t n, const double *y1,
                                 const double *y2, const int *method, double *A, double *err,
                                 int *status)
@@ -182,15 +178,7 @@ static sl_status engine_sources(const sl_backend *be, const sl_ml_dyn_lens *L, d
         if (method[i] == 2)
             u1[j] = y1[i], u2[j] = y2[i], j++;
     sl_status st = SL_OK;
-    if (be && be->kind == SL_BACKEND_CUDA) {
-        /* the device's workspace is a block's: the few sources that
-         * outgrow it are redone here */
-        st = sl_ml_cuda_dyn_binary_mag(be, L, rho, a1, tol, m, u1, u2, Am, em, st_m);
-        if (st == SL_OK)
-            cpu_sources(L, rho, a1, tol, m, u1, u2, Am, em, st_m, 1);
-    } else {
-        cpu_sources(L, rho, a1, tol, m, u1, u2, Am, em, st_m, 0);
-    }
+    cpu_sources(L, rho, a1, tol, m, u1, u2, Am, em, st_m);
     for (int64_t i = 0, j = 0; i < n && st == SL_OK; i++)
         if (method[i] == 2)
             A[i] = Am[j], err[i] = em[j], status[i] = st_m[j], j++;
@@ -203,6 +191,9 @@ sl_status sl_ml_dyn_binary_mag_m(const sl_backend *be, double s, double q, doubl
                                  const double *y2, double *A, double *err, int *method)
 {
     const char *ctx = "microlensing: binary_mag";
+    if (be && be->kind != SL_BACKEND_CPU)
+        return sl_fail(SL_ERR_UNSUPPORTED, "%s: the engine runs on the CPU only: expected the "
+                       "cpu backend", ctx);
     sl_status st = check_args(s, q, rho, a1, tol, n, y1, y2, ctx);
     if (st != SL_OK || n == 0)
         return st;
@@ -237,7 +228,7 @@ sl_status sl_ml_dyn_binary_mag_m(const sl_backend *be, double s, double q, doubl
             else if (meth[i] == 1)
                 A[i] = sl_ml_fsbl_hexadecapole(&f, y1[i], y2[i], rho), e[i] = SL_ML_FS_HEXA_ERR;
         }
-        st = engine_sources(be, &L, rho, a1, tol, n, y1, y2, meth, A, e, status);
+        st = engine_sources(&L, rho, a1, tol, n, y1, y2, meth, A, e, status);
         sl_ml_caustics_free(&cs);
     }
     if (st == SL_OK)

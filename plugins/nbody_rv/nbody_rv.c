@@ -58,8 +58,7 @@ static const char *const integrator_words[] = {"mvs", "hermite", NULL};
                   "data 0 is as accurate and faster", NULL, NULL})                           \
     X(THREADS, {"threads_per_model", SL_PARAM_INTEGER, 1, 1, 2, 0,                          \
                 "cuda: 1, or 2 to run forward and backward from the epoch on two threads "   \
-                "(faster for batches too small to fill the GPU when the epoch is inside "    \
-                "the data; the CPU ignores it)", NULL, NULL})
+                "(measured no faster on an H100; the CPU ignores it)", NULL, NULL})
 #define OPT_RV(X)                                                                          \
     X(BASIS, {"basis", SL_PARAM_WORD, 0, 0, 0, 0,                                           \
               "M0: P K e w M0; tp: lnP lnK secosw sesinw tp; tc: lnP lnK secosw sesinw tc "  \
