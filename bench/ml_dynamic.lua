@@ -1,10 +1,11 @@
 -- ml_dynamic.lua: the dynamic engine (finite source, s and q free) on the
 -- issue's workload: rho = 1e-3, uniform, along a track through the central
 -- caustic of s = 1, q = 1e-3 (u0 = 0.005, alpha = 0, tE = 20 d, N epochs
--- over t = -0.5 .. 0.5 d), at tol = 1e-3; GPU and CPU (every core)
--- epochs per second, and the ratio to the peer's figure when one is given
--- (bench/ml_dynamic_vbm.py: VBMicrolensing BinaryMag2 at RelTol 1e-3 on
--- the host's processes, the same track).
+-- over t = -0.5 .. 0.5 d), at tol = 1e-3; epochs per second on every CPU
+-- core (the engine has no GPU path: the GPU row prints only where the cuda
+-- backend takes binary_mag), and the ratio to the peer's figure when one
+-- is given (bench/ml_dynamic_vbm.py: VBMicrolensing BinaryMag2 at RelTol
+-- 1e-3 on the host's processes, the same track).
 --
 --   starling run bench/ml_dynamic.lua [epochs [peer_epochs_per_s]]
 --
