@@ -60,6 +60,12 @@ function(sl_install_package)
   if(SL_OPENMP)
     set(SL_PC_OPENMP "${OpenMP_C_FLAGS}")
   endif()
+  # a build without lane clones hands that choice to the plugins built
+  # against it (starling::core's interface carries it for CMake users)
+  set(SL_PC_DEFINES "")
+  if(NOT SL_LANE_CLONES)
+    set(SL_PC_DEFINES " -DSL_NO_LANE_CLONES=1")
+  endif()
   configure_file(${PROJECT_SOURCE_DIR}/cmake/starling.pc.in
                  ${CMAKE_BINARY_DIR}/cmake/starling.pc @ONLY)
   install(FILES ${CMAKE_BINARY_DIR}/cmake/starling.pc DESTINATION lib/pkgconfig)

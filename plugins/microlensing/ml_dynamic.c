@@ -1,7 +1,7 @@
 /* The dynamic engine on the host: the binary's critical curves by
- * ml_caustics.c pointed to by the engine's lens, and binary_mag, which
- * partitions the sources by distance from the caustics and runs the
- * engine's on the CPU's threads. */
+ * ml_caustics.c pointed to by the engine's lens, a binary prepared once for
+ * many sources (its partition by distance from the caustics), and
+ * binary_mag, its sources on the CPU's threads. */
 #include "ml_dynamic.h"
 
 #include <math.h>
@@ -82,23 +82,6 @@ static int one_source(const sl_ml_dyn_lens *L, double y1, double y2, double rho,
     }
 }
 
-/* Sources [0, n) on the CPU's threads: each its A, err and status. */
-static void cpu_sources(const sl_ml_dyn_lens *L, double rho, double a1, double tol, int64_t n,
-                        const double *y1, const double *y2, double *A, double *err, int *status)
-{
-#pragma omp parallel
-    {
-        sl_ml_dyn_ws ws = {0};
-#pragma omp for schedule(dynamic, 1)
-        for (int64_t i = 0; i < n; i++) {
-            sl_ml_dyn_info info = {0};
-            status[i] = one_source(L, y1[i], y2[i], rho, a1, tol, &ws, &A[i], &info);
-            err[i] = info.err;
-        }
-        ws_free(&ws);
-    }
-}
-
 static sl_status check_args(double s, double q, double rho, double a1, double tol, int64_t n,
                             const double *y1, const double *y2, const char *ctx)
 {
@@ -154,35 +137,51 @@ static int method_of(const sl_ml_fsbl *f, double x, double y, double rho, double
     return tol >= SL_ML_FS_HEXA_TOL && d2 > hexa * hexa ? 1 : 2;
 }
 
-/* The engine's sources, gathered, run on the CPU's threads and scattered
- * back. */
-static sl_status engine_sources(const sl_ml_dyn_lens *L, double rho,
-                                double a1, double tol, int64_t n, const double *y1,
-                                const double *y2, const int *method, double *A, double *err,
-                                int *status)
+sl_status sl_ml_dyn_binary_open(double s, double q, double rho, double a1, double tol,
+                                unsigned flags, sl_ml_dyn_binary *b)
 {
-    int64_t m = 0;
-    for (int64_t i = 0; i < n; i++)
-        m += method[i] == 2;
-    if (m == 0)
-        return SL_OK;
-    double *buf = malloc((size_t)m * 4 * sizeof *buf);
-    int *st_m = malloc((size_t)m * sizeof *st_m);
-    if (!buf || !st_m) {
-        free(buf), free(st_m);
-        return sl_fail_nomem((double)m * 36, "microlensing: binary_mag: %lld sources",
-                             (long long)m);
+    memset(b, 0, sizeof *b);
+    b->s = s, b->q = q, b->rho = rho, b->a1 = a1, b->tol = tol, b->flags = flags;
+    sl_status st = sl_ml_dyn_lens_make(s, q, 0.25 * rho, &b->cs, &b->L);
+    if (st != SL_OK)
+        return st;
+    sl_ml_fsbl *f = &b->f;
+    f->s = s, f->q = q, f->l1 = a1;
+    sl_ml_fsbl_moments(a1, &f->w2, &f->w4);
+    f->n_box = b->L.n_curves < SL_ML_FSBL_MAPS ? b->L.n_curves : SL_ML_FSBL_MAPS;
+    for (int c = 0; c < f->n_box; c++)
+        memcpy(f->box[c], b->L.box[c], sizeof f->box[c]);
+    return SL_OK;
+}
+
+void sl_ml_dyn_binary_close(sl_ml_dyn_binary *b)
+{
+    sl_ml_caustics_free(&b->cs);
+    memset(b, 0, sizeof *b);
+}
+
+void sl_ml_dyn_ws_free(sl_ml_dyn_ws *ws)
+{
+    ws_free(ws);
+}
+
+int sl_ml_dyn_binary_one(const sl_ml_dyn_binary *b, double y1, double y2, sl_ml_dyn_ws *ws,
+                         double *A, double *err, int *method)
+{
+    const int m = method_of(&b->f, y1, y2, b->rho, b->tol, b->flags);
+    if (method)
+        *method = m;
+    if (m == 0) {
+        *A = sl_ml_binary_mag0(b->s, b->q, y1, y2, 0), *err = SL_ML_FS_FAR_ERR;
+        return SL_ML_DYN_OK;
     }
-    double *u1 = buf, *u2 = buf + m, *Am = buf + 2 * m, *em = buf + 3 * m;
-    for (int64_t i = 0, j = 0; i < n; i++)
-        if (method[i] == 2)
-            u1[j] = y1[i], u2[j] = y2[i], j++;
-    sl_status st = SL_OK;
-    cpu_sources(L, rho, a1, tol, m, u1, u2, Am, em, st_m);
-    for (int64_t i = 0, j = 0; i < n && st == SL_OK; i++)
-        if (method[i] == 2)
-            A[i] = Am[j], err[i] = em[j], status[i] = st_m[j], j++;
-    free(buf), free(st_m);
+    if (m == 1) {
+        *A = sl_ml_fsbl_hexadecapole(&b->f, y1, y2, b->rho), *err = SL_ML_FS_HEXA_ERR;
+        return SL_ML_DYN_OK;
+    }
+    sl_ml_dyn_info info = {0};
+    const int st = one_source(&b->L, y1, y2, b->rho, b->a1, b->tol, ws, A, &info);
+    *err = info.err;
     return st;
 }
 
@@ -198,46 +197,32 @@ sl_status sl_ml_dyn_binary_mag_m(const sl_backend *be, double s, double q, doubl
     if (st != SL_OK || n == 0)
         return st;
     int *status = malloc((size_t)n * sizeof *status);
-    int *meth = method ? method : malloc((size_t)n * sizeof *meth);
     double *e = err ? err : malloc((size_t)n * sizeof *e);
-    if (!status || !e || !meth) {
+    if (!status || !e) {
         free(status);
         if (!err)
             free(e);
-        if (!method)
-            free(meth);
-        return sl_fail_nomem((double)n * 16, "%s: %lld sources", ctx, (long long)n);
+        return sl_fail_nomem((double)n * 12, "%s: %lld sources", ctx, (long long)n);
     }
-    sl_ml_caustic_set cs;
-    sl_ml_dyn_lens L;
-    st = sl_ml_dyn_lens_make(s, q, 0.25 * rho, &cs, &L);
+    sl_ml_dyn_binary b;
+    st = sl_ml_dyn_binary_open(s, q, rho, a1, tol, flags, &b);
     if (st == SL_OK) {
-        sl_ml_fsbl f;
-        memset(&f, 0, sizeof f);
-        f.s = s, f.q = q, f.l1 = a1;
-        sl_ml_fsbl_moments(a1, &f.w2, &f.w4);
-        f.n_box = L.n_curves < SL_ML_FSBL_MAPS ? L.n_curves : SL_ML_FSBL_MAPS;
-        for (int c = 0; c < f.n_box; c++)
-            memcpy(f.box[c], L.box[c], sizeof f.box[c]);
-#pragma omp parallel for schedule(static)
-        for (int64_t i = 0; i < n; i++) {
-            meth[i] = method_of(&f, y1[i], y2[i], rho, tol, flags);
-            status[i] = SL_ML_DYN_OK;
-            if (meth[i] == 0)
-                A[i] = sl_ml_binary_mag0(s, q, y1[i], y2[i], 0), e[i] = SL_ML_FS_FAR_ERR;
-            else if (meth[i] == 1)
-                A[i] = sl_ml_fsbl_hexadecapole(&f, y1[i], y2[i], rho), e[i] = SL_ML_FS_HEXA_ERR;
+        /* chunks of a few: the point sources cost little, the engine's much */
+#pragma omp parallel
+        {
+            sl_ml_dyn_ws ws = {0};
+#pragma omp for schedule(dynamic, 4)
+            for (int64_t i = 0; i < n; i++)
+                status[i] = sl_ml_dyn_binary_one(&b, y1[i], y2[i], &ws, &A[i], &e[i],
+                                                 method ? &method[i] : NULL);
+            ws_free(&ws);
         }
-        st = engine_sources(&L, rho, a1, tol, n, y1, y2, meth, A, e, status);
-        sl_ml_caustics_free(&cs);
-    }
-    if (st == SL_OK)
+        sl_ml_dyn_binary_close(&b);
         st = first_failure(n, y1, y2, e, status, rho, tol, ctx);
+    }
     free(status);
     if (!err)
         free(e);
-    if (!method)
-        free(meth);
     return st;
 }
 

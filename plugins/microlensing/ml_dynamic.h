@@ -429,12 +429,40 @@ SL_HD SL_INLINE int sl_ml_dyn_mag(const sl_ml_dyn_lens *L, double w1, double w2,
 
 #ifndef __CUDACC__
 #include "microlensing.h"
+#include "ml_caustics.h"
+#include "ml_fsbl.h"
 SL_EXTERN_C_BEGIN
 /* The binary (s, q) for the engine (ml_dynamic.c): its critical curves
  * sampled so that consecutive caustic points are at most `resolution`
  * apart, kept in *cs (free with sl_ml_caustics_free) and pointed to. */
 sl_status sl_ml_dyn_lens_make(double s, double q, double resolution, sl_ml_caustic_set *cs,
                               sl_ml_dyn_lens *out);
+/* A binary (s, q) prepared for sources of radius rho (limb darkening a1)
+ * to tolerance tol: its critical curves and caustic boxes, for the
+ * partition (flags: SL_ML_FS_ENGINE_ONLY or 0). Read-only once open, so
+ * threads share it; close with sl_ml_dyn_binary_close. */
+typedef struct sl_ml_dyn_binary {
+    double s, q, rho, a1, tol;
+    unsigned flags;
+    sl_ml_caustic_set cs;
+    sl_ml_dyn_lens L;
+    sl_ml_fsbl f; /* the caustic boxes and moments the partition reads */
+} sl_ml_dyn_binary;
+
+sl_status sl_ml_dyn_binary_open(double s, double q, double rho, double a1, double tol,
+                                unsigned flags, sl_ml_dyn_binary *b);
+void sl_ml_dyn_binary_close(sl_ml_dyn_binary *b);
+
+/* One source at (y1, y2) on the calling thread: *A, its error bound *err
+ * and (when not NULL) the partition's *method (0 point, 1 hexadecapole, 2
+ * engine); ws is the thread's, grown as the images need (free it with
+ * sl_ml_dyn_ws_free; {0} to begin). Returns SL_ML_DYN_OK, SL_ML_DYN_DEPTH
+ * (*A the best estimate, short of tol), SL_ML_DYN_FULL, or -1 without
+ * memory. The arguments are the caller's to check (binary_mag's checks). */
+int sl_ml_dyn_binary_one(const sl_ml_dyn_binary *b, double y1, double y2, sl_ml_dyn_ws *ws,
+                         double *A, double *err, int *method);
+void sl_ml_dyn_ws_free(sl_ml_dyn_ws *ws);
+
 /* sl_lens.binary_mag (microlensing.h): the magnifications A[k] of sources
  * of radius rho (linear limb darkening a1) at (y1[k], y2[k]) behind the
  * binary (s, q), to tol relative, partitioned by distance from the

@@ -25,7 +25,8 @@ local core, M = ...
 --- likelihood{data = PATH | columns, model = "pspl" | "fspl" | "binary" | "fsbl",
 --- phot = "auto" | "mag" | "flux", zero_point = 22, ld = 0, backend =; fsbl
 --- (finite-source binary from maps): s =, q =, rho_min = 5e-4, rho_max = 0.01,
---- pixel = rho_min / 5, rays = 200, seed = 1}
+--- pixel = rho_min / 5, rays = 200, seed = 1; fsbl with s and q free: engine =
+--- "dynamic", tol = 1e-3}
 --- prepares the photometric likelihood (chi^2 with each passband's source
 --- and blend flux fitted): starling.likelihood("microlensing", cfg).
 local function ml_model(kind)

@@ -19,8 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "ml_caustics.h"
+#include "ml_dynamic.h"
 #include "ml_internal.h"
 #include "ml_like.h"
 #include "ml_phot.h"
@@ -34,7 +38,7 @@
 
 enum { OPT_MODEL, OPT_PHOT, OPT_ZP, OPT_LD, OPT_S, OPT_Q, OPT_RHO_MIN, OPT_RHO_MAX, OPT_PIXEL,
        OPT_RAYS, OPT_SEED, OPT_PARALLAX, OPT_RA, OPT_DEC, OPT_T0_PAR, OPT_TIME_OFFSET,
-       OPT_ORBIT, OPT_T0_KEP, OPT_PSET, OPT_FS_FROM, OPT_FS_TO, N_OPT };
+       OPT_ORBIT, OPT_T0_KEP, OPT_PSET, OPT_FS_FROM, OPT_FS_TO, OPT_ENGINE, OPT_TOL, N_OPT };
 
 /* in model order: sl_ml_model's, then SL_ML_PHOT_FSBL */
 static const char *const model_words[] = {"pspl", "fspl", "binary", "fsbl", NULL};
@@ -44,11 +48,19 @@ static const char *const parallax_words[] = {"none", "annual", NULL};
 static const char *const orbit_words[] = {"none", "linear", "circular", "keplerian", NULL};
 /* in the order of the bits SL_ML_PAR_T_EFF | SL_ML_PAR_T_STAR (ml_phot.h) */
 static const char *const pset_words[] = {"standard", "t_eff", "t_star", "t_eff,t_star", NULL};
+static const char *const engine_words[] = {"maps", "dynamic", NULL};
+
+/* The model's word as the user gave it (fsbl's two engines are one word). */
+static const char *model_word(int m)
+{
+    return m == SL_ML_PHOT_FSBL_DYN ? "fsbl" : model_word(m);
+}
 
 static const sl_param options[N_OPT] = {
     {"model", SL_PARAM_WORD, 0, 0, 0, 0,
      "pspl: t0 u0 tE; fspl: t0 u0 tE rho; binary (point source): t0 u0 tE s q alpha; fsbl "
-     "(finite-source binary, s and q fixed, read from maps): t0 u0 tE alpha rho",
+     "(finite-source binary): t0 u0 tE alpha rho with s and q fixed (engine \"maps\"), t0 u0 "
+     "tE s q alpha rho with them free (engine \"dynamic\")",
      model_words, NULL},
     {"phot", SL_PARAM_WORD, 0, 0, 0, 0,
      "auto: the header's mag or flux column (no header: mag); mag; flux", phot_words, NULL},
@@ -105,6 +117,13 @@ static const sl_param options[N_OPT] = {
     {"fs_to", SL_PARAM_NUMBER, NAN, -1e8, 1e8, 0,
      "fspl: the finite source up to this time (with fs_from), a point source after", NULL,
      "the finite source everywhere"},
+    {"engine", SL_PARAM_WORD, 0, 0, 0, 0,
+     "fsbl: maps: s and q fixed (options s, q), magnifications read from maps made once for "
+     "them, fast for many models of one lens; dynamic: s and q free parameters, each epoch's "
+     "finite source by the dynamic engine to 'tol' (point source far from the caustics, "
+     "hexadecapole nearer; the CPU backend only)", engine_words, NULL},
+    {"tol", SL_PARAM_NUMBER, 1e-3, 1e-6, 0.1, 0,
+     "fsbl with engine = \"dynamic\": the magnifications' relative tolerance", NULL, NULL},
 };
 
 /* ---- data ------------------------------------------------------------------ */
@@ -487,10 +506,9 @@ static void set_params(sl_ml_phot_ctx *c)
     static const char *const names[] = {"t0", "u0", "tE", "s", "q", "alpha"};
     static const char *const fsbl[] = {"t0", "u0", "tE", "alpha", "rho"};
     c->n_par = sl_ml_phot_npar(c->model);
-    const int rho = c->model == SL_ML_PHOT_FSBL ? 4 : c->model == SL_ML_FSPL ? 3 : -1;
+    const int rho = sl_ml_phot_rho_slot(c->model);
     for (int k = 0; k < c->n_par; k++) {
-        c->names[k] = c->model == SL_ML_PHOT_FSBL ? fsbl[k]
-                      : k == 3 && c->model == SL_ML_FSPL ? "rho" : names[k];
+        c->names[k] = c->model == SL_ML_PHOT_FSBL ? fsbl[k] : k == rho ? "rho" : names[k];
         if (k == 1 && (c->pset & SL_ML_PAR_T_EFF))
             c->names[k] = "t_eff";
         if (k == rho && (c->pset & SL_ML_PAR_T_STAR))
@@ -512,6 +530,8 @@ static void set_params(sl_ml_phot_ctx *c)
     }
     for (int k = 3; k < c->n_par && k < 5; k++)
         c->lo[k] = 0.0; /* rho, or s and q */
+    if (rho >= 0)
+        c->lo[rho] = 0.0;
 }
 
 /* Annual parallax's parameters after the model's, and every observation's
@@ -639,7 +659,7 @@ static sl_status orbit_setup(const sl_param_values *opt, sl_ml_phot_ctx *c)
     if (c->model != SL_ML_BINARY_PS)
         return sl_fail(SL_ERR_ARG, "microlensing: orbital_motion = \"%s\" needs model = "
                        "\"binary\" (model = \"%s\"%s)", orbit_words[c->om],
-                       model_words[c->model],
+                       model_word(c->model),
                        c->model == SL_ML_PHOT_FSBL ? ": its maps are made for one s" : "");
     const int n = sl_ml_orbit_npar(c->om);
     for (int k = 0; k < n; k++) {
@@ -670,10 +690,15 @@ static sl_status fsbl_setup(const sl_param_values *opt, sl_ml_phot_ctx *c)
                                OPT_SEED};
     if (c->model != SL_ML_PHOT_FSBL) {
         for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
-            if (opt->given[keys[k]])
+            if (opt->given[keys[k]] && c->model == SL_ML_PHOT_FSBL_DYN)
+                return sl_fail(SL_ERR_ARG, "microlensing: '%s' = %g: model = \"fsbl\" with "
+                               "engine = \"dynamic\" fits s and q as free parameters and "
+                               "makes no maps (engine = \"maps\" takes '%s')",
+                               options[keys[k]].name, opt->v[keys[k]], options[keys[k]].name);
+            else if (opt->given[keys[k]])
                 return sl_fail(SL_ERR_ARG, "microlensing: '%s' = %g: only model = \"fsbl\" "
                                "takes it (model = \"%s\")", options[keys[k]].name,
-                               opt->v[keys[k]], model_words[c->model]);
+                               opt->v[keys[k]], model_word(c->model));
         return SL_OK;
     }
     if (!opt->given[OPT_S] || !opt->given[OPT_Q])
@@ -778,12 +803,27 @@ static sl_status phot_prepare(const sl_param_values *opt, const sl_data *data, v
         return sl_fail_nomem(sizeof *c, "microlensing: likelihood state");
     c->model = (int)opt->v[OPT_MODEL];
     c->pset = (int)opt->v[OPT_PSET];
-    if ((c->pset & SL_ML_PAR_T_STAR) && c->model != SL_ML_FSPL && c->model != SL_ML_PHOT_FSBL) {
+    const int dyn = opt->v[OPT_ENGINE] == 1.0;
+    const char *why = opt->given[OPT_ENGINE] && c->model != SL_ML_PHOT_FSBL
+                          ? "'engine': only model = \"fsbl\" takes it"
+                      : opt->given[OPT_TOL] && !(c->model == SL_ML_PHOT_FSBL && dyn)
+                          ? "'tol': only model = \"fsbl\" with engine = \"dynamic\" takes it"
+                          : NULL;
+    if (why) {
+        int m = c->model;
+        free(c);
+        return sl_fail(SL_ERR_ARG, "microlensing: %s (model = \"%s\"%s)", why, model_word(m),
+                       m == SL_ML_PHOT_FSBL ? ", engine = \"maps\"" : "");
+    }
+    if (c->model == SL_ML_PHOT_FSBL && dyn)
+        c->model = SL_ML_PHOT_FSBL_DYN;
+    c->tol = opt->v[OPT_TOL];
+    if ((c->pset & SL_ML_PAR_T_STAR) && sl_ml_phot_rho_slot(c->model) < 0) {
         int m = c->model;
         free(c);
         return sl_fail(SL_ERR_ARG, "microlensing: parametrization = \"%s\": t_star needs a "
                        "finite source, model = \"fspl\" or \"fsbl\" (model = \"%s\")",
-                       pset_words[(int)opt->v[OPT_PSET]], model_words[m]);
+                       pset_words[(int)opt->v[OPT_PSET]], model_word(m));
     }
     c->fs_win[0] = -INFINITY, c->fs_win[1] = INFINITY;
     if (opt->given[OPT_FS_FROM] || opt->given[OPT_FS_TO]) {
@@ -797,17 +837,17 @@ static sl_status phot_prepare(const sl_param_values *opt, const sl_data *data, v
             int m = c->model;
             free(c);
             return sl_fail(SL_ERR_ARG, "microlensing: the finite-source window fs_from = %g, "
-                           "fs_to = %g (model = \"%s\"): %s", a, b, model_words[m], why);
+                           "fs_to = %g (model = \"%s\"): %s", a, b, model_word(m), why);
         }
         c->fs_win[0] = a, c->fs_win[1] = b;
     }
     c->zero_point = opt->v[OPT_ZP];
     c->ld = opt->v[OPT_LD];
-    if (c->ld != 0.0 && c->model != SL_ML_FSPL && c->model != SL_ML_PHOT_FSBL) {
+    if (c->ld != 0.0 && sl_ml_phot_rho_slot(c->model) < 0) {
         int m = c->model;
         free(c);
         return sl_fail(SL_ERR_ARG, "microlensing: 'ld' = %g: limb darkening needs model = "
-                       "\"fspl\" or \"fsbl\" (model = \"%s\")", opt->v[OPT_LD], model_words[m]);
+                       "\"fspl\" or \"fsbl\" (model = \"%s\")", opt->v[OPT_LD], model_word(m));
     }
     ml_band_opts bo;
     sl_status st = fsbl_setup(opt, c);
@@ -870,6 +910,150 @@ static sl_ml_phot_fx fx_of(const sl_ml_phot_ctx *c, const double *p)
     return sl_ml_phot_fx_of(c->model, c->px, c->om, c->t0_kep, c->fs_win, p);
 }
 
+/* ---- fsbl with s and q free: the dynamic engine ----------------------------------- */
+
+/* The magnifications A[k] of the model of row (effects fx) at epochs
+ * t[k0, k1) (parallax offsets dn, de, or NULL), by the lens b prepared for
+ * it, on the calling thread. An epoch short of the tolerance at the
+ * engine's deepest level keeps its best estimate; one whose images
+ * outgrow the workspace (SL_ML_DYN_FULL) or that finds no memory (-1)
+ * ends the walk and is returned. */
+static int dyn_epochs(const sl_ml_dyn_binary *b, const double *row, const sl_ml_phot_fx *fx,
+                      const double *t, const double *dn, const double *de, int64_t k0,
+                      int64_t k1, sl_ml_dyn_ws *ws, double *A)
+{
+    for (int64_t k = k0; k < k1; k++) {
+        double tau, beta, y1, y2, err;
+        sl_ml_phot_tb(row, fx->pi, t[k], dn ? dn[k] : 0.0, de ? de[k] : 0.0, &tau, &beta);
+        sl_ml_trajectory_tb(tau, beta, row[5], &y1, &y2);
+        const int st = sl_ml_dyn_binary_one(b, y1, y2, ws, &A[k], &err, NULL);
+        if (st != SL_ML_DYN_OK && st != SL_ML_DYN_DEPTH)
+            return st;
+    }
+    return SL_ML_DYN_OK;
+}
+
+/* The model's magnifications at n epochs: the lens prepared once, the
+ * epochs on the calling thread (threads = 1) or shared among the CPU's
+ * (ws then unused: each thread has its own). Returns SL_ML_DYN_OK, a
+ * failure of dyn_epochs, or -2 when the lens could not be prepared. */
+static int dyn_curve(const sl_ml_phot_ctx *c, const double *row, const sl_ml_phot_fx *fx,
+                     const double *t, const double *dn, const double *de, int64_t n,
+                     int threads, sl_ml_dyn_ws *ws, double *A)
+{
+    sl_ml_dyn_binary b;
+    if (sl_ml_dyn_binary_open(row[3], row[4], row[6], c->ld, c->tol, 0, &b) != SL_OK)
+        return -2;
+    int st = SL_ML_DYN_OK;
+    if (threads <= 1) {
+        st = dyn_epochs(&b, row, fx, t, dn, de, 0, n, ws, A);
+    } else {
+#pragma omp parallel
+        {
+            sl_ml_dyn_ws own = {0};
+            int mine = SL_ML_DYN_OK;
+#pragma omp for schedule(dynamic, 8)
+            for (int64_t k = 0; k < n; k++)
+                if (mine == SL_ML_DYN_OK)
+                    mine = dyn_epochs(&b, row, fx, t, dn, de, k, k + 1, &own, A);
+            sl_ml_dyn_ws_free(&own);
+#pragma omp critical(sl_ml_dyn_curve)
+            if (st == SL_ML_DYN_OK)
+                st = mine;
+        }
+    }
+    sl_ml_dyn_binary_close(&b);
+    return st;
+}
+
+/* chi^2 of band b from the model's magnifications A (the band's epochs),
+ * its fit into fs, cc when they are not NULL. */
+static double sums_chi2(const sl_ml_phot_ctx *c, const double *A, int b, double *fs, double *cc)
+{
+    sl_ml_phot_sums s = {0.0, 0.0, 0.0};
+    for (int64_t k = c->band_start[b]; k < c->band_start[b + 1]; k++)
+        sl_ml_phot_add(&s, A[k], c->w[k], c->fc[k]);
+    return sl_ml_phot_fit_band(c->S[b], c->sff[b], c->fmean[b], c->fb_fixed[b], &s, fs, cc);
+}
+
+/* One model's chi^2 by the engine (+inf outside the domain or where the
+ * engine failed; *nomem set when memory ran out). */
+static double dyn_chi2(const sl_ml_phot_ctx *c, const double *p, int threads, sl_ml_dyn_ws *ws,
+                       double *A, int *nomem)
+{
+    double row[SL_ML_PHOT_ROW];
+    if (!sl_ml_phot_row(c->model, sl_ml_phot_n_fx(c->px, c->om), c->pset, p, c->ld, &c->fs,
+                        row))
+        return INFINITY;
+    const sl_ml_phot_fx fx = fx_of(c, p);
+    const int st = dyn_curve(c, row, &fx, c->t, c->px ? c->dn : NULL, c->px ? c->de : NULL,
+                             (int64_t)c->n, threads, ws, A);
+    if (st == -1) {
+#pragma omp atomic write
+        *nomem = 1;
+    }
+    if (st != SL_ML_DYN_OK)
+        return INFINITY;
+    double x2 = 0.0;
+    for (int b = 0; b < c->n_band; b++)
+        x2 += sums_chi2(c, A, b, NULL, NULL);
+    return isfinite(x2) ? x2 : INFINITY;
+}
+
+/* fsbl with s and q free on the CPU: the models over the threads, or,
+ * when there are fewer models than threads, each model's epochs over
+ * them. */
+static sl_status eval_dyn_cpu(const sl_ml_phot_ctx *c, const double *params, size_t n,
+                              double *ll, double *chi2)
+{
+    int threads = 1, nomem = 0;
+#ifdef _OPENMP
+    threads = omp_get_max_threads();
+#endif
+    if ((int64_t)n < threads) {
+        sl_ml_dyn_ws ws = {0};
+        double *A = malloc(c->n * sizeof *A);
+        if (!A)
+            return sl_fail_nomem((double)c->n * sizeof *A, "microlensing: fsbl: magnifications");
+        for (size_t i = 0; i < n && !sl_cancelled(); i++) {
+            const double x2 = dyn_chi2(c, params + i * c->n_par, threads, &ws, A, &nomem);
+            ll[i] = -0.5 * x2;
+            if (chi2)
+                chi2[i] = x2;
+        }
+        free(A);
+    } else {
+#pragma omp parallel
+        {
+            sl_ml_dyn_ws ws = {0};
+            double *A = malloc(c->n * sizeof *A);
+#pragma omp for schedule(dynamic, 1)
+            for (long long i = 0; i < (long long)n; i++) {
+                if (sl_cancelled())
+                    continue;
+                double x2 = INFINITY;
+                if (A)
+                    x2 = dyn_chi2(c, params + (size_t)i * c->n_par, 1, &ws, A, &nomem);
+                else {
+#pragma omp atomic write
+                    nomem = 1;
+                }
+                ll[i] = -0.5 * x2;
+                if (chi2)
+                    chi2[i] = x2;
+            }
+            free(A);
+            sl_ml_dyn_ws_free(&ws);
+        }
+    }
+    if (nomem)
+        return sl_fail_nomem((double)c->n * sizeof(double), "microlensing: fsbl: the dynamic "
+                             "engine's workspace");
+    if (sl_cancelled())
+        return sl_fail(SL_ERR_CANCELLED, "microlensing: cancelled");
+    return SL_OK;
+}
+
 static void eval_cpu(const sl_ml_phot_ctx *c, const double *params, size_t n, double *ll,
                      double *chi2)
 {
@@ -877,7 +1061,7 @@ static void eval_cpu(const sl_ml_phot_ctx *c, const double *params, size_t n, do
     for (long long i = 0; i < (long long)n; i++) {
         if (sl_cancelled())
             continue;
-        double row[SL_ML_NPAR_MAX];
+        double row[SL_ML_PHOT_ROW];
         double x2 = INFINITY;
         const double *p = params + (size_t)i * c->n_par;
         if (sl_ml_phot_row(c->model, sl_ml_phot_n_fx(c->px, c->om), c->pset, p, c->ld, &c->fs,
@@ -893,6 +1077,14 @@ static void eval_cpu(const sl_ml_phot_ctx *c, const double *params, size_t n, do
     }
 }
 
+/* The dynamic engine's refusal of another backend than the CPU's. */
+static sl_status dyn_cpu_only(void)
+{
+    return sl_fail(SL_ERR_UNSUPPORTED, "microlensing: model = \"fsbl\" with engine = "
+                   "\"dynamic\" runs on the CPU backend only (backend = \"cpu\"); engine = "
+                   "\"maps\" runs on CUDA with s and q fixed");
+}
+
 static sl_status phot_eval_chi2(void *ctx, const sl_backend *be, const double *params, size_t n,
                                 double *loglik, double *chi2)
 {
@@ -906,6 +1098,11 @@ static sl_status phot_eval_chi2(void *ctx, const sl_backend *be, const double *p
     sl_status st = sl_ml_phot_maps(c, be ? be : &cpu);
     if (st)
         return st;
+    if (c->model == SL_ML_PHOT_FSBL_DYN) {
+        if (be && be->kind != SL_BACKEND_CPU)
+            return dyn_cpu_only();
+        return eval_dyn_cpu(c, params, n, loglik, chi2);
+    }
     if (be && be->kind == SL_BACKEND_CUDA)
         return sl_ml_phot_cuda_eval(c, be, params, n, loglik, chi2);
     eval_cpu(c, params, n, loglik, chi2);
@@ -924,9 +1121,55 @@ static sl_status phot_eval(void *ctx, const sl_backend *be, const double *params
 static sl_status phot_eval_device(void *ctx, const double *params, size_t n, const int *count,
                                   double *out, void *stream)
 {
+    if (((const sl_ml_phot_ctx *)ctx)->model == SL_ML_PHOT_FSBL_DYN)
+        return dyn_cpu_only();
     return sl_ml_phot_cuda_eval_device(ctx, params, n, count, out, stream);
 }
 #endif
+
+/* phot_model for fsbl with s and q free: the magnifications at x (offsets
+ * dn, de or NULL), scaled by band `series`'s fit to its data when series
+ * >= 0. */
+static sl_status dyn_model(const sl_ml_phot_ctx *c, const double *row, const sl_ml_phot_fx *fx,
+                           const double *x, size_t n_x, int series, const double *dn,
+                           const double *de, double *out)
+{
+    int threads = 1;
+#ifdef _OPENMP
+    threads = omp_get_max_threads();
+#endif
+    double fs = 1.0, fb = 0.0;
+    int st = SL_ML_DYN_OK;
+    sl_ml_dyn_ws ws = {0};
+    if (series >= 0) { /* the band's fit, from the model at the data's epochs */
+        double *A = malloc((c->n ? c->n : 1) * sizeof *A);
+        if (!A)
+            return sl_fail_nomem((double)c->n * sizeof *A, "microlensing: model");
+        st = dyn_curve(c, row, fx, c->t, c->px ? c->dn : NULL, c->px ? c->de : NULL,
+                       (int64_t)c->n, threads, &ws, A);
+        double cc = 0.0;
+        if (st == SL_ML_DYN_OK) {
+            sums_chi2(c, A, series, &fs, &cc);
+            fb = c->fmean[series] + cc - fs;
+        }
+        free(A);
+    }
+    if (st == SL_ML_DYN_OK)
+        st = dyn_curve(c, row, fx, x, dn, de, (int64_t)n_x, threads, &ws, out);
+    sl_ml_dyn_ws_free(&ws);
+    if (st == -1)
+        return sl_fail_nomem(0.0, "microlensing: model: the dynamic engine's workspace");
+    if (st == -2)
+        return sl_fail_context(SL_ERR_ARG, "microlensing: model: the lens s = %g, q = %g",
+                               row[3], row[4]);
+    if (st != SL_ML_DYN_OK)
+        return sl_fail(SL_ERR_UNSUPPORTED, "microlensing: model: s = %g, q = %g, rho = %g: an "
+                       "epoch's images outgrow the dynamic engine's workspace", row[3], row[4],
+                       row[6]);
+    for (size_t k = 0; k < n_x && series >= 0; k++)
+        out[k] = fs * out[k] + fb;
+    return SL_OK;
+}
 
 /* series -1: the magnification; series b: band b's fitted flux
  * f_s A + f_b (the fit to that band's data). */
@@ -937,7 +1180,7 @@ static sl_status phot_model(void *ctx, const double *p, const double *x, size_t 
     if (series >= c->n_band)
         return sl_fail(SL_ERR_ARG, "microlensing: model: passband %d: expected 0..%d", series,
                        c->n_band - 1);
-    double row[SL_ML_NPAR_MAX], fs = 1.0, cc = 0.0;
+    double row[SL_ML_PHOT_ROW], fs = 1.0, cc = 0.0;
     if (!sl_ml_phot_row(c->model, sl_ml_phot_n_fx(c->px, c->om), c->pset, p, c->ld, &c->fs,
                            row)) {
         char buf[256];
@@ -954,7 +1197,9 @@ static sl_status phot_model(void *ctx, const double *p, const double *x, size_t 
                        "all finite)", buf,
                        c->model == SL_ML_FSPL ? (c->pset & SL_ML_PAR_T_STAR ? ", t_star" : ", rho")
                        : c->model == SL_ML_BINARY_PS ? ", s, q"
-                                                     : "");
+                       : c->model == SL_ML_PHOT_FSBL_DYN
+                           ? (c->pset & SL_ML_PAR_T_STAR ? ", s, q, t_star" : ", s, q, rho")
+                           : "");
     }
     const sl_ml_phot_fx fx = fx_of(c, p);
     double *dn = NULL, *de = NULL;
@@ -990,6 +1235,11 @@ static sl_status phot_model(void *ctx, const double *p, const double *x, size_t 
             st = sl_ml_phot_maps(c, &be);
         if (st)
             return st;
+    }
+    if (c->model == SL_ML_PHOT_FSBL_DYN) {
+        sl_status st = dyn_model(c, row, &fx, x, n_x, series, dn, de, out);
+        free(dn), free(de);
+        return st;
     }
     double fb = 0.0;
     if (series >= 0) {

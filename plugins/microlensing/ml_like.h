@@ -62,6 +62,8 @@ typedef struct sl_ml_phot_ctx {
     double map_s;        /* the maps' shooting time (kernel time on CUDA) */
     void *cuda;          /* ml_like_cuda.cu's buffers (NULL until the first CUDA eval) */
     double kernel_s;
+    /* fsbl with s and q free (SL_ML_PHOT_FSBL_DYN): the engine's tolerance */
+    double tol;
 } sl_ml_phot_ctx;
 
 /* fsbl: makes the maps on be once (ml_like.c). */

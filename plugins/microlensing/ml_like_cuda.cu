@@ -102,7 +102,7 @@ __global__ void __launch_bounds__(PH_BLOCK) ph_kernel(ph_args a)
     if (m >= n)
         return;
     const int tid = threadIdx.x;
-    double p[SL_ML_PHOT_NPAR_MAX], row[SL_ML_NPAR_MAX];
+    double p[SL_ML_PHOT_NPAR_MAX], row[SL_ML_PHOT_ROW];
     for (int k = 0; k < a.n_par; k++)
         p[k] = a.params[m * a.n_par + k];
     const sl_ml_phot_fx fx = sl_ml_phot_fx_of(a.model, a.px, a.om, a.t0_kep, a.fs_win, p);

@@ -23,19 +23,35 @@
 #include "ml_model.h"
 #include "ml_orbit.h"
 
-/* The likelihood's models: microlensing.h's three, and the finite-source
- * binary of ml_fsbl.h with s and q fixed by the options. */
+/* The likelihood's models: microlensing.h's three, the finite-source
+ * binary of ml_fsbl.h with s and q fixed by the options (read from maps),
+ * and the finite-source binary with s and q free (model "fsbl" with
+ * engine "dynamic": each epoch by ml_dynamic.h on the host, ml_like.c). */
 #define SL_ML_PHOT_FSBL 3
+#define SL_ML_PHOT_FSBL_DYN 4
 /* A model's free parameters at most: a binary's six, parallax's two and
  * a Keplerian orbit's five. */
 #define SL_ML_PHOT_NPAR_MAX (SL_ML_NPAR_MAX + 7)
+/* A model's row at most: the finite-source binary's seven. */
+#define SL_ML_PHOT_ROW (SL_ML_NPAR_MAX + 1)
 
 /* Free parameters per model kind: pspl t0 u0 tE; fspl t0 u0 tE rho (the
  * limb darkening is an option); binary t0 u0 tE s q alpha; fsbl t0 u0 tE
- * alpha rho. */
+ * alpha rho; fsbl with s and q free t0 u0 tE s q alpha rho (a binary's row
+ * and rho after it). */
 SL_HD SL_INLINE int sl_ml_phot_npar(int m)
 {
-    return m == SL_ML_PSPL ? 3 : m == SL_ML_FSPL ? 4 : m == SL_ML_PHOT_FSBL ? 5 : 6;
+    return m == SL_ML_PSPL             ? 3
+           : m == SL_ML_FSPL           ? 4
+           : m == SL_ML_PHOT_FSBL      ? 5
+           : m == SL_ML_PHOT_FSBL_DYN ? 7
+                                       : 6;
+}
+
+/* The slot of rho in a model's row, -1 for a point source. */
+SL_HD SL_INLINE int sl_ml_phot_rho_slot(int m)
+{
+    return m == SL_ML_FSPL ? 3 : m == SL_ML_PHOT_FSBL ? 4 : m == SL_ML_PHOT_FSBL_DYN ? 6 : -1;
 }
 
 /* The effects on a model beyond its own parameters, read from the
@@ -85,8 +101,9 @@ SL_HD SL_INLINE sl_ml_phot_fx sl_ml_phot_fx_of(int m, int px, int om, double t0_
 #define SL_ML_PAR_T_STAR 2
 
 /* The row for free parameters p (ml_model.h's, or fsbl's own; pset says
- * whether slot 1 holds t_eff and the rho slot t_star), or 0 when p is
- * outside the model's domain (a value not finite, tE, rho, s or q not > 0;
+ * whether slot 1 holds t_eff and the rho slot t_star; row has room for
+ * SL_ML_PHOT_ROW entries), or 0 when p is outside the model's domain (a
+ * value not finite, tE, rho, s or q not > 0;
  * fsbl: rho outside the maps' [rho_min, rho_max]). The n_fx effect
  * parameters after the model's must be finite too. */
 SL_HD SL_INLINE int sl_ml_phot_row(int m, int n_fx, int pset, const double *p, double ld,
@@ -105,11 +122,13 @@ SL_HD SL_INLINE int sl_ml_phot_row(int m, int n_fx, int pset, const double *p, d
         return 0;
     if (pset & SL_ML_PAR_T_EFF)
         row[1] = p[1] / p[2];
-    const int rho = m == SL_ML_PHOT_FSBL ? 4 : 3;
-    if ((pset & SL_ML_PAR_T_STAR) && (m == SL_ML_FSPL || m == SL_ML_PHOT_FSBL))
+    const int rho = sl_ml_phot_rho_slot(m);
+    if ((pset & SL_ML_PAR_T_STAR) && rho >= 0)
         row[rho] = p[rho] / p[2];
     if (m == SL_ML_PHOT_FSBL)
         return row[4] >= fs->rho_min && row[4] <= fs->rho_max;
+    if (m == SL_ML_PHOT_FSBL_DYN)
+        return p[3] > 0.0 && p[4] > 0.0 && row[6] > 0.0;
     if (m == SL_ML_FSPL) {
         if (!(row[3] > 0.0))
             return 0;

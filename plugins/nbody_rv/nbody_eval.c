@@ -1,39 +1,14 @@
-/* nbody_like.inc compiled for the CPU: mvs and hermite with Newton's
- * gravity at 2..7 bodies (1..6 planets), both likelihood kinds. */
+/* The CPU's dispatch over nbody_like.inc's compiled instances: one
+ * translation unit per integrator (nbody_eval_mvs.c, nbody_eval_hermite.c),
+ * so that the two, each a long compilation, build in parallel. */
 #include "nbody_eval.h"
 
 #include <stdlib.h>
 
-#include "starling/forces/newton.h"
-#include "hermite.h"
-#include "mvs.h"
-
-#define SL_F newton
-#define SL_N_LAST 7
-#define SL_P mvs
-#include "nbody_instances.inc"
-#undef SL_P
-#define SL_P hermite
-#include "nbody_instances.inc"
-#undef SL_P
-#undef SL_N_LAST
-#undef SL_F
-
-#define ROW(P)                                                                             \
-    {NULL, sl_nbody_one_##P##_newton_2, sl_nbody_one_##P##_newton_3,                       \
-     sl_nbody_one_##P##_newton_4, sl_nbody_one_##P##_newton_5, sl_nbody_one_##P##_newton_6, \
-     sl_nbody_one_##P##_newton_7}
-
-const sl_nbody_one_fn sl_nbody_cpu_ones[2][SL_NBODY_MAX_PL + 1] = {ROW(mvs), ROW(hermite)};
-
-typedef int (*path_fn)(const double *x, const double *v, const double *m, const double *pp,
-                       const double *fp, const double *times, int n_t, int body, double *out);
-
-#define PATHS(P)                                                                           \
-    {NULL, sl_nbody_path_##P##_newton_2, sl_nbody_path_##P##_newton_3,                     \
-     sl_nbody_path_##P##_newton_4, sl_nbody_path_##P##_newton_5,                           \
-     sl_nbody_path_##P##_newton_6, sl_nbody_path_##P##_newton_7}
-static const path_fn paths[2][SL_NBODY_MAX_PL + 1] = {PATHS(mvs), PATHS(hermite)};
+const sl_nbody_one_fn *const sl_nbody_cpu_ones[2] = {sl_nbody_cpu_ones_mvs,
+                                                     sl_nbody_cpu_ones_hermite};
+static const sl_nbody_path_fn *const paths[2] = {sl_nbody_cpu_paths_mvs,
+                                                 sl_nbody_cpu_paths_hermite};
 
 typedef struct t_key {
     double t;
