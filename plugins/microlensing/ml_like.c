@@ -53,7 +53,7 @@ static const char *const engine_words[] = {"maps", "dynamic", NULL};
 /* The model's word as the user gave it (fsbl's two engines are one word). */
 static const char *model_word(int m)
 {
-    return m == SL_ML_PHOT_FSBL_DYN ? "fsbl" : model_word(m);
+    return m == SL_ML_PHOT_FSBL_DYN ? "fsbl" : model_words[m];
 }
 
 static const sl_param options[N_OPT] = {
