@@ -107,6 +107,9 @@ Test(lua_ml, errors_name_line_key_once)
          "s.lua:2: microlensing.binary_mag: tol = 0: expected a finite number > 0"},
         {"ml.binary_mag{s = 1, q = 1e-3, rho = 1e-3, y1 = {0, 0/0}, y2 = {0, 0}}",
          "s.lua:2: microlensing.binary_mag: source 2 at ("},
+        {"ml.binary_mag{s = 1, q = 1e-3, rho = 1e-3, y1 = 0, y2 = 0, backend = 'cuda'}",
+         "s.lua:2: microlensing.binary_mag: key 'backend' = \"cuda\": the dynamic engine runs on "
+         "the CPU only"},
         {"ml.binary_mag{s = 1, q = 1e-3, rho = 1e-3, a1 = 1, y1 = 0, y2 = 0}",
          "s.lua:2: microlensing.binary_mag: a1 = 1: expected 0 <= a1 < 1"},
         {"ml.gridsearch{data = 'x.csv', rho = {min = 0.01, max = 0.001}}",

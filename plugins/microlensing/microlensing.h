@@ -186,7 +186,7 @@ typedef struct sl_lens {
      * darkening a1) behind the binary (s, q) at n sources (y1[k], y2[k])
      * into A[k], to tol relative, with the error bound each met into
      * err[k] (NULL allowed), on the CPU's threads (be NULL or the cpu
-     * backend) or CUDA (the engine's sources). Near the caustics by
+     * backend; another is refused). Near the caustics by
      * image-centred ray shooting (the dynamic engine); unless flags has
      * SL_ML_FS_ENGINE_ONLY, the point source where the source is more
      * than SL_ML_FS_FAR rho from every caustic's box and, when tol >=

@@ -10,7 +10,6 @@
 
 #include "ml_caustics.h"
 #include "ml_fsbl.h"
-#include "ml_internal.h"
 #include "starling/backend.h"
 #include "starling/nomem.h"
 #include "starling/status.h"
@@ -186,68 +185,14 @@ int sl_ml_dyn_binary_one(const sl_ml_dyn_binary *b, double y1, double y2, sl_ml_
     return st;
 }
 
-/* The sources on CUDA: the point sources and hexadecapoles here, the
- * engine's gathered for the device, and those that outgrew a device
- * thread's workspace redone on the CPU's threads. */
-static sl_status gpu_sources(const sl_backend *be, const sl_ml_dyn_binary *b, int64_t n,
-                             const double *y1, const double *y2, double *A, double *e,
-                             int *status, int *method)
-{
-    int *meth = method ? method : malloc((size_t)n * sizeof *meth);
-    double *buf = malloc((size_t)n * 4 * sizeof *buf);
-    int *st_m = malloc((size_t)n * sizeof *st_m);
-    if (!meth || !buf || !st_m) {
-        if (!method)
-            free(meth);
-        free(buf), free(st_m);
-        return sl_fail_nomem((double)n * 44, "microlensing: binary_mag: %lld sources",
-                             (long long)n);
-    }
-    int64_t m = 0;
-    for (int64_t i = 0; i < n; i++) {
-        meth[i] = method_of(&b->f, y1[i], y2[i], b->rho, b->tol, b->flags);
-        status[i] = SL_ML_DYN_OK;
-        if (meth[i] == 2)
-            m++;
-        else /* cheap: the point source or the hexadecapole */
-            status[i] = sl_ml_dyn_binary_one(b, y1[i], y2[i], NULL, &A[i], &e[i], NULL);
-    }
-    double *u1 = buf, *u2 = buf + n, *Am = buf + 2 * n, *em = buf + 3 * n;
-    for (int64_t i = 0, j = 0; i < n; i++)
-        if (meth[i] == 2)
-            u1[j] = y1[i], u2[j] = y2[i], j++;
-    sl_status st = m ? sl_ml_cuda_dyn_binary_mag(be, &b->L, b->rho, b->a1, b->tol, m, u1, u2, Am,
-                                                 em, st_m)
-                     : SL_OK;
-    if (st == SL_OK) {
-#pragma omp parallel
-        {
-            sl_ml_dyn_ws ws = {0};
-#pragma omp for schedule(dynamic, 1)
-            for (int64_t j = 0; j < m; j++)
-                if (st_m[j] == SL_ML_DYN_FULL) {
-                    sl_ml_dyn_info info = {0};
-                    st_m[j] = one_source(&b->L, u1[j], u2[j], b->rho, b->a1, b->tol, &ws, &Am[j],
-                                         &info);
-                    em[j] = info.err;
-                }
-            ws_free(&ws);
-        }
-        for (int64_t i = 0, j = 0; i < n; i++)
-            if (meth[i] == 2)
-                A[i] = Am[j], e[i] = em[j], status[i] = st_m[j], j++;
-    }
-    if (!method)
-        free(meth);
-    free(buf), free(st_m);
-    return st;
-}
-
 sl_status sl_ml_dyn_binary_mag_m(const sl_backend *be, double s, double q, double rho, double a1,
                                  double tol, unsigned flags, int64_t n, const double *y1,
                                  const double *y2, double *A, double *err, int *method)
 {
     const char *ctx = "microlensing: binary_mag";
+    if (be && be->kind != SL_BACKEND_CPU)
+        return sl_fail(SL_ERR_UNSUPPORTED, "%s: the engine runs on the CPU only: expected the "
+                       "cpu backend", ctx);
     sl_status st = check_args(s, q, rho, a1, tol, n, y1, y2, ctx);
     if (st != SL_OK || n == 0)
         return st;
@@ -261,12 +206,7 @@ sl_status sl_ml_dyn_binary_mag_m(const sl_backend *be, double s, double q, doubl
     }
     sl_ml_dyn_binary b;
     st = sl_ml_dyn_binary_open(s, q, rho, a1, tol, flags, &b);
-    if (st == SL_OK && be && be->kind == SL_BACKEND_CUDA) {
-        st = gpu_sources(be, &b, n, y1, y2, A, e, status, method);
-        sl_ml_dyn_binary_close(&b);
-        if (st == SL_OK)
-            st = first_failure(n, y1, y2, e, status, rho, tol, ctx);
-    } else if (st == SL_OK) {
+    if (st == SL_OK) {
         /* chunks of a few: the point sources cost little, the engine's much */
 #pragma omp parallel
         {

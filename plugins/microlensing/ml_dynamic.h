@@ -467,8 +467,7 @@ void sl_ml_dyn_ws_free(sl_ml_dyn_ws *ws);
  * of radius rho (linear limb darkening a1) at (y1[k], y2[k]) behind the
  * binary (s, q), to tol relative, partitioned by distance from the
  * caustics unless flags has SL_ML_FS_ENGINE_ONLY, on the CPU's threads
- * (be NULL or the cpu backend) or, the engine's sources, on CUDA
- * (ml_dynamic_cuda.cu). */
+ * (be NULL or the cpu backend; another is refused). */
 sl_status sl_ml_dyn_binary_mag(const sl_backend *be, double s, double q, double rho, double a1,
                                double tol, unsigned flags, int64_t n, const double *y1,
                                const double *y2, double *A, double *err);

@@ -3,7 +3,6 @@
 #define STARLING_ML_INTERNAL_H
 
 #include "microlensing.h"
-#include "ml_dynamic.h"
 
 SL_EXTERN_C_BEGIN
 
@@ -52,13 +51,6 @@ sl_status sl_ml_lightcurves(const sl_backend *be, const sl_ml_map *m, const sl_m
                             double *A);
 sl_status sl_ml_cuda_tracks(const sl_backend *be, const sl_ml_map *m, const sl_ml_tracks *tr,
                             double *A);
-
-/* The dynamic engine's sources on CUDA (ml_dynamic_cuda.cu, or
- * ml_nocuda.c), checked by the caller: A, err and status (SL_ML_DYN_*) a
- * source; L's curves are host memory, taken up for the call. */
-sl_status sl_ml_cuda_dyn_binary_mag(const sl_backend *be, const sl_ml_dyn_lens *L, double rho,
-                                    double a1, double tol, int64_t n, const double *y1,
-                                    const double *y2, double *A, double *err, int *status);
 
 SL_EXTERN_C_END
 

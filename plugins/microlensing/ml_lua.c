@@ -390,8 +390,7 @@ static int l_ml_multi_mag0(lua_State *L)
  * magnification behind the binary (s, q), near the caustics by the dynamic
  * engine (ml_dynamic.h; everywhere with partition = false), at one source
  * (numbers) or many (lists), and the error bound each met (the same
- * shape). backend = "cpu" | "cuda" | "auto" (the engine's sources on the
- * GPU when there is one). */
+ * shape). The CPU's threads only: "auto" is the CPU, "cuda" an error. */
 static int l_ml_binary_mag(lua_State *L)
 {
     const char *ctx = "microlensing.binary_mag";
@@ -401,8 +400,7 @@ static int l_ml_binary_mag(lua_State *L)
                                        "backend", NULL};
     sl_lua_check_keys(L, 1, ctx, keys, NULL, 0, 0);
     sl_backend be;
-    sl_lua_open_backend(L, 1, ctx, SL_BACKEND_CAN_CPU | SL_BACKEND_CAN_CUDA, "the dynamic engine",
-                        &be);
+    sl_lua_open_backend(L, 1, ctx, SL_BACKEND_CAN_CPU, "the dynamic engine", &be);
     const double s = ml_num(L, 1, ctx, "s", NAN), q = ml_num(L, 1, ctx, "q", NAN);
     const double rho = ml_num(L, 1, ctx, "rho", NAN), a1 = ml_num(L, 1, ctx, "a1", 0.0);
     const double tol = ml_num(L, 1, ctx, "tol", 1e-3);

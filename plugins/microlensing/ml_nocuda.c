@@ -66,12 +66,3 @@ sl_status sl_ml_phot_cuda_eval_device(sl_ml_phot_ctx *c, const double *params, s
 }
 
 void sl_ml_phot_cuda_release(sl_ml_phot_ctx *c) { (void)c; }
-
-sl_status sl_ml_cuda_dyn_binary_mag(const sl_backend *be, const sl_ml_dyn_lens *L, double rho,
-                                    double a1, double tol, int64_t n, const double *y1,
-                                    const double *y2, double *A, double *err, int *status)
-{
-    (void)be, (void)L, (void)rho, (void)a1, (void)tol, (void)n, (void)y1, (void)y2, (void)A;
-    (void)err, (void)status;
-    return sl_fail(SL_ERR_NODEVICE, "microlensing: this plugin was built without CUDA");
-}
