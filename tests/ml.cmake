@@ -31,6 +31,13 @@ endif()
 # The Lua face (models, batches, messages) through the built executable.
 sl_add_test(test_lua_ml SOURCES test_lua_ml.c TIMEOUT 600 COST 90)
 add_dependencies(test_lua_ml starling microlensing)
+# Under the sanitizers two grid searches are left to the plain pass: the
+# finite-source stage (maps shot for each (s, q) cell; 106 s of the suite's
+# 206 under ASan + UBSan on two cores) and the one with parallax (44 s).
+# Their C code is sanitized in test_ml_likelihood (fsbl's maps and
+# likelihood, parallax) and test_microlensing (maps); the grid search's
+# own stages by gridsearch, gridsearch_axes_sorted and gridsearch_passbands.
+sl_sanitizer_skip(test_lua_ml lua_ml/gridsearch_finite_source lua_ml/gridsearch_parallax)
 
 # The dynamic engine (finite sources, s and q free) against VBMicrolensing,
 # its sources compiled in (the plugin is a module; the CPU's, with the CUDA
