@@ -17,13 +17,17 @@ build=${SAN_BUILD_DIR:-build-asan}
 # SL_UNROLL_NBODIES 2..9 and 16: the loops of N = 10..15 are the same code
 # as their neighbours with another constant, and the runtime-N loop, which
 # those N run here, is checked under the sanitizers instead.
+# SL_FORCE_INLINE=OFF: the compiler, not always_inline and GCC unroll 64,
+# decides what to inline and unroll (starling/hd.h); forced, the N-body
+# likelihood's and the integrators' unrolled kernels were most of this
+# build's compile time (nbody_eval_mvs.c alone 280 s of CPU).
 # -fno-var-tracking: gcc's tracking of variables' locations for the debugger
 # was half of the compile of the unrolled loops (mvs_cpu_a.c: 82 of 167 s of
 # CPU); the sanitizers' reports keep their file:line (the line tables are
 # untouched), a debugger shows fewer variables' values in optimised frames.
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g -fno-var-tracking" -DSL_CUDA=OFF \
-      -DSL_SANITIZE=address,undefined -DSL_BUILD_BENCH=OFF -DSL_LANE_CLONES=OFF \
+      -DSL_SANITIZE=address,undefined -DSL_BUILD_BENCH=OFF -DSL_LANE_CLONES=OFF -DSL_FORCE_INLINE=OFF \
       -DSL_UNROLL_NBODIES="${SL_UNROLL_NBODIES:-2;3;4;5;6;7;8;9;16}"
 cmake --build "$build" -j "${JOBS:-$(nproc)}"
 # Leak reports for third-party internals only (tests/sanitizers/lsan.supp);

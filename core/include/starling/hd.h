@@ -16,11 +16,22 @@
 #endif
 #else
 #define SL_HD
-#define SL_INLINE static inline __attribute__((always_inline))
 #define SL_RESTRICT restrict
+#if defined(SL_NO_FORCE_INLINE) && SL_NO_FORCE_INLINE
+/* A build with SL_FORCE_INLINE=OFF (scripts/sanitize.sh): the compiler
+ * chooses what to inline and unroll. The results keep their bits (no
+ * contraction, -ffp-contract=off: inlining and unrolling reorder no
+ * arithmetic); forced inlining and unrolling, with the sanitizers' checks
+ * on every access, make functions that take GCC minutes each
+ * (nbody_eval_mvs.c under ASan at -O1: 280 s forced, 8 s not). */
+#define SL_INLINE static inline
+#define SL_UNROLL
+#else
+#define SL_INLINE static inline __attribute__((always_inline))
 /* Trip counts are literals once the per-N specialisation is inlined; the
  * pragma asks GCC to unroll those loops completely. */
 #define SL_UNROLL _Pragma("GCC unroll 64")
+#endif
 /* Loops that run rarely and whose copies would only cost compile time. */
 #define SL_NOUNROLL _Pragma("GCC unroll 1")
 #define SL_RSQRT(x) (1.0 / sqrt(x))
