@@ -44,7 +44,8 @@ static __device__ __forceinline__ void krv_body_f(const krv_args &a, int n_pl, i
     }
 }
 
-/* Kernels per (lanes a model, precision, solver, n_pl = 1..8 or any): the
+/* Kernels per (lanes a model, precision, solver, n_pl = 1..8 where the
+ * build unrolls it (krv_cuda.h), or any): the
  * name is krv_<d|f><m|d>_<N>_<lanes>. */
 #define KRV_KERNEL(P, SV, SOLVER, N, NPL, TPM)                                             \
     __global__ void __launch_bounds__(KRV_BLOCK) krv_##P##SV##_##N##_##TPM(krv_args a)     \
@@ -60,21 +61,34 @@ static __device__ __forceinline__ void krv_body_f(const krv_args &a, int n_pl, i
     KRV_KERNEL(f, d, SL_KRV_DANBY, N, NPL, TPM)
 /* KRV_TPM and KRV_TPM_SMALL, spelled out for the token pasting */
 #define KRV_KERNELS(N, NPL) KRV_KERNELS_T(N, NPL, 4) KRV_KERNELS_T(N, NPL, 32)
+#if SL_CUDA_N_2
 KRV_KERNELS(1, 1)
+#endif
+#if SL_CUDA_N_3
 KRV_KERNELS(2, 2)
+#endif
+#if SL_CUDA_N_4
 KRV_KERNELS(3, 3)
+#endif
+#if SL_CUDA_N_5
 KRV_KERNELS(4, 4)
+#endif
+#if SL_CUDA_N_6
 KRV_KERNELS(5, 5)
+#endif
+#if SL_CUDA_N_7
 KRV_KERNELS(6, 6)
+#endif
+#if SL_CUDA_N_8
 KRV_KERNELS(7, 7)
+#endif
+#if SL_CUDA_N_9
 KRV_KERNELS(8, 8)
+#endif
 KRV_KERNELS(n, a.n_pl)
 
 typedef void (*krv_kernel)(krv_args);
-#define KRV_TABLE(P, SV, T)                                                                \
-    {krv_##P##SV##_n_##T, krv_##P##SV##_1_##T, krv_##P##SV##_2_##T, krv_##P##SV##_3_##T,   \
-     krv_##P##SV##_4_##T, krv_##P##SV##_5_##T, krv_##P##SV##_6_##T, krv_##P##SV##_7_##T,   \
-     krv_##P##SV##_8_##T}
+#define KRV_TABLE(P, SV, T) KRV_PL_TABLE(krv_##P##SV##_, _##T)
 /* [small][mixed][solver][n_pl, 0 = any] */
 static const krv_kernel krv_kernels[2][2][2][9] = {
     {{KRV_TABLE(d, m, 4), KRV_TABLE(d, d, 4)}, {KRV_TABLE(f, m, 4), KRV_TABLE(f, d, 4)}},

@@ -27,21 +27,34 @@
     KRV_FUSED(f, m, SL_KRV_MARKLEY, N, NPL, TPM)                                           \
     KRV_FUSED(f, d, SL_KRV_DANBY, N, NPL, TPM)
 #define KRV_FUSED_N(N, NPL) KRV_FUSED_T(N, NPL, 4) KRV_FUSED_T(N, NPL, 32)
+#if SL_CUDA_N_2
 KRV_FUSED_N(1, 1)
+#endif
+#if SL_CUDA_N_3
 KRV_FUSED_N(2, 2)
+#endif
+#if SL_CUDA_N_4
 KRV_FUSED_N(3, 3)
+#endif
+#if SL_CUDA_N_5
 KRV_FUSED_N(4, 4)
+#endif
+#if SL_CUDA_N_6
 KRV_FUSED_N(5, 5)
+#endif
+#if SL_CUDA_N_7
 KRV_FUSED_N(6, 6)
+#endif
+#if SL_CUDA_N_8
 KRV_FUSED_N(7, 7)
+#endif
+#if SL_CUDA_N_9
 KRV_FUSED_N(8, 8)
+#endif
 KRV_FUSED_N(n, a.n_pl)
 
 typedef void (*krv_half_kernel)(krv_args, sl_dm_half);
-#define KRV_HALF_TABLE(P, SV, T)                                                           \
-    {krv_half_##P##SV##_n_##T, krv_half_##P##SV##_1_##T, krv_half_##P##SV##_2_##T,         \
-     krv_half_##P##SV##_3_##T, krv_half_##P##SV##_4_##T, krv_half_##P##SV##_5_##T,         \
-     krv_half_##P##SV##_6_##T, krv_half_##P##SV##_7_##T, krv_half_##P##SV##_8_##T}
+#define KRV_HALF_TABLE(P, SV, T) KRV_PL_TABLE(krv_half_##P##SV##_, _##T)
 /* [small][mixed][solver][n_pl, 0 = any], as the plain kernels' table */
 static const krv_half_kernel krv_half_kernels[2][2][2][9] = {
     {{KRV_HALF_TABLE(d, m, 4), KRV_HALF_TABLE(d, d, 4)},

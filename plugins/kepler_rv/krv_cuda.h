@@ -7,6 +7,36 @@
 #include <cuda_runtime.h>
 
 #include "kepler_rv.h"
+#include "starling/cuda_nbodies.h"
+
+/* The planet counts with kernels of their own, the loop over planets
+ * unrolled: n_pl planets and the star are n_pl + 1 bodies, so those whose
+ * n_pl + 1 is in the build's SL_CUDA_NBODIES (CMake; all of 1..8 by
+ * default, 2, 4, 7 and 8 in CI). The other counts run on the kernel for
+ * any n_pl, whose model code is the same with n_pl read at run time:
+ * KRV_PL_<n> names the kernel that n planets run on. */
+#define KRV_PL_1 KRV_PL_(SL_CUDA_N_2, 1)
+#define KRV_PL_2 KRV_PL_(SL_CUDA_N_3, 2)
+#define KRV_PL_3 KRV_PL_(SL_CUDA_N_4, 3)
+#define KRV_PL_4 KRV_PL_(SL_CUDA_N_5, 4)
+#define KRV_PL_5 KRV_PL_(SL_CUDA_N_6, 5)
+#define KRV_PL_6 KRV_PL_(SL_CUDA_N_7, 6)
+#define KRV_PL_7 KRV_PL_(SL_CUDA_N_8, 7)
+#define KRV_PL_8 KRV_PL_(SL_CUDA_N_9, 8)
+#define KRV_PL_(HAS, N) KRV_PL__(HAS, N)
+#define KRV_PL__(HAS, N) KRV_HAS_##HAS(N)
+#define KRV_HAS_0(N) n
+#define KRV_HAS_1(N) N
+/* KRV_KERNEL_NAME(krv_dm_, 3, _4): the kernel that 3 planets run on */
+#define KRV_CAT_(a, b) a##b
+#define KRV_CAT(a, b) KRV_CAT_(a, b)
+#define KRV_KERNEL_NAME(stem, NPL, tail) KRV_CAT(KRV_CAT(stem, KRV_PL_##NPL), tail)
+/* A table row of kernels by n_pl, [0] the kernel for any n_pl: stem S
+ * (krv_dm_) and lane-count tail T (_4) */
+#define KRV_PL_TABLE(S, T)                                                                 \
+    {KRV_CAT(KRV_CAT(S, n), T), KRV_KERNEL_NAME(S, 1, T), KRV_KERNEL_NAME(S, 2, T),        \
+     KRV_KERNEL_NAME(S, 3, T),  KRV_KERNEL_NAME(S, 4, T), KRV_KERNEL_NAME(S, 5, T),        \
+     KRV_KERNEL_NAME(S, 6, T),  KRV_KERNEL_NAME(S, 7, T), KRV_KERNEL_NAME(S, 8, T)}
 
 #define KRV_TRY(call, what)                                                                \
     do {                                                                                   \
