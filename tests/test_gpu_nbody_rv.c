@@ -22,6 +22,8 @@
 
 #include <unistd.h>
 
+#include "starling/cuda_nbodies.h"
+
 static char path[256];
 
 static void write_data(int ttv)
@@ -235,3 +237,79 @@ Test(gpu_nbody_rv, rv_and_transits_joined_match_cpu) { run_with("nbody_rv", 0, 0
  * first); and transits alone, where the backward thread has nothing. */
 Test(gpu_nbody_rv, rv_two_threads_a_model_match_cpu) { run_with("nbody_rv", 0, 0, 0, 913.0, 2); }
 Test(gpu_nbody_rv, ttv_two_threads_a_model_match_cpu) { run_with("ttv", 1, 0, 0, 0.0, 2); }
+
+/* Every planet count the parameter allows: a widely spaced system of n
+ * planets (periods 30 d x 2.3^j, K 3 m/s, e 0.05: weakly interacting,
+ * so ln L is well conditioned) on CUDA against the CPU where the build's
+ * SL_CUDA_NBODIES lists n + 1 bodies, and refused, naming the counts it
+ * runs, where it does not. */
+Test(gpu_nbody_rv, every_planet_count_matches_cpu_or_is_refused)
+{
+    SLT_REQUIRE_GPU();
+    write_data(0);
+    const int has[8] = {0, 0, SL_CUDA_N_2, SL_CUDA_N_3, SL_CUDA_N_4,
+                        SL_CUDA_N_5, SL_CUDA_N_6, SL_CUDA_N_7};
+    sl_registry *reg;
+    SLT_OK(sl_registry_create(&reg));
+    SLT_OK(sl_registry_load_default(reg));
+    const void *t;
+    SLT_OK(sl_registry_get(reg, SL_KIND_LIKELIHOOD, "nbody_rv", &t));
+    const sl_likelihood *l = t;
+    sl_backend cpu, gpu;
+    SLT_OK(sl_backend_open("cpu", &cpu));
+    SLT_OK(sl_backend_open("cuda", &gpu));
+    int ran = 0;
+    for (int n_pl = 1; n_pl <= 6; n_pl++) {
+        sl_param_values pv;
+        SLT_OK(sl_params_init(&pv, l->params, l->n_params));
+        SLT_OK(sl_params_set(&pv, "planets", n_pl));
+        SLT_OK(sl_params_complete(&pv));
+        sl_data d = sl_data_file(path);
+        void *ctx;
+        SLT_OK(l->prepare(&pv, &d, &ctx));
+        size_t np;
+        const char *const *names;
+        const double *lo, *hi;
+        SLT_OK(l->free_params(ctx, &np, &names, &lo, &hi));
+        cr_assert_eq(np, (size_t)(5 * n_pl + 2), "%d planets: %zu parameters", n_pl, np);
+        enum { N = 64 };
+        double *p = calloc(N * np, sizeof *p), ll[2][N];
+        sl_rng r;
+        sl_rng_init(&r, 23 + n_pl, 0);
+        for (size_t s = 0; s < N; s++) {
+            double *q = p + s * np;
+            for (int j = 0; j < n_pl; j++) {
+                const double base[5] = {30.0 * pow(2.3, j), 3.0, 0.05, 1.0 + j, 2.0 + 0.5 * j};
+                for (int k = 0; k < 5; k++)
+                    q[5 * j + k] = base[k] * (1.0 + 0.01 * (2.0 * sl_rng_uniform(&r) - 1.0));
+            }
+            q[5 * n_pl] = 1.0, q[5 * n_pl + 1] = 1.0; /* offset, jitter */
+        }
+        SLT_OK(l->eval_batch(ctx, &cpu, p, N, ll[0]));
+        const sl_status st = l->eval_batch(ctx, &gpu, p, N, ll[1]);
+        if (has[n_pl + 1]) {
+            SLT_OK(st);
+            double worst = 0.0;
+            for (size_t s = 0; s < N; s++) {
+                cr_assert(isfinite(ll[0][s]) && isfinite(ll[1][s]),
+                          "%d planets, model %zu: CPU %g, GPU %g", n_pl, s, ll[0][s], ll[1][s]);
+                worst = fmax(worst, fabs(ll[1][s] - ll[0][s]) / fabs(ll[0][s]));
+            }
+            cr_expect(worst < 1e-9, "%d planets: worst |GPU - CPU| / |ln L| = %g", n_pl, worst);
+            fprintf(stderr, "%d planets on CUDA: worst relative difference %.3g over %d models\n",
+                    n_pl, worst, N);
+            ran++;
+        } else {
+            cr_expect_neq(st, SL_OK, "%d planets: the build lists no %d bodies", n_pl, n_pl + 1);
+            cr_expect(strstr(sl_last_error(), "SL_CUDA_NBODIES") &&
+                          strstr(sl_last_error(), "backend = \"cpu\""),
+                      "%s", sl_last_error());
+            fprintf(stderr, "%d planets refused on CUDA: %s\n", n_pl, sl_last_error());
+        }
+        l->release(ctx);
+        free(p);
+    }
+    cr_expect(ran >= 1, "no planet count ran on CUDA");
+    sl_registry_destroy(reg);
+    unlink(path);
+}

@@ -8,6 +8,7 @@
 
 #include "kepler_rv.h"
 #include "starling/cuda_nbodies.h"
+#include "starling/hd.h" /* SL_CAT */
 
 /* The planet counts with kernels of their own, the loop over planets
  * unrolled: n_pl planets and the star are n_pl + 1 bodies, so those whose
@@ -28,13 +29,11 @@
 #define KRV_HAS_0(N) n
 #define KRV_HAS_1(N) N
 /* KRV_KERNEL_NAME(krv_dm_, 3, _4): the kernel that 3 planets run on */
-#define KRV_CAT_(a, b) a##b
-#define KRV_CAT(a, b) KRV_CAT_(a, b)
-#define KRV_KERNEL_NAME(stem, NPL, tail) KRV_CAT(KRV_CAT(stem, KRV_PL_##NPL), tail)
+#define KRV_KERNEL_NAME(stem, NPL, tail) SL_CAT(SL_CAT(stem, KRV_PL_##NPL), tail)
 /* A table row of kernels by n_pl, [0] the kernel for any n_pl: stem S
  * (krv_dm_) and lane-count tail T (_4) */
 #define KRV_PL_TABLE(S, T)                                                                 \
-    {KRV_CAT(KRV_CAT(S, n), T), KRV_KERNEL_NAME(S, 1, T), KRV_KERNEL_NAME(S, 2, T),        \
+    {SL_CAT(SL_CAT(S, n), T), KRV_KERNEL_NAME(S, 1, T), KRV_KERNEL_NAME(S, 2, T),        \
      KRV_KERNEL_NAME(S, 3, T),  KRV_KERNEL_NAME(S, 4, T), KRV_KERNEL_NAME(S, 5, T),        \
      KRV_KERNEL_NAME(S, 6, T),  KRV_KERNEL_NAME(S, 7, T), KRV_KERNEL_NAME(S, 8, T)}
 

@@ -13,14 +13,17 @@
 #include "nbody_rv.h"
 #include "starling/forces/newton.h"
 #include "starling/backend.h"
+#include "starling/cuda_nbodies.h"
 #include "starling/nomem.h"
 #include "mvs.h"
 
-/* mvs at 2..4 bodies: the kernels are whole integrations inlined, and
- * each (integrator, N) pair costs minutes of ptxas; the CPU covers the
- * rest (sl_nbody_cuda_can says which). */
+/* mvs kernels for 1 to SL_NBODY_MAX_PL planets, each planet count where
+ * the build's SL_CUDA_NBODIES (CMake; every count by default) lists its
+ * bodies, planets + 1: a kernel is a whole integration inlined, and each
+ * costs a minute or more of ptxas. The other counts and hermite are
+ * refused on CUDA with the way out named (sl_nbody_cuda_can says which). */
 #define SL_F newton
-#define SL_N_LAST 4
+#define SL_N_LAST 7
 #define SL_P mvs
 #include "nbody_instances.inc"
 #undef SL_P
@@ -83,13 +86,24 @@ typedef struct nb_args {
         if (a.chi2)                                                                        \
             a.chi2[i] = chi2;                                                              \
     }
-NB_KERNEL(mvs, 2)
-NB_KERNEL(mvs, 3)
-NB_KERNEL(mvs, 4)
+/* NB_WHEN(N): nb_mvs_N where the build lists N bodies; NB_MVS(N): that
+ * kernel, or NULL */
+#define NB_WHEN(N) SL_CAT(NB_WHEN_, SL_CAT(SL_CUDA_N_, N))(N)
+#define NB_WHEN_1(N) NB_KERNEL(mvs, N)
+#define NB_WHEN_0(N)
+#define NB_MVS(N) SL_CAT(NB_MVS_, SL_CAT(SL_CUDA_N_, N))(N)
+#define NB_MVS_1(N) nb_mvs_##N
+#define NB_MVS_0(N) NULL
+NB_WHEN(2)
+NB_WHEN(3)
+NB_WHEN(4)
+NB_WHEN(5)
+NB_WHEN(6)
+NB_WHEN(7)
 
 typedef void (*nb_kernel)(nb_args);
 static const nb_kernel nb_kernels[2][SL_NBODY_MAX_PL + 1] = {
-    {NULL, nb_mvs_2, nb_mvs_3, nb_mvs_4, NULL, NULL, NULL},
+    {NULL, NB_MVS(2), NB_MVS(3), NB_MVS(4), NB_MVS(5), NB_MVS(6), NB_MVS(7)},
     {NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 };
 

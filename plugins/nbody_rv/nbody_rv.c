@@ -462,14 +462,23 @@ static void eval_cpu(sl_nbody_ctx *c, const double *params, size_t n, double *ll
 
 #if SL_HAVE_CUDA
 /* The cuda backend's refusal of the (integrator, planets) it has no kernel
- * for (nbody_cuda.cu compiles a few: each costs minutes of ptxas). */
+ * for: hermite, and the planet counts whose bodies the build's
+ * SL_CUDA_NBODIES leaves out (nbody_cuda.cu; each kernel costs minutes of
+ * ptxas). The message lists the counts this build runs. */
 static sl_status cuda_can(const sl_nbody_ctx *c)
 {
     if (sl_nbody_cuda_can(c->integrator, c->view.n_pl))
         return SL_OK;
-    return sl_fail(SL_ERR_UNSUPPORTED, "%s: the cuda backend runs integrator = \"mvs\" with 1 "
-                   "to 3 planets (here %s with %d): use backend = \"cpu\"", c->name,
-                   c->integrator ? "hermite" : "mvs", c->view.n_pl);
+    char have[64] = "";
+    size_t at = 0;
+    for (int n = 1; n <= SL_NBODY_MAX_PL; n++)
+        if (sl_nbody_cuda_can(0, n) && at + 8 < sizeof have)
+            at += (size_t)snprintf(have + at, sizeof have - at, "%s%d", at ? ", " : "", n);
+    return sl_fail(SL_ERR_UNSUPPORTED, "%s: this build's cuda backend runs integrator = \"mvs\" "
+                   "with %s planet%s (here %s with %d; SL_CUDA_NBODIES in CMake lists the body "
+                   "counts, planets + 1): use backend = \"cpu\"", c->name, at ? have : "no",
+                   strcmp(have, "1") ? "s" : "", c->integrator ? "hermite" : "mvs",
+                   c->view.n_pl);
 }
 #endif
 
