@@ -458,6 +458,67 @@ Test(gpu_microlensing, likelihood_fspl_window_cpu_vs_gpu)
     sl_registry_destroy(reg);
 }
 
+/* Two point sources behind one lens (model binary_source) with annual
+ * parallax: CPU against CUDA on 1000 models, flux ratios 0.1 to 10, and
+ * one with q_flux < 0 refused on both. */
+Test(gpu_microlensing, likelihood_binary_source_cpu_vs_gpu)
+{
+    SLT_REQUIRE_GPU();
+    sl_registry *reg;
+    SLT_OK(sl_registry_create(&reg));
+    SLT_OK(sl_registry_load_default(reg));
+    const void *tab;
+    SLT_OK(sl_registry_get(reg, SL_KIND_LIKELIHOOD, "microlensing", &tab));
+    const sl_likelihood *l = tab;
+    sl_param_values pv;
+    SLT_OK(sl_params_init(&pv, l->params, l->n_params));
+    SLT_OK(sl_params_set_word(&pv, "model", "binary_source"));
+    SLT_OK(sl_params_set_word(&pv, "parallax", "annual"));
+    SLT_OK(sl_params_set(&pv, "ra", 269.76));
+    SLT_OK(sl_params_set(&pv, "dec", -28.99));
+    SLT_OK(sl_params_set(&pv, "time_offset", 2450000.0));
+    char path[1024];
+    snprintf(path, sizeof path, "%s/microlensing/phot_event.csv", SL_TEST_DATA_DIR);
+    sl_data d = sl_data_file(path);
+    void *ctx;
+    SLT_OK(l->prepare(&pv, &d, &ctx));
+    sl_backend cpu, gpu;
+    SLT_OK(sl_backend_open("cpu", &cpu));
+    SLT_OK(sl_backend_open("cuda", &gpu));
+    enum { N = 1000, NP = 8 };
+    double *p = malloc(N * NP * sizeof *p), a[N], b[N];
+    uint64_t s = 9;
+    for (int i = 0; i < N; i++) {
+        double r[NP];
+        for (int k = 0; k < NP; k++) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            r[k] = (double)(s >> 11) / 9007199254740992.0 - 0.5;
+        }
+        double *q = p + i * NP;
+        q[0] = 7000.0 + 2.0 * r[0], q[1] = 0.05 * (1 + r[1]), q[2] = 25.0 * (1 + 0.2 * r[2]);
+        q[3] = 7000.0 + 10.0 * r[3], q[4] = 0.02 * r[4], q[5] = pow(10.0, 2.0 * r[5]);
+        q[6] = r[6], q[7] = r[7];
+    }
+    p[7 * NP + 5] = -1.0; /* a negative flux ratio: -inf on both */
+    SLT_OK(l->eval_batch_chi2(ctx, &cpu, p, N, a, NULL));
+    SLT_OK(l->eval_batch_chi2(ctx, &gpu, p, N, b, NULL));
+    double worst = 0.0;
+    for (int i = 0; i < N; i++) {
+        if (i == 7) {
+            cr_assert(isinf(a[i]) && isinf(b[i]) && a[i] < 0 && b[i] < 0);
+            continue;
+        }
+        cr_assert(isfinite(a[i]) && isfinite(b[i]), "model %d: cpu %g gpu %g", i, a[i], b[i]);
+        worst = fmax(worst, slt_rel(b[i], a[i]));
+    }
+    cr_log_info("likelihood, binary source with parallax, %d models on 639 points: worst "
+                "CPU-GPU %.2e relative", N, worst);
+    cr_assert_lt(worst, 1e-9, "worst %.2e", worst);
+    free(p);
+    l->release(ctx);
+    sl_registry_destroy(reg);
+}
+
 /* A map in tiles (as one larger than the GPU's memory is made): the same
  * rays on both backends, tile by tile. A tile adds edges inside the map,
  * and a lens-plane cell whose images' box just touches one is active or

@@ -183,6 +183,130 @@ Test(ml_likelihood, annual_parallax_against_mulensmodel)
     cr_expect_gt(moved, 0.01, "parallax moves these curves only %.2e", moved);
 }
 
+/* Two point sources behind one lens against MulensModel 3.12's 1L2S
+ * (binsrc_lc.csv: get_magnification with source_flux_ratio, without and
+ * with annual parallax): the model's magnification equals MulensModel's.
+ * With q_flux = 0 the model is the pspl model of the first source, bit for
+ * bit; and the second source's own parameters move it. */
+Test(ml_likelihood, binary_source_against_mulensmodel)
+{
+    double *ref;
+    int64_t n = slt_ml_csv("binsrc_lc.csv", 13, &ref);
+    cr_assert_gt(n, 150);
+    char dir[] = "/tmp/sl_ml_bs_XXXXXX", path[512];
+    cr_assert(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/bs.csv", dir);
+    double worst[2] = {0.0, 0.0}, pspl_off = 0.0, second = 0.0;
+    for (int64_t i0 = 0; i0 < n;) {
+        const double *r = ref + i0 * 13;
+        int64_t i1 = i0;
+        while (i1 < n && !memcmp(ref + i1 * 13, r, 9 * sizeof *r))
+            i1++;
+        const int px = r[6] != 0.0 || r[7] != 0.0;
+        FILE *f = fopen(path, "w");
+        cr_assert(f);
+        fprintf(f, "time,mag,err\n");
+        for (int i = -10; i <= 10; i++)
+            fprintf(f, "%.6f,18.0,0.01\n", r[0] + 3.0 * i);
+        fclose(f);
+        slt_lk k[2];
+        for (int j = 0; j < 2; j++) { /* binary_source, and pspl with the same options */
+            sl_param_values pv;
+            lk_begin(&k[j], j ? "pspl" : "binary_source", &pv);
+            if (px) {
+                SLT_OK(sl_params_set_word(&pv, "parallax", "annual"));
+                SLT_OK(sl_params_set(&pv, "ra", r[9]));
+                SLT_OK(sl_params_set(&pv, "dec", r[10]));
+                SLT_OK(sl_params_set(&pv, "t0_par", r[8]));
+            }
+            sl_data d = sl_data_file(path);
+            SLT_OK(k[j].l->prepare(&pv, &d, &k[j].ctx));
+        }
+        size_t np;
+        const char *const *names;
+        const double *lo, *hi;
+        SLT_OK(k[0].l->free_params(k[0].ctx, &np, &names, &lo, &hi));
+        cr_assert_eq(np, px ? 8u : 6u);
+        static const char *const want[] = {"t0", "u0", "tE", "t0_2", "u0_2", "q_flux"};
+        for (int j = 0; j < 6; j++)
+            cr_assert_str_eq(names[j], want[j]);
+        cr_assert_eq(lo[5], 0.0);
+        double p[8] = {r[0], r[1], r[4], r[2], r[3], r[5], r[6], r[7]};
+        double p1[5] = {r[0], r[1], r[4], r[6], r[7]}; /* pspl: t0 u0 tE [pi_E] */
+        double q0[8], q2[8];
+        memcpy(q0, p, sizeof p), memcpy(q2, p, sizeof p);
+        q0[5] = 0.0, q2[4] += 0.01;
+        if (px)
+            p1[3] = r[6], p1[4] = r[7];
+        for (int64_t i = i0; i < i1; i++) {
+            const double t = ref[i * 13 + 11], A_ref = ref[i * 13 + 12];
+            double A, A0, A1, A2;
+            SLT_OK(k[0].l->model(k[0].ctx, p, &t, 1, -1, &A));
+            SLT_OK(k[0].l->model(k[0].ctx, q0, &t, 1, -1, &A0));
+            SLT_OK(k[1].l->model(k[1].ctx, p1, &t, 1, -1, &A1));
+            SLT_OK(k[0].l->model(k[0].ctx, q2, &t, 1, -1, &A2));
+            worst[px] = fmax(worst[px], slt_rel(A, A_ref));
+            pspl_off = fmax(pspl_off, fabs(A0 - A1));
+            second = fmax(second, slt_rel(A2, A));
+        }
+        lk_close(&k[0]);
+        lk_close(&k[1]);
+        i0 = i1;
+    }
+    unlink(path);
+    rmdir(dir);
+    free(ref);
+    cr_log_info("binary source against MulensModel: worst %.2e (no parallax), %.2e (annual "
+                "parallax); q_flux = 0 against pspl %.2e; u0_2 + 0.01 moves it %.2e", worst[0],
+                worst[1], pspl_off, second);
+    cr_expect_lt(worst[0], 1e-12, "no parallax: worst %.2e", worst[0]);
+    cr_expect_lt(worst[1], 1e-12, "annual parallax: worst %.2e", worst[1]);
+    cr_expect_eq(pspl_off, 0.0, "q_flux = 0 differs from pspl by %.2e", pspl_off);
+    cr_expect_gt(second, 1e-3, "the second source's u0 moves the curve only %.2e", second);
+}
+
+/* binary_source's own refusals, before any work: limb darkening, t_eff,
+ * orbital motion; and a negative flux ratio is outside the domain. */
+Test(ml_likelihood, binary_source_bad_input)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s", event_path());
+    sl_data d = sl_data_file(path);
+    static const struct {
+        const char *key, *word;
+        double v;
+        const char *says;
+    } bad[] = {{"ld", NULL, 0.4, "limb darkening"},
+               {"parametrization", "t_eff", 0, "a u0 for each source"},
+               {"orbital_motion", "linear", 0, "needs model = \"binary\""}};
+    for (size_t j = 0; j < sizeof bad / sizeof *bad; j++) {
+        slt_lk k;
+        sl_param_values pv;
+        lk_begin(&k, "binary_source", &pv);
+        if (bad[j].word)
+            SLT_OK(sl_params_set_word(&pv, bad[j].key, bad[j].word));
+        else
+            SLT_OK(sl_params_set(&pv, bad[j].key, bad[j].v));
+        cr_expect_neq(k.l->prepare(&pv, &d, &k.ctx), SL_OK, "%s accepted", bad[j].key);
+        cr_expect(strstr(sl_last_error(), bad[j].says), "%s: %s", bad[j].key, sl_last_error());
+        k.ctx = NULL;
+        lk_close(&k);
+    }
+    slt_lk k;
+    SLT_OK(lk_open(&k, "binary_source", &d));
+    sl_backend be = cpu();
+    double p[2][6] = {{7000.0, 0.1, 20.0, 7003.0, 0.02, 0.5},
+                      {7000.0, 0.1, 20.0, 7003.0, 0.02, -0.5}};
+    double ll[2];
+    SLT_OK(k.l->eval_batch(k.ctx, &be, p[0], 2, ll));
+    cr_expect(isfinite(ll[0]), "ln L %g", ll[0]);
+    cr_expect(ll[1] == -INFINITY, "q_flux < 0: ln L %g", ll[1]);
+    double A, t = 7000.0;
+    cr_expect_neq(k.l->model(k.ctx, p[1], &t, 1, -1, &A), SL_OK);
+    cr_expect(strstr(sl_last_error(), "q_flux >= 0"), "%s", sl_last_error());
+    lk_close(&k);
+}
+
 /* pi_E = (0, 0) is the model without parallax, bit for bit (the shifts
  * add zeros), on the reference event's data made Julian dates by
  * time_offset; and parallax's bad input is named before any work. */

@@ -22,7 +22,8 @@ local core, M = ...
 --- lightcurve{t0 =, u0 =, tE =, alpha =, rho = | models =, t =, ld1 = 0,
 --- ld2 = 0} reads finite-source light curves from the map (also
 --- starling.microlensing.lightcurve(result, {...})).
---- likelihood{data = PATH | columns, model = "pspl" | "fspl" | "binary" | "fsbl",
+--- likelihood{data = PATH | columns, model = "pspl" | "fspl" | "binary" | "fsbl" |
+---   "binary_source",
 --- phot = "auto" | "mag" | "flux", zero_point = 22, ld = 0, backend =; fsbl
 --- (finite-source binary from maps): s =, q =, rho_min = 5e-4, rho_max = 0.01,
 --- pixel = rho_min / 5, rays = 200, seed = 1; fsbl with s and q free: engine =

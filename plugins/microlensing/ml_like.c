@@ -40,8 +40,9 @@ enum { OPT_MODEL, OPT_PHOT, OPT_ZP, OPT_LD, OPT_S, OPT_Q, OPT_RHO_MIN, OPT_RHO_M
        OPT_RAYS, OPT_SEED, OPT_PARALLAX, OPT_RA, OPT_DEC, OPT_T0_PAR, OPT_TIME_OFFSET,
        OPT_ORBIT, OPT_T0_KEP, OPT_PSET, OPT_FS_FROM, OPT_FS_TO, OPT_ENGINE, OPT_TOL, N_OPT };
 
-/* in model order: sl_ml_model's, then SL_ML_PHOT_FSBL */
-static const char *const model_words[] = {"pspl", "fspl", "binary", "fsbl", NULL};
+/* in model order: sl_ml_model's, then SL_ML_PHOT_FSBL and SL_ML_PHOT_BINSRC */
+static const char *const model_words[] = {"pspl", "fspl", "binary", "fsbl", "binary_source",
+                                          NULL};
 static const char *const phot_words[] = {"auto", "mag", "flux", NULL};
 static const char *const parallax_words[] = {"none", "annual", NULL};
 /* in the order of ml_orbit.h's kinds */
@@ -60,7 +61,8 @@ static const sl_param options[N_OPT] = {
     {"model", SL_PARAM_WORD, 0, 0, 0, 0,
      "pspl: t0 u0 tE; fspl: t0 u0 tE rho; binary (point source): t0 u0 tE s q alpha; fsbl "
      "(finite-source binary): t0 u0 tE alpha rho with s and q fixed (engine \"maps\"), t0 u0 "
-     "tE s q alpha rho with them free (engine \"dynamic\")",
+     "tE s q alpha rho with them free (engine \"dynamic\"); binary_source (two point "
+     "sources, one point lens): t0 u0 tE t0_2 u0_2 q_flux, q_flux = F_2 / F_1 in every band",
      model_words, NULL},
     {"phot", SL_PARAM_WORD, 0, 0, 0, 0,
      "auto: the header's mag or flux column (no header: mag); mag; flux", phot_words, NULL},
@@ -505,10 +507,14 @@ static void set_params(sl_ml_phot_ctx *c)
 {
     static const char *const names[] = {"t0", "u0", "tE", "s", "q", "alpha"};
     static const char *const fsbl[] = {"t0", "u0", "tE", "alpha", "rho"};
+    static const char *const binsrc[] = {"t0", "u0", "tE", "t0_2", "u0_2", "q_flux"};
     c->n_par = sl_ml_phot_npar(c->model);
     const int rho = sl_ml_phot_rho_slot(c->model);
     for (int k = 0; k < c->n_par; k++) {
-        c->names[k] = c->model == SL_ML_PHOT_FSBL ? fsbl[k] : k == rho ? "rho" : names[k];
+        c->names[k] = c->model == SL_ML_PHOT_FSBL     ? fsbl[k]
+                      : c->model == SL_ML_PHOT_BINSRC ? binsrc[k]
+                      : k == rho                      ? "rho"
+                                                      : names[k];
         if (k == 1 && (c->pset & SL_ML_PAR_T_EFF))
             c->names[k] = "t_eff";
         if (k == rho && (c->pset & SL_ML_PAR_T_STAR))
@@ -523,6 +529,11 @@ static void set_params(sl_ml_phot_ctx *c)
     double span = t_last > t_first ? t_last - t_first : 1.0;
     c->lo[0] = t_first - span, c->hi[0] = t_last + span;
     c->lo[2] = 0.0; /* tE */
+    if (c->model == SL_ML_PHOT_BINSRC) { /* t0_2 as t0; q_flux >= 0 */
+        c->lo[3] = c->lo[0], c->hi[3] = c->hi[0];
+        c->lo[5] = 0.0;
+        return;
+    }
     if (c->model == SL_ML_PHOT_FSBL) { /* t_star's range is the maps' rho range times tE */
         c->lo[4] = c->pset & SL_ML_PAR_T_STAR ? 0.0 : c->fs.rho_min;
         c->hi[4] = c->pset & SL_ML_PAR_T_STAR ? INFINITY : c->fs.rho_max;
@@ -824,6 +835,12 @@ static sl_status phot_prepare(const sl_param_values *opt, const sl_data *data, v
         return sl_fail(SL_ERR_ARG, "microlensing: parametrization = \"%s\": t_star needs a "
                        "finite source, model = \"fspl\" or \"fsbl\" (model = \"%s\")",
                        pset_words[(int)opt->v[OPT_PSET]], model_word(m));
+    }
+    if ((c->pset & SL_ML_PAR_T_EFF) && c->model == SL_ML_PHOT_BINSRC) {
+        free(c);
+        return sl_fail(SL_ERR_ARG, "microlensing: parametrization = \"%s\": model = "
+                       "\"binary_source\" has a u0 for each source; it takes the standard "
+                       "parametrization", pset_words[(int)opt->v[OPT_PSET]]);
     }
     c->fs_win[0] = -INFINITY, c->fs_win[1] = INFINITY;
     if (opt->given[OPT_FS_FROM] || opt->given[OPT_FS_TO]) {
@@ -1197,6 +1214,7 @@ static sl_status phot_model(void *ctx, const double *p, const double *x, size_t 
                        "all finite)", buf,
                        c->model == SL_ML_FSPL ? (c->pset & SL_ML_PAR_T_STAR ? ", t_star" : ", rho")
                        : c->model == SL_ML_BINARY_PS ? ", s, q"
+                       : c->model == SL_ML_PHOT_BINSRC ? "; q_flux >= 0"
                        : c->model == SL_ML_PHOT_FSBL_DYN
                            ? (c->pset & SL_ML_PAR_T_STAR ? ", s, q, t_star" : ", s, q, rho")
                            : "");

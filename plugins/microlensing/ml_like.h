@@ -19,7 +19,7 @@ SL_EXTERN_C_BEGIN
 #define SL_ML_BAND_NAME 32
 
 typedef struct sl_ml_phot_ctx {
-    int model;           /* sl_ml_model, or SL_ML_PHOT_FSBL (ml_phot.h) */
+    int model;           /* sl_ml_model, or SL_ML_PHOT_FSBL, _BINSRC, _FSBL_DYN (ml_phot.h) */
     double fs_win[2];    /* fspl: the finite source's window (-inf, inf: everywhere) */
     int pset;            /* SL_ML_PAR_T_EFF | SL_ML_PAR_T_STAR (ml_phot.h) or 0 */
     double ld;           /* fspl's and fsbl's linear limb darkening */

@@ -25,10 +25,12 @@
 
 /* The likelihood's models: microlensing.h's three, the finite-source
  * binary of ml_fsbl.h with s and q fixed by the options (read from maps),
- * and the finite-source binary with s and q free (model "fsbl" with
- * engine "dynamic": each epoch by ml_dynamic.h on the host, ml_like.c). */
+ * two point sources behind one point lens (model "binary_source"), and the
+ * finite-source binary with s and q free (model "fsbl" with engine
+ * "dynamic": each epoch by ml_dynamic.h on the host, ml_like.c). */
 #define SL_ML_PHOT_FSBL 3
-#define SL_ML_PHOT_FSBL_DYN 4
+#define SL_ML_PHOT_BINSRC 4
+#define SL_ML_PHOT_FSBL_DYN 5
 /* A model's free parameters at most: a binary's six, parallax's two and
  * a Keplerian orbit's five. */
 #define SL_ML_PHOT_NPAR_MAX (SL_ML_NPAR_MAX + 7)
@@ -37,8 +39,10 @@
 
 /* Free parameters per model kind: pspl t0 u0 tE; fspl t0 u0 tE rho (the
  * limb darkening is an option); binary t0 u0 tE s q alpha; fsbl t0 u0 tE
- * alpha rho; fsbl with s and q free t0 u0 tE s q alpha rho (a binary's row
- * and rho after it). */
+ * alpha rho; binary_source t0 u0 tE t0_2 u0_2 q_flux (the first source's
+ * path, the common tE, the second's path, and F_2 / F_1 in every band);
+ * fsbl with s and q free t0 u0 tE s q alpha rho (a binary's row and rho
+ * after it). */
 SL_HD SL_INLINE int sl_ml_phot_npar(int m)
 {
     return m == SL_ML_PSPL             ? 3
@@ -46,6 +50,13 @@ SL_HD SL_INLINE int sl_ml_phot_npar(int m)
            : m == SL_ML_PHOT_FSBL      ? 5
            : m == SL_ML_PHOT_FSBL_DYN ? 7
                                        : 6;
+}
+
+/* Two point sources behind one lens, fluxes F_1 and q_flux F_1: the
+ * magnification of their sum, (A_1 + q_flux A_2) / (1 + q_flux). */
+SL_HD SL_INLINE double sl_ml_binsrc_mag(double A1, double A2, double q_flux)
+{
+    return (A1 + q_flux * A2) / (1.0 + q_flux);
 }
 
 /* The slot of rho in a model's row, -1 for a point source. */
@@ -129,6 +140,8 @@ SL_HD SL_INLINE int sl_ml_phot_row(int m, int n_fx, int pset, const double *p, d
         return row[4] >= fs->rho_min && row[4] <= fs->rho_max;
     if (m == SL_ML_PHOT_FSBL_DYN)
         return p[3] > 0.0 && p[4] > 0.0 && row[6] > 0.0;
+    if (m == SL_ML_PHOT_BINSRC)
+        return p[5] >= 0.0;
     if (m == SL_ML_FSPL) {
         if (!(row[3] > 0.0))
             return 0;
@@ -186,6 +199,13 @@ SL_HD SL_INLINE double sl_ml_phot_mag_fx(int m, const sl_ml_fsbl *fs, const doub
         double y1, y2;
         sl_ml_trajectory_tb(tau, beta, row[3], &y1, &y2);
         return sl_ml_fsbl_mag(fs, y1, y2, row[4]);
+    }
+    if (m == SL_ML_PHOT_BINSRC) { /* the second source: its own t0 and u0, tE and parallax shared */
+        const double two[3] = {row[3], row[4], row[2]};
+        double tau2, beta2;
+        sl_ml_phot_tb(two, fx ? fx->pi : NULL, t, dn, de, &tau2, &beta2);
+        return sl_ml_binsrc_mag(sl_ml_pspl(sqrt(tau * tau + beta * beta)),
+                                sl_ml_pspl(sqrt(tau2 * tau2 + beta2 * beta2)), row[5]);
     }
     if (fx && m == SL_ML_FSPL && !(t >= fx->fs_from && t <= fx->fs_to))
         return sl_ml_eval_tb(SL_ML_PSPL, row, tau, beta); /* t0 u0 tE lead both rows */

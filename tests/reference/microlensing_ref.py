@@ -39,6 +39,9 @@ Writes, under tests/data/microlensing/ (CSV, '#' comments, a header row):
   satellite_lc.csv model,t0,u0,tE,s,q,alpha,pi_E_N,pi_E_E,t0_par,ra,dec,space,t,A:
                   MulensModel light curves with annual parallax seen from the Earth
                   (space = 0) and from Spitzer (space = 1, through that ephemeris).
+  binsrc_lc.csv   t0,u0,t0_2,u0_2,tE,q_flux,pi_E_N,pi_E_E,t0_par,ra,dec,t,A: MulensModel
+                  light curves of two point sources behind a point lens (its 1L2S model
+                  with source_flux_ratio), without and with annual parallax.
   multi_ps.csv    config,n,x1,y1,m1,...,x4,y4,m4,y1s,y2s,A: point sources behind three
                   and four point lenses, VBMicrolensing's MultiMag0 (multi_ps() says which).
   phot_event.csv  time,mag,err,band: a planetary event's photometry in I and V, and
@@ -574,6 +577,39 @@ def parallax_lc():
          "t", "A"], rows)
 
 
+def binsrc_lc():
+    """Two point sources behind one point lens: MulensModel 3's Model with t_0_1, u_0_1,
+    t_0_2, u_0_2, t_E and get_magnification(source_flux_ratio = q_flux), the effective
+    magnification (A_1 + q_flux A_2) / (1 + q_flux); without parallax (pi_E = 0 here), and
+    with annual parallax at the bulge event of parallax_lc, t_0_par at t_0_1 and 20 days
+    off it."""
+    from astropy.coordinates import SkyCoord
+    ra, dec = 269.7595833, -29.0708889
+    coords = SkyCoord(ra=ra, dec=dec, unit="deg", frame="icrs")
+    models = [(2456836.2, 0.2, 2456846.0, 0.03, 25.0, 0.4, 0.0, 0.0, 2456836.2),
+              (2456836.2, 0.2, 2456846.0, 0.03, 25.0, 0.4, 0.3, -0.2, 2456836.2),
+              (2457201.5, -0.35, 2457190.0, -0.08, 60.0, 2.5, 0.05, 0.6, 2457181.5)]
+    rows = []
+    for t0, u0, t02, u02, tE, qf, pn, pe, tp in models:
+        t = np.concatenate([np.linspace(min(t0, t02) - 2 * tE, max(t0, t02) + 2 * tE, 60),
+                            t0 + np.array([-300, 200, 365.25])])
+        p = {"t_0_1": t0, "u_0_1": u0, "t_0_2": t02, "u_0_2": u02, "t_E": tE}
+        if pn or pe:
+            p.update(pi_E_N=pn, pi_E_E=pe, t_0_par=tp)
+            m = mm.Model(p, coords=coords)
+        else:
+            m = mm.Model(p)
+        A = m.get_magnification(t, source_flux_ratio=qf)
+        for ti, Ai in zip(t, A):
+            rows.append((t0, u0, t02, u02, tE, qf, pn, pe, tp, ra, dec, ti, Ai))
+    write("binsrc_lc.csv", [
+        "MulensModel Model({t_0_1,u_0_1,t_0_2,u_0_2,t_E[,pi_E_N,pi_E_E,t_0_par]}, coords)",
+        "get_magnification(t, source_flux_ratio=q_flux): two point sources, one point lens;",
+        "pi_E = 0: no parallax; t full BJD (TDB); ra, dec in degrees (ICRS)"],
+        ["t0", "u0", "t0_2", "u0_2", "tE", "q_flux", "pi_E_N", "pi_E_E", "t0_par", "ra", "dec",
+         "t", "A"], rows)
+
+
 def orbital_lc():
     """The lens's linear orbital motion: MulensModel 3's Model with ds_dt (1/yr) and
     dalpha_dt (deg/yr), point source, through the reference's event coordinates: t_0_kep
@@ -834,7 +870,7 @@ if __name__ == "__main__":
     makers = dict(point_fs=point_fs, binary_ps=binary_ps, binary_lc=binary_lc, pspl_lc=pspl_lc,
                   binary_random=binary_random, caustics_box=caustics_box,
                   binary_fs_lc=binary_fs_lc, fsbl_lc=fsbl_lc, fsbl_event=fsbl_event,
-                  phot_event=phot_event, parallax_lc=parallax_lc,
+                  phot_event=phot_event, parallax_lc=parallax_lc, binsrc_lc=binsrc_lc,
                   orbital_lc=orbital_lc, kepler_lc=kepler_lc, satellite_lc=satellite_lc,
                   multi_ps=multi_ps, fsbl_dynamic=fsbl_dynamic)
     for name in sys.argv[1:] or list(makers):
