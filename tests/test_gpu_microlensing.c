@@ -458,10 +458,11 @@ Test(gpu_microlensing, likelihood_fspl_window_cpu_vs_gpu)
     sl_registry_destroy(reg);
 }
 
-/* Two point sources behind one lens (model binary_source) with annual
- * parallax: CPU against CUDA on 1000 models, flux ratios 0.1 to 10, and
- * one with q_flux < 0 refused on both. */
-Test(gpu_microlensing, likelihood_binary_source_cpu_vs_gpu)
+/* A model with annual parallax, CPU against CUDA on 1000 models: two
+ * point sources behind one lens (binary_source, flux ratios 0.1 to 10), or
+ * a binary lens with circular xallarap (periods 5 to 50 days); one model
+ * outside the domain (q_flux < 0, xi_period < 0) refused on both. */
+static void fx_cpu_vs_gpu(int xallarap)
 {
     SLT_REQUIRE_GPU();
     sl_registry *reg;
@@ -472,11 +473,13 @@ Test(gpu_microlensing, likelihood_binary_source_cpu_vs_gpu)
     const sl_likelihood *l = tab;
     sl_param_values pv;
     SLT_OK(sl_params_init(&pv, l->params, l->n_params));
-    SLT_OK(sl_params_set_word(&pv, "model", "binary_source"));
+    SLT_OK(sl_params_set_word(&pv, "model", xallarap ? "binary" : "binary_source"));
     SLT_OK(sl_params_set_word(&pv, "parallax", "annual"));
     SLT_OK(sl_params_set(&pv, "ra", 269.76));
     SLT_OK(sl_params_set(&pv, "dec", -28.99));
     SLT_OK(sl_params_set(&pv, "time_offset", 2450000.0));
+    if (xallarap)
+        SLT_OK(sl_params_set_word(&pv, "xallarap", "circular"));
     char path[1024];
     snprintf(path, sizeof path, "%s/microlensing/phot_event.csv", SL_TEST_DATA_DIR);
     sl_data d = sl_data_file(path);
@@ -485,21 +488,30 @@ Test(gpu_microlensing, likelihood_binary_source_cpu_vs_gpu)
     sl_backend cpu, gpu;
     SLT_OK(sl_backend_open("cpu", &cpu));
     SLT_OK(sl_backend_open("cuda", &gpu));
-    enum { N = 1000, NP = 8 };
-    double *p = malloc(N * NP * sizeof *p), a[N], b[N];
+    enum { N = 1000, W = 13 };
+    const int np = xallarap ? 13 : 8;
+    double *p = malloc(N * W * sizeof *p), a[N], b[N];
     uint64_t s = 9;
     for (int i = 0; i < N; i++) {
-        double r[NP];
-        for (int k = 0; k < NP; k++) {
+        double r[W];
+        for (int k = 0; k < W; k++) {
             s = s * 6364136223846793005ull + 1442695040888963407ull;
             r[k] = (double)(s >> 11) / 9007199254740992.0 - 0.5;
         }
-        double *q = p + i * NP;
+        double *q = p + i * np;
         q[0] = 7000.0 + 2.0 * r[0], q[1] = 0.05 * (1 + r[1]), q[2] = 25.0 * (1 + 0.2 * r[2]);
-        q[3] = 7000.0 + 10.0 * r[3], q[4] = 0.02 * r[4], q[5] = pow(10.0, 2.0 * r[5]);
-        q[6] = r[6], q[7] = r[7];
+        if (xallarap) { /* s q alpha, pi_E, then P a Omega i u */
+            q[3] = 1.2 * (1 + 0.3 * r[3]), q[4] = 3e-3 * pow(10.0, 2 * r[4]);
+            q[5] = 30.0 + 40.0 * r[5];
+            q[6] = r[6], q[7] = r[7];
+            q[8] = 5.0 * pow(10.0, r[8] + 0.5), q[9] = 0.05 * (r[9] + 0.5);
+            q[10] = 360.0 * r[10], q[11] = 180.0 * r[11], q[12] = 360.0 * r[12];
+        } else { /* t0_2 u0_2 q_flux, pi_E */
+            q[3] = 7000.0 + 10.0 * r[3], q[4] = 0.02 * r[4], q[5] = pow(10.0, 2.0 * r[5]);
+            q[6] = r[6], q[7] = r[7];
+        }
     }
-    p[7 * NP + 5] = -1.0; /* a negative flux ratio: -inf on both */
+    p[7 * np + (xallarap ? 8 : 5)] = -1.0; /* outside the domain: -inf on both */
     SLT_OK(l->eval_batch_chi2(ctx, &cpu, p, N, a, NULL));
     SLT_OK(l->eval_batch_chi2(ctx, &gpu, p, N, b, NULL));
     double worst = 0.0;
@@ -511,13 +523,16 @@ Test(gpu_microlensing, likelihood_binary_source_cpu_vs_gpu)
         cr_assert(isfinite(a[i]) && isfinite(b[i]), "model %d: cpu %g gpu %g", i, a[i], b[i]);
         worst = fmax(worst, slt_rel(b[i], a[i]));
     }
-    cr_log_info("likelihood, binary source with parallax, %d models on 639 points: worst "
-                "CPU-GPU %.2e relative", N, worst);
+    cr_log_info("likelihood, %s with parallax, %d models on 639 points: worst CPU-GPU %.2e "
+                "relative", xallarap ? "binary lens with xallarap" : "binary source", N, worst);
     cr_assert_lt(worst, 1e-9, "worst %.2e", worst);
     free(p);
     l->release(ctx);
     sl_registry_destroy(reg);
 }
+
+Test(gpu_microlensing, likelihood_binary_source_cpu_vs_gpu) { fx_cpu_vs_gpu(0); }
+Test(gpu_microlensing, likelihood_xallarap_cpu_vs_gpu) { fx_cpu_vs_gpu(1); }
 
 /* A map in tiles (as one larger than the GPU's memory is made): the same
  * rays on both backends, tile by tile. A tile adds edges inside the map,

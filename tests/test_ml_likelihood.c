@@ -307,6 +307,119 @@ Test(ml_likelihood, binary_source_bad_input)
     lk_close(&k);
 }
 
+/* Circular xallarap against MulensModel 3.12 (xallarap_lc.csv: a point
+ * lens without and with annual parallax, a binary lens with both; t_0_xi
+ * = t_0): the model's magnification equals MulensModel's. A semi-major
+ * axis of 0 is the model without xallarap, bit for bit. */
+Test(ml_likelihood, xallarap_against_mulensmodel)
+{
+    double *ref;
+    enum { W = 19 };
+    int64_t n = slt_ml_csv("xallarap_lc.csv", W, &ref);
+    cr_assert_gt(n, 150);
+    char dir[] = "/tmp/sl_ml_xi_XXXXXX", path[512];
+    cr_assert(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/xi.csv", dir);
+    double worst[2] = {0.0, 0.0}, moved = 0.0, zero_off = 0.0;
+    for (int64_t i0 = 0; i0 < n;) {
+        const double *r = ref + i0 * W;
+        int64_t i1 = i0;
+        while (i1 < n && !memcmp(ref + i1 * W + 1, r + 1, 16 * sizeof *r))
+            i1++;
+        const int binary = r[4] > 0.0, px = r[12] != 0.0 || r[13] != 0.0;
+        FILE *f = fopen(path, "w");
+        cr_assert(f);
+        fprintf(f, "time,mag,err\n");
+        for (int i = -10; i <= 10; i++)
+            fprintf(f, "%.6f,18.0,0.01\n", r[1] + 3.0 * i);
+        fclose(f);
+        slt_lk k[2];
+        for (int j = 0; j < 2; j++) { /* with xallarap, and without */
+            sl_param_values pv;
+            lk_begin(&k[j], binary ? "binary" : "pspl", &pv);
+            if (j == 0)
+                SLT_OK(sl_params_set_word(&pv, "xallarap", "circular"));
+            if (px) {
+                SLT_OK(sl_params_set_word(&pv, "parallax", "annual"));
+                SLT_OK(sl_params_set(&pv, "ra", r[15]));
+                SLT_OK(sl_params_set(&pv, "dec", r[16]));
+                SLT_OK(sl_params_set(&pv, "t0_par", r[14]));
+            }
+            sl_data d = sl_data_file(path);
+            SLT_OK(k[j].l->prepare(&pv, &d, &k[j].ctx));
+        }
+        size_t np;
+        const char *const *names;
+        const double *lo, *hi;
+        SLT_OK(k[0].l->free_params(k[0].ctx, &np, &names, &lo, &hi));
+        const int nm = binary ? 6 : 3, nx = nm + 2 * px;
+        cr_assert_eq(np, (size_t)(nx + 5));
+        cr_assert_str_eq(names[nx], "xi_period");
+        cr_assert_str_eq(names[nx + 4], "xi_argument_of_latitude_reference");
+        double p[13], p0[13], q[8];
+        for (int j = 0; j < nm; j++)
+            p[j] = r[1 + j];
+        if (px)
+            p[nm] = r[12], p[nm + 1] = r[13];
+        for (int j = 0; j < 5; j++)
+            p[nx + j] = r[7 + j];
+        memcpy(p0, p, sizeof p);
+        memcpy(q, p, sizeof q); /* the same without xallarap's five */
+        p0[nx + 1] = 0.0;
+        for (int64_t i = i0; i < i1; i++) {
+            const double t = ref[i * W + 17], A_ref = ref[i * W + 18];
+            double A, A0, Aq;
+            SLT_OK(k[0].l->model(k[0].ctx, p, &t, 1, -1, &A));
+            SLT_OK(k[0].l->model(k[0].ctx, p0, &t, 1, -1, &A0));
+            SLT_OK(k[1].l->model(k[1].ctx, q, &t, 1, -1, &Aq));
+            worst[binary] = fmax(worst[binary], slt_rel(A, A_ref));
+            moved = fmax(moved, slt_rel(Aq, A_ref));
+            zero_off = fmax(zero_off, fabs(A0 - Aq));
+        }
+        lk_close(&k[0]);
+        lk_close(&k[1]);
+        i0 = i1;
+    }
+    unlink(path);
+    rmdir(dir);
+    free(ref);
+    cr_log_info("xallarap against MulensModel: worst %.2e (point lens), %.2e (binary); without "
+                "it %.2e off; a = 0 against none %.2e", worst[0], worst[1], moved, zero_off);
+    cr_expect_lt(worst[0], 1e-12, "point lens: worst %.2e", worst[0]);
+    cr_expect_lt(worst[1], 1e-10, "binary: worst %.2e", worst[1]);
+    cr_expect_gt(moved, 0.01, "xallarap moves these curves only %.2e", moved);
+    cr_expect_eq(zero_off, 0.0, "a = 0 differs from no xallarap by %.2e", zero_off);
+}
+
+/* xallarap's refusals and domain: with binary_source refused before any
+ * work; a period <= 0 or a semi-major axis < 0 is outside the domain. */
+Test(ml_likelihood, xallarap_bad_input)
+{
+    sl_data d = sl_data_file(event_path());
+    slt_lk k;
+    sl_param_values pv;
+    lk_begin(&k, "binary_source", &pv);
+    SLT_OK(sl_params_set_word(&pv, "xallarap", "circular"));
+    cr_expect_neq(k.l->prepare(&pv, &d, &k.ctx), SL_OK);
+    cr_expect(strstr(sl_last_error(), "xallarap") && strstr(sl_last_error(), "two sources"),
+              "%s", sl_last_error());
+    k.ctx = NULL;
+    lk_close(&k);
+    lk_begin(&k, "pspl", &pv);
+    SLT_OK(sl_params_set_word(&pv, "xallarap", "circular"));
+    SLT_OK(k.l->prepare(&pv, &d, &k.ctx));
+    sl_backend be = cpu();
+    double p[3][8] = {{7000.0, 0.1, 20.0, 30.0, 0.1, 10.0, 20.0, 30.0},
+                      {7000.0, 0.1, 20.0, 0.0, 0.1, 10.0, 20.0, 30.0},
+                      {7000.0, 0.1, 20.0, 30.0, -0.1, 10.0, 20.0, 30.0}};
+    double ll[3];
+    SLT_OK(k.l->eval_batch(k.ctx, &be, p[0], 3, ll));
+    cr_expect(isfinite(ll[0]), "ln L %g", ll[0]);
+    cr_expect(ll[1] == -INFINITY, "xi_period = 0: ln L %g", ll[1]);
+    cr_expect(ll[2] == -INFINITY, "xi_semimajor_axis < 0: ln L %g", ll[2]);
+    lk_close(&k);
+}
+
 /* pi_E = (0, 0) is the model without parallax, bit for bit (the shifts
  * add zeros), on the reference event's data made Julian dates by
  * time_offset; and parallax's bad input is named before any work. */

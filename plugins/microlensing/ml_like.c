@@ -38,7 +38,8 @@
 
 enum { OPT_MODEL, OPT_PHOT, OPT_ZP, OPT_LD, OPT_S, OPT_Q, OPT_RHO_MIN, OPT_RHO_MAX, OPT_PIXEL,
        OPT_RAYS, OPT_SEED, OPT_PARALLAX, OPT_RA, OPT_DEC, OPT_T0_PAR, OPT_TIME_OFFSET,
-       OPT_ORBIT, OPT_T0_KEP, OPT_PSET, OPT_FS_FROM, OPT_FS_TO, OPT_ENGINE, OPT_TOL, N_OPT };
+       OPT_ORBIT, OPT_T0_KEP, OPT_PSET, OPT_FS_FROM, OPT_FS_TO, OPT_ENGINE, OPT_TOL,
+       OPT_XALLARAP, N_OPT };
 
 /* in model order: sl_ml_model's, then SL_ML_PHOT_FSBL and SL_ML_PHOT_BINSRC */
 static const char *const model_words[] = {"pspl", "fspl", "binary", "fsbl", "binary_source",
@@ -50,6 +51,7 @@ static const char *const orbit_words[] = {"none", "linear", "circular", "kepleri
 /* in the order of the bits SL_ML_PAR_T_EFF | SL_ML_PAR_T_STAR (ml_phot.h) */
 static const char *const pset_words[] = {"standard", "t_eff", "t_star", "t_eff,t_star", NULL};
 static const char *const engine_words[] = {"maps", "dynamic", NULL};
+static const char *const xallarap_words[] = {"none", "circular", NULL};
 
 /* The model's word as the user gave it (fsbl's two engines are one word). */
 static const char *model_word(int m)
@@ -126,6 +128,11 @@ static const sl_param options[N_OPT] = {
      "hexadecapole nearer; the CPU backend only)", engine_words, NULL},
     {"tol", SL_PARAM_NUMBER, 1e-3, 1e-6, 0.1, 0,
      "fsbl with engine = \"dynamic\": the magnifications' relative tolerance", NULL, NULL},
+    {"xallarap", SL_PARAM_WORD, 0, 0, 0, 0,
+     "none; circular: the source on a circular orbit (MulensModel's xallarap), parameters "
+     "xi_period (days), xi_semimajor_axis (Einstein radii), xi_Omega_node, xi_inclination and "
+     "xi_argument_of_latitude_reference (degrees, at the model's t0, where the path is the "
+     "model's own) after the other effects'", xallarap_words, NULL},
 };
 
 /* ---- data ------------------------------------------------------------------ */
@@ -683,6 +690,31 @@ static sl_status orbit_setup(const sl_param_values *opt, sl_ml_phot_ctx *c)
     return SL_OK;
 }
 
+/* The source's orbit (xallarap): its five parameters after the other
+ * effects'; single sources only (binary_source's second source would need
+ * an orbit of its own). */
+static sl_status xallarap_setup(const sl_param_values *opt, sl_ml_phot_ctx *c)
+{
+    static const char *const names[SL_ML_XI_NPAR] = {
+        "xi_period", "xi_semimajor_axis", "xi_Omega_node", "xi_inclination",
+        "xi_argument_of_latitude_reference"};
+    c->xi = (int)opt->v[OPT_XALLARAP];
+    c->t0_xi = NAN; /* the model's t0, MulensModel's default t_0_xi */
+    if (!c->xi)
+        return SL_OK;
+    if (c->model == SL_ML_PHOT_BINSRC)
+        return sl_fail(SL_ERR_ARG, "microlensing: xallarap = \"circular\": model = "
+                       "\"binary_source\" has two sources and xallarap moves one; use a "
+                       "single-source model");
+    for (int k = 0; k < SL_ML_XI_NPAR; k++) {
+        c->names[c->n_par + k] = names[k];
+        c->lo[c->n_par + k] = -INFINITY, c->hi[c->n_par + k] = INFINITY;
+    }
+    c->lo[c->n_par] = 0.0, c->lo[c->n_par + 1] = 0.0; /* period, semi-major axis */
+    c->n_par += SL_ML_XI_NPAR;
+    return SL_OK;
+}
+
 /* ---- fsbl: the maps ------------------------------------------------------------- */
 
 /* Whether boxes a and b (x0, x1, y0, y1) overlap. */
@@ -880,7 +912,7 @@ static sl_status phot_prepare(const sl_param_values *opt, const sl_data *data, v
     }
     set_params(c);
     if ((st = parallax_setup(opt, c)) || (st = satellite_setup(data, c)) ||
-        (st = orbit_setup(opt, c))) {
+        (st = orbit_setup(opt, c)) || (st = xallarap_setup(opt, c))) {
         phot_release(c);
         return st;
     }
@@ -921,10 +953,10 @@ static double model_chi2(const sl_ml_phot_ctx *c, const double *row, const sl_ml
     return chi2;
 }
 
-/* The effects (parallax, orbital motion) in the model's parameters p. */
+/* The effects (parallax, orbital motion, xallarap) in the model's parameters p. */
 static sl_ml_phot_fx fx_of(const sl_ml_phot_ctx *c, const double *p)
 {
-    return sl_ml_phot_fx_of(c->model, c->px, c->om, c->t0_kep, c->fs_win, p);
+    return sl_ml_phot_fx_of(c->model, c->px, c->om, c->t0_kep, c->xi, c->t0_xi, c->fs_win, p);
 }
 
 /* ---- fsbl with s and q free: the dynamic engine ----------------------------------- */
@@ -941,7 +973,7 @@ static int dyn_epochs(const sl_ml_dyn_binary *b, const double *row, const sl_ml_
 {
     for (int64_t k = k0; k < k1; k++) {
         double tau, beta, y1, y2, err;
-        sl_ml_phot_tb(row, fx->pi, t[k], dn ? dn[k] : 0.0, de ? de[k] : 0.0, &tau, &beta);
+        sl_ml_phot_tb(row, fx, t[k], dn ? dn[k] : 0.0, de ? de[k] : 0.0, &tau, &beta);
         sl_ml_trajectory_tb(tau, beta, row[5], &y1, &y2);
         const int st = sl_ml_dyn_binary_one(b, y1, y2, ws, &A[k], &err, NULL);
         if (st != SL_ML_DYN_OK && st != SL_ML_DYN_DEPTH)
@@ -999,7 +1031,7 @@ static double dyn_chi2(const sl_ml_phot_ctx *c, const double *p, int threads, sl
                        double *A, int *nomem)
 {
     double row[SL_ML_PHOT_ROW];
-    if (!sl_ml_phot_row(c->model, sl_ml_phot_n_fx(c->px, c->om), c->pset, p, c->ld, &c->fs,
+    if (!sl_ml_phot_row(c->model, sl_ml_phot_n_fx(c->px, c->om, c->xi), c->pset, p, c->ld, &c->fs,
                         row))
         return INFINITY;
     const sl_ml_phot_fx fx = fx_of(c, p);
@@ -1081,7 +1113,7 @@ static void eval_cpu(const sl_ml_phot_ctx *c, const double *params, size_t n, do
         double row[SL_ML_PHOT_ROW];
         double x2 = INFINITY;
         const double *p = params + (size_t)i * c->n_par;
-        if (sl_ml_phot_row(c->model, sl_ml_phot_n_fx(c->px, c->om), c->pset, p, c->ld, &c->fs,
+        if (sl_ml_phot_row(c->model, sl_ml_phot_n_fx(c->px, c->om, c->xi), c->pset, p, c->ld, &c->fs,
                            row)) {
             sl_ml_phot_fx fx = fx_of(c, p);
             x2 = model_chi2(c, row, &fx);
@@ -1198,7 +1230,7 @@ static sl_status phot_model(void *ctx, const double *p, const double *x, size_t 
         return sl_fail(SL_ERR_ARG, "microlensing: model: passband %d: expected 0..%d", series,
                        c->n_band - 1);
     double row[SL_ML_PHOT_ROW], fs = 1.0, cc = 0.0;
-    if (!sl_ml_phot_row(c->model, sl_ml_phot_n_fx(c->px, c->om), c->pset, p, c->ld, &c->fs,
+    if (!sl_ml_phot_row(c->model, sl_ml_phot_n_fx(c->px, c->om, c->xi), c->pset, p, c->ld, &c->fs,
                            row)) {
         char buf[256];
         size_t u = 0;

@@ -53,6 +53,10 @@ typedef struct sl_ml_phot_ctx {
      * after parallax's */
     int om;
     double t0_kep; /* NaN: each model's t0 */
+    /* xallarap (ml_xallarap.h): on or off, its parameters after the lens
+     * orbit's, about t0_xi */
+    int xi;
+    double t0_xi; /* NaN: each model's t0 (the one choice the options give) */
     /* fsbl: the maps' specs (fixed at prepare), the maps once made (on the
      * backend of the first evaluation) and the reader's view of them */
     int n_maps, maps_made;

@@ -39,6 +39,8 @@ typedef struct ph_args {
     const double *dn, *de;
     int om;                 /* the lens's orbit kind (ml_orbit.h), about t0_kep */
     double t0_kep;
+    int xi;                 /* xallarap (ml_xallarap.h), about t0_xi */
+    double t0_xi;
     double fs_win[2];       /* fspl: the finite source's window */
     const double *params;
     int64_t n;
@@ -59,14 +61,15 @@ typedef struct ph_dev {
  * read by the whole block (thousands of grid points a source: one thread
  * alone would hold its warp and the block back), reduced in a fixed tree;
  * thread 0 adds each to its band's sums. */
-__device__ void ph_fsbl_maps(const ph_args *a, const double *row, const double *pi, int64_t k0,
-                             int64_t k1, double (*red)[PH_BLOCK], sl_ml_phot_sums *s)
+__device__ void ph_fsbl_maps(const ph_args *a, const double *row, const sl_ml_phot_fx *fx,
+                             int64_t k0, int64_t k1, double (*red)[PH_BLOCK], sl_ml_phot_sums *s)
 {
     const int tid = threadIdx.x;
     const double rho = row[4];
     for (int64_t k = k0; k < k1; k++) {
         double y1, y2;
-        sl_ml_phot_source(row, pi, a->t[k], pi ? a->dn[k] : 0.0, pi ? a->de[k] : 0.0, &y1, &y2);
+        sl_ml_phot_source(row, fx, a->t[k], fx->pi ? a->dn[k] : 0.0, fx->pi ? a->de[k] : 0.0,
+                          &y1, &y2);
         int m = sl_ml_fsbl_map_of(&a->fs, y1, y2, rho); /* the same in every thread */
         if (m < 0)
             continue;
@@ -105,9 +108,10 @@ __global__ void __launch_bounds__(PH_BLOCK) ph_kernel(ph_args a)
     double p[SL_ML_PHOT_NPAR_MAX], row[SL_ML_PHOT_ROW];
     for (int k = 0; k < a.n_par; k++)
         p[k] = a.params[m * a.n_par + k];
-    const sl_ml_phot_fx fx = sl_ml_phot_fx_of(a.model, a.px, a.om, a.t0_kep, a.fs_win, p);
+    const sl_ml_phot_fx fx = sl_ml_phot_fx_of(a.model, a.px, a.om, a.t0_kep, a.xi, a.t0_xi,
+                                                a.fs_win, p);
     const double *pi = fx.pi;
-    if (!sl_ml_phot_row(a.model, sl_ml_phot_n_fx(a.px, a.om), a.pset, p, a.ld, &a.fs, row)) {
+    if (!sl_ml_phot_row(a.model, sl_ml_phot_n_fx(a.px, a.om, a.xi), a.pset, p, a.ld, &a.fs, row)) {
         /* the same for every thread */
         if (tid == 0) {
             a.ll[m] = -INFINITY;
@@ -124,7 +128,7 @@ __global__ void __launch_bounds__(PH_BLOCK) ph_kernel(ph_args a)
             const double dn = pi ? a.dn[k] : 0.0, de = pi ? a.de[k] : 0.0;
             if (fsbl) {
                 double y1, y2;
-                sl_ml_phot_source(row, pi, a.t[k], dn, de, &y1, &y2);
+                sl_ml_phot_source(row, &fx, a.t[k], dn, de, &y1, &y2);
                 if (sl_ml_fsbl_map_of(&a.fs, y1, y2, row[4]) < 0)
                     sl_ml_phot_add(&s, sl_ml_fsbl_outside(&a.fs, y1, y2, row[4]), a.w[k],
                                    a.fc[k]);
@@ -134,7 +138,7 @@ __global__ void __launch_bounds__(PH_BLOCK) ph_kernel(ph_args a)
                            a.w[k], a.fc[k]);
         }
         if (fsbl)
-            ph_fsbl_maps(&a, row, pi, a.band_start[b], a.band_start[b + 1], red, &s);
+            ph_fsbl_maps(&a, row, &fx, a.band_start[b], a.band_start[b + 1], red, &s);
         red[0][tid] = s.sa, red[1][tid] = s.saa, red[2][tid] = s.saf;
         __syncthreads();
         for (int h = PH_BLOCK / 2; h > 0; h >>= 1) {
@@ -249,6 +253,7 @@ static void fill_args(ph_args *a, const sl_ml_phot_ctx *c, const ph_dev *d)
     a->t = d->t, a->w = d->w, a->fc = d->fc;
     a->px = c->px, a->dn = d->dn, a->de = d->de;
     a->om = c->om, a->t0_kep = c->t0_kep;
+    a->xi = c->xi, a->t0_xi = c->t0_xi;
     a->pset = c->pset;
     a->fs_win[0] = c->fs_win[0], a->fs_win[1] = c->fs_win[1];
 }

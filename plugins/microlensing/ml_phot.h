@@ -22,6 +22,7 @@
 #include "ml_fsbl.h"
 #include "ml_model.h"
 #include "ml_orbit.h"
+#include "ml_xallarap.h"
 
 /* The likelihood's models: microlensing.h's three, the finite-source
  * binary of ml_fsbl.h with s and q fixed by the options (read from maps),
@@ -31,9 +32,9 @@
 #define SL_ML_PHOT_FSBL 3
 #define SL_ML_PHOT_BINSRC 4
 #define SL_ML_PHOT_FSBL_DYN 5
-/* A model's free parameters at most: a binary's six, parallax's two and
- * a Keplerian orbit's five. */
-#define SL_ML_PHOT_NPAR_MAX (SL_ML_NPAR_MAX + 7)
+/* A model's free parameters at most: a binary's six, parallax's two, a
+ * Keplerian orbit's five and xallarap's five. */
+#define SL_ML_PHOT_NPAR_MAX (SL_ML_NPAR_MAX + 7 + SL_ML_XI_NPAR)
 /* A model's row at most: the finite-source binary's seven. */
 #define SL_ML_PHOT_ROW (SL_ML_NPAR_MAX + 1)
 
@@ -67,35 +68,47 @@ SL_HD SL_INLINE int sl_ml_phot_rho_slot(int m)
 
 /* The effects on a model beyond its own parameters, read from the
  * parameters after the model's, in this order: annual parallax (pi_E,N,
- * pi_E,E; the epoch's offsets come from ml_parallax.h) and the lens's
+ * pi_E,E; the epoch's offsets come from ml_parallax.h), the lens's
  * orbital motion (ml_orbit.h: ds_dt, dalpha_dt[, s_z[, ds_z_dt, a_s]]
- * about t0_kep; a binary's only). */
+ * about t0_kep; a binary's only) and xallarap (ml_xallarap.h: xi_period,
+ * xi_semimajor_axis, xi_Omega_node, xi_inclination,
+ * xi_argument_of_latitude_reference about t0_xi). */
 typedef struct sl_ml_phot_fx {
     const double *pi; /* NULL: no parallax */
     const double *om; /* NULL: the lens does not move */
     double t0_kep;    /* NaN: the model's t0 (MulensModel's default) */
     sl_ml_orbit orb;  /* om's orbit, set up once for the model's epochs */
+    const double *xi; /* NULL: no xallarap */
+    sl_ml_xi xo;      /* xi's orbit, set up once for the model's epochs */
     /* fspl: the finite source within [fs_from, fs_to] only, a point source
      * outside (-inf, inf: everywhere) */
     double fs_from, fs_to;
 } sl_ml_phot_fx;
 
-/* Parameters the effects add to a model's (om: the orbit's kind). */
-SL_HD SL_INLINE int sl_ml_phot_n_fx(int px, int om)
+/* Parameters the effects add to a model's (om: the orbit's kind; xi:
+ * xallarap on). */
+SL_HD SL_INLINE int sl_ml_phot_n_fx(int px, int om, int xi)
 {
-    return 2 * (px != 0) + sl_ml_orbit_npar(om);
+    return 2 * (px != 0) + sl_ml_orbit_npar(om) + (xi ? SL_ML_XI_NPAR : 0);
 }
 
 /* The effects of the parameters p of a model m (om: the orbit's kind;
- * win: fspl's finite-source window). */
-SL_HD SL_INLINE sl_ml_phot_fx sl_ml_phot_fx_of(int m, int px, int om, double t0_kep,
-                                               const double *win, const double *p)
+ * xi: xallarap on, about t0_xi, NaN for the model's t0; win: fspl's
+ * finite-source window). */
+SL_HD SL_INLINE sl_ml_phot_fx sl_ml_phot_fx_of(int m, int px, int om, double t0_kep, int xi,
+                                               double t0_xi, const double *win,
+                                               const double *p)
 {
     const double *after = p + sl_ml_phot_npar(m);
     sl_ml_phot_fx fx;
     fx.pi = px ? after : NULL;
     fx.om = om ? after + 2 * (px != 0) : NULL;
     fx.t0_kep = t0_kep;
+    fx.xi = xi ? after + 2 * (px != 0) + sl_ml_orbit_npar(om) : NULL;
+    if (fx.xi)
+        fx.xo = sl_ml_xi_init(fx.xi, isnan(t0_xi) ? p[0] : t0_xi);
+    else
+        fx.xo.ok = 0;
     fx.fs_from = win[0], fx.fs_to = win[1];
     if (fx.om && m == SL_ML_BINARY_PS)
         fx.orb = sl_ml_orbit_init(om, p[3], fx.om);
@@ -153,26 +166,37 @@ SL_HD SL_INLINE int sl_ml_phot_row(int m, int n_fx, int pset, const double *p, d
 }
 
 /* The source's (tau, beta) at epoch t for the row's t0, u0, tE, moved by
- * parallax when pi (pi_E,N, pi_E,E) is not NULL: the epoch's offsets dn,
- * de (ml_parallax.h) projected onto the path as MulensModel does,
- * tau += dn pi_N + de pi_E, beta += -dn pi_E + de pi_N. */
-SL_HD SL_INLINE void sl_ml_phot_tb(const double *row, const double *pi, double t, double dn,
-                                   double de, double *tau, double *beta)
+ * the effects fx (NULL: none): by parallax when fx->pi (pi_E,N, pi_E,E)
+ * is not NULL, the epoch's offsets dn, de (ml_parallax.h) projected onto
+ * the path as MulensModel does, tau += dn pi_N + de pi_E,
+ * beta += -dn pi_E + de pi_N; then by xallarap's shift when fx->xi is not
+ * NULL (ml_xallarap.h). */
+SL_HD SL_INLINE void sl_ml_phot_tb(const double *row, const sl_ml_phot_fx *fx, double t,
+                                   double dn, double de, double *tau, double *beta)
 {
     *tau = (t - row[0]) / row[2];
     *beta = row[1];
+    if (!fx)
+        return;
+    const double *pi = fx->pi;
     if (pi) {
         *tau += dn * pi[0] + de * pi[1];
         *beta += -dn * pi[1] + de * pi[0];
     }
+    if (fx->xi) {
+        double dt, db;
+        sl_ml_xi_shift(&fx->xo, t, &dt, &db);
+        *tau += dt;
+        *beta += db;
+    }
 }
 
 /* fsbl: the source's centre at epoch t on the maps. */
-SL_HD SL_INLINE void sl_ml_phot_source(const double *row, const double *pi, double t, double dn,
-                                       double de, double *y1, double *y2)
+SL_HD SL_INLINE void sl_ml_phot_source(const double *row, const sl_ml_phot_fx *fx, double t,
+                                       double dn, double de, double *y1, double *y2)
 {
     double tau, beta;
-    sl_ml_phot_tb(row, pi, t, dn, de, &tau, &beta);
+    sl_ml_phot_tb(row, fx, t, dn, de, &tau, &beta);
     sl_ml_trajectory_tb(tau, beta, row[3], y1, y2);
 }
 
@@ -194,7 +218,7 @@ SL_HD SL_INLINE double sl_ml_phot_mag_fx(int m, const sl_ml_fsbl *fs, const doub
                                          const sl_ml_phot_fx *fx, double t, double dn, double de)
 {
     double tau, beta;
-    sl_ml_phot_tb(row, fx ? fx->pi : NULL, t, dn, de, &tau, &beta);
+    sl_ml_phot_tb(row, fx, t, dn, de, &tau, &beta);
     if (m == SL_ML_PHOT_FSBL) {
         double y1, y2;
         sl_ml_trajectory_tb(tau, beta, row[3], &y1, &y2);
@@ -203,7 +227,7 @@ SL_HD SL_INLINE double sl_ml_phot_mag_fx(int m, const sl_ml_fsbl *fs, const doub
     if (m == SL_ML_PHOT_BINSRC) { /* the second source: its own t0 and u0, tE and parallax shared */
         const double two[3] = {row[3], row[4], row[2]};
         double tau2, beta2;
-        sl_ml_phot_tb(two, fx ? fx->pi : NULL, t, dn, de, &tau2, &beta2);
+        sl_ml_phot_tb(two, fx, t, dn, de, &tau2, &beta2);
         return sl_ml_binsrc_mag(sl_ml_pspl(sqrt(tau * tau + beta * beta)),
                                 sl_ml_pspl(sqrt(tau2 * tau2 + beta2 * beta2)), row[5]);
     }

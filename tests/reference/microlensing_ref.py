@@ -42,6 +42,10 @@ Writes, under tests/data/microlensing/ (CSV, '#' comments, a header row):
   binsrc_lc.csv   t0,u0,t0_2,u0_2,tE,q_flux,pi_E_N,pi_E_E,t0_par,ra,dec,t,A: MulensModel
                   light curves of two point sources behind a point lens (its 1L2S model
                   with source_flux_ratio), without and with annual parallax.
+  xallarap_lc.csv model,t0,u0,tE,s,q,alpha,xi_period,xi_semimajor_axis,xi_Omega_node,
+                  xi_inclination,xi_argument_of_latitude_reference,pi_E_N,pi_E_E,t0_par,ra,dec,t,A:
+                  MulensModel light curves with circular xallarap (t_0_xi = t_0), point and
+                  binary lenses, without and with annual parallax.
   multi_ps.csv    config,n,x1,y1,m1,...,x4,y4,m4,y1s,y2s,A: point sources behind three
                   and four point lenses, VBMicrolensing's MultiMag0 (multi_ps() says which).
   phot_event.csv  time,mag,err,band: a planetary event's photometry in I and V, and
@@ -610,6 +614,44 @@ def binsrc_lc():
          "t", "A"], rows)
 
 
+def xallarap_lc():
+    """Circular xallarap: MulensModel 3's Model with xi_period, xi_semimajor_axis,
+    xi_Omega_node, xi_inclination and xi_argument_of_latitude_reference, t_0_xi left to its
+    default (t_0): a point lens without and with annual parallax, and a binary lens (point
+    source) with both, at parallax_lc's bulge event."""
+    from astropy.coordinates import SkyCoord
+    ra, dec = 269.7595833, -29.0708889
+    coords = SkyCoord(ra=ra, dec=dec, unit="deg", frame="icrs")
+    models = [("pspl", 2456836.2, 0.3, 40.0, 0, 0, 0, 25.0, 0.2, 40.0, 60.0, 30.0, 0, 0, 0),
+              ("pspl", 2456836.2, -0.1, 80.0, 0, 0, 0, 140.0, 0.05, -120.0, 10.0, 200.0,
+               0.2, -0.1, 2456840.0),
+              ("binary", 2457201.5, 0.08, 30.0, 1.15, 4e-3, 35.0, 11.0, 0.02, 75.0, 135.0,
+               -40.0, -0.25, 0.1, 2457200.0)]
+    rows = []
+    for kind, t0, u0, tE, s, q, al, P, a, Om, inc, u, pn, pe, tp in models:
+        t = np.concatenate([np.linspace(t0 - 2 * tE, t0 + 2 * tE, 60), t0 + np.array([-300, 200])])
+        p = {"t_0": t0, "u_0": u0, "t_E": tE, "xi_period": P, "xi_semimajor_axis": a,
+             "xi_Omega_node": Om, "xi_inclination": inc, "xi_argument_of_latitude_reference": u}
+        if pn or pe:
+            p.update(pi_E_N=pn, pi_E_E=pe, t_0_par=tp)
+        if kind == "binary":
+            p.update(s=s, q=q, alpha=al)
+        m = mm.Model(p, coords=coords) if (pn or pe) else mm.Model(p)
+        if kind == "binary":
+            m.default_magnification_method = "point_source"
+        A = m.get_magnification(t)
+        for ti, Ai in zip(t, A):
+            rows.append((kind, t0, u0, tE, s, q, al, P, a, Om, inc, u, pn, pe, tp, ra, dec, ti, Ai))
+    write("xallarap_lc.csv", [
+        "MulensModel Model({t_0,u_0,t_E[,s,q,alpha],xi_period,xi_semimajor_axis,xi_Omega_node,",
+        "xi_inclination,xi_argument_of_latitude_reference[,pi_E_N,pi_E_E,t_0_par]}) magnifications:",
+        "circular xallarap, t_0_xi = t_0; pi_E = 0: no parallax; t full BJD (TDB); binary: point",
+        "source (alpha in degrees); ra, dec in degrees (ICRS)"],
+        ["model", "t0", "u0", "tE", "s", "q", "alpha", "xi_period", "xi_semimajor_axis",
+         "xi_Omega_node", "xi_inclination", "xi_argument_of_latitude_reference", "pi_E_N",
+         "pi_E_E", "t0_par", "ra", "dec", "t", "A"], rows)
+
+
 def orbital_lc():
     """The lens's linear orbital motion: MulensModel 3's Model with ds_dt (1/yr) and
     dalpha_dt (deg/yr), point source, through the reference's event coordinates: t_0_kep
@@ -871,6 +913,7 @@ if __name__ == "__main__":
                   binary_random=binary_random, caustics_box=caustics_box,
                   binary_fs_lc=binary_fs_lc, fsbl_lc=fsbl_lc, fsbl_event=fsbl_event,
                   phot_event=phot_event, parallax_lc=parallax_lc, binsrc_lc=binsrc_lc,
+                  xallarap_lc=xallarap_lc,
                   orbital_lc=orbital_lc, kepler_lc=kepler_lc, satellite_lc=satellite_lc,
                   multi_ps=multi_ps, fsbl_dynamic=fsbl_dynamic)
     for name in sys.argv[1:] or list(makers):
