@@ -407,8 +407,10 @@ Test(gpu_microlensing, likelihood_with_parallax_and_keplerian_orbit_cpu_vs_gpu)
 }
 
 /* The finite-source point lens in the likelihood, with its window (the
- * finite source within [6999, 7001.5], a point source outside): CPU
- * against CUDA on 500 models with rho up to 0.02 and u0 down to 1e-3. */
+ * finite source within [6999, 7001.5], a point source outside) and limb
+ * darkening per passband (I 0.4 by the option, V 0.7 by the passbands
+ * table): CPU against CUDA on 500 models with rho up to 0.02 and u0 down
+ * to 1e-3. */
 Test(gpu_microlensing, likelihood_fspl_window_cpu_vs_gpu)
 {
     SLT_REQUIRE_GPU();
@@ -424,11 +426,19 @@ Test(gpu_microlensing, likelihood_fspl_window_cpu_vs_gpu)
     SLT_OK(sl_params_set(&pv, "ld", 0.4));
     SLT_OK(sl_params_set(&pv, "fs_from", 6999.0));
     SLT_OK(sl_params_set(&pv, "fs_to", 7001.5));
-    char path[1024];
+    char path[1024], pb[] = "/tmp/sl_gpu_ld_XXXXXX";
     snprintf(path, sizeof path, "%s/microlensing/phot_event.csv", SL_TEST_DATA_DIR);
-    sl_data d = sl_data_file(path);
+    int fd = mkstemp(pb);
+    cr_assert_geq(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "band,ld\nV,0.7\n");
+    fclose(f);
+    sl_data d = sl_data_file(path), e = sl_data_file(pb);
+    const sl_data_named more[1] = {{"passbands", &e}};
+    d.more = more, d.n_more = 1;
     void *ctx;
     SLT_OK(l->prepare(&pv, &d, &ctx));
+    unlink(pb);
     sl_backend cpu, gpu;
     SLT_OK(sl_backend_open("cpu", &cpu));
     SLT_OK(sl_backend_open("cuda", &gpu));
@@ -451,8 +461,8 @@ Test(gpu_microlensing, likelihood_fspl_window_cpu_vs_gpu)
         cr_assert(isfinite(a[i]) && isfinite(b[i]), "model %d: cpu %g gpu %g", i, a[i], b[i]);
         worst = fmax(worst, slt_rel(b[i], a[i]));
     }
-    cr_log_info("likelihood, fspl with a finite-source window, %d models on 639 points: worst "
-                "CPU-GPU %.2e relative", N, worst);
+    cr_log_info("likelihood, fspl with a finite-source window and ld per passband, %d models on "
+                "639 points: worst CPU-GPU %.2e relative", N, worst);
     cr_assert_lt(worst, 1e-9, "worst %.2e", worst);
     l->release(ctx);
     sl_registry_destroy(reg);

@@ -71,7 +71,8 @@ static const sl_param options[N_OPT] = {
     {"zero_point", SL_PARAM_NUMBER, 22.0, -100.0, 100.0, 0,
      "magnitude of flux 1: F = 10^(0.4 (zero_point - mag))", NULL, NULL},
     {"ld", SL_PARAM_NUMBER, 0.0, 0.0, 0.999, 0,
-     "fspl, fsbl: linear limb-darkening coefficient (0: a uniform disk)", NULL, NULL},
+     "fspl, fsbl: linear limb-darkening coefficient (0: a uniform disk); the passbands "
+     "table's ld sets it per passband", NULL, NULL},
     {"s", SL_PARAM_NUMBER, 1.0, 1e-3, 1e3, 0,
      "fsbl: the binary's separation (Einstein radii), held fixed", NULL, "required for fsbl"},
     {"q", SL_PARAM_NUMBER, 1e-3, 1e-9, 1e3, 0,
@@ -238,26 +239,29 @@ static sl_status take_bands(const sl_table *tab, sl_ml_phot_ctx *c, ml_obs *o)
 
 /* ---- per-passband options: the data set "passbands" -------------------------------- */
 
-enum { PB_BAND, PB_SCALE, PB_MIN, PB_BLEND, PB_N };
+enum { PB_BAND, PB_SCALE, PB_MIN, PB_BLEND, PB_LD, PB_N };
 
 static const char *const pb_band[] = {"band", "passband", "filter", "dataset", NULL};
 static const char *const pb_scale[] = {"err_scale", "error_scale", "scale", NULL};
 static const char *const pb_min[] = {"err_min", "error_min", "minimum", NULL};
 static const char *const pb_blend[] = {"blend", "blend_flux", "fix_blend", NULL};
+static const char *const pb_ld[] = {"ld", "limb_darkening", "a1", NULL};
 
 static const sl_table_col pb_cols[PB_N] = {
     {"band", pb_band, SL_COL_TEXT, 1, 0, 0},
     {"err_scale", pb_scale, SL_COL_NUMBER, 0, -1, 0},
     {"err_min", pb_min, SL_COL_NUMBER, 0, -1, 0},
     {"blend", pb_blend, SL_COL_NUMBER, 0, -1, 0},
+    {"ld", pb_ld, SL_COL_NUMBER, 0, -1, 0},
 };
 
 /* One passband's options: its errors become sqrt((scale e)^2 + min^2) in
- * the data's units (MulensModel's scale_errorbars), and its blend flux is
- * held at blend unless that is NaN. */
+ * the data's units (MulensModel's scale_errorbars), its blend flux is
+ * held at blend unless that is NaN, and its source's linear limb
+ * darkening is ld unless that is NaN (then the option ld). */
 typedef struct ml_band_opt {
     char name[SL_ML_BAND_NAME];
-    double scale, min, blend;
+    double scale, min, blend, ld;
 } ml_band_opt;
 
 typedef struct ml_band_opts {
@@ -266,8 +270,9 @@ typedef struct ml_band_opts {
 } ml_band_opts;
 
 /* Row i's value of column col (dflt when the column is absent), checked:
- * PB_POSITIVE > 0, PB_NONNEG >= 0, PB_FLUX finite or NaN (NaN: fitted). */
-enum { PB_POSITIVE, PB_NONNEG, PB_FLUX };
+ * PB_POSITIVE > 0, PB_NONNEG >= 0, PB_FLUX finite or NaN (NaN: fitted),
+ * PB_COEF in [0, 0.999] or NaN (NaN: the option's). */
+enum { PB_POSITIVE, PB_NONNEG, PB_FLUX, PB_COEF };
 
 static sl_status pb_value(const sl_table *tab, int col, int64_t i, double dflt, int kind,
                           const char *want, double *out)
@@ -276,6 +281,7 @@ static sl_status pb_value(const sl_table *tab, int col, int64_t i, double dflt, 
     *out = v;
     if (kind == PB_POSITIVE ? isfinite(v) && v > 0.0
         : kind == PB_NONNEG ? isfinite(v) && v >= 0.0
+        : kind == PB_COEF   ? isnan(v) || (v >= 0.0 && v <= 0.999)
                             : !isinf(v))
         return SL_OK;
     char at[320];
@@ -320,6 +326,10 @@ static sl_status read_band_opts(const sl_data *data, ml_band_opts *o)
         if (!st)
             st = pb_value(&tab, PB_BLEND, i, NAN, PB_FLUX, "a flux, or nan to fit it",
                           &b->blend);
+        if (!st)
+            st = pb_value(&tab, PB_LD, i, NAN, PB_COEF,
+                          "a linear limb-darkening coefficient in [0, 0.999], or nan for the "
+                          "option ld", &b->ld);
         o->n = (int)i + 1;
     }
     sl_table_free(&tab);
@@ -357,7 +367,22 @@ static void band_list(const sl_ml_phot_ctx *c, char *list, size_t cap)
 static sl_status bind_band_opts(const ml_band_opts *o, sl_ml_phot_ctx *c)
 {
     for (int b = 0; b < SL_ML_MAX_BAND; b++)
-        c->fb_fixed[b] = NAN;
+        c->fb_fixed[b] = NAN, c->ld_band[b] = c->ld;
+    for (int k = 0; k < o->n; k++) {
+        if (isnan(o->b[k].ld))
+            continue;
+        const int m = c->model;
+        const char *why = m == SL_ML_PHOT_FSBL
+                              ? "the maps are made for one limb darkening (the option ld); "
+                                "engine = \"dynamic\" takes it per passband"
+                          : sl_ml_phot_rho_slot(m) < 0
+                              ? "limb darkening needs a finite source, model = \"fspl\" or "
+                                "\"fsbl\""
+                              : NULL;
+        if (why)
+            return sl_fail(SL_ERR_ARG, "passbands: \"%s\": ld = %g (model = \"%s\"): %s",
+                           o->b[k].name, o->b[k].ld, model_word(m), why);
+    }
     for (int k = 0; k < o->n; k++) {
         const int found = band_index(c, o->b[k].name);
         if (found < 0) {
@@ -367,6 +392,8 @@ static sl_status bind_band_opts(const ml_band_opts *o, sl_ml_phot_ctx *c)
                            "(%s)", o->b[k].name, list);
         }
         c->fb_fixed[found] = o->b[k].blend;
+        if (!isnan(o->b[k].ld))
+            c->ld_band[found] = o->b[k].ld;
     }
     return SL_OK;
 }
@@ -933,9 +960,21 @@ static sl_status phot_params(void *ctx, size_t *n, const char *const **names, co
 
 /* chi^2 of band b for one model (row of ml_model.h); its fit into fs, c
  * when they are not NULL. */
-static double band_chi2(const sl_ml_phot_ctx *c, const double *row, const sl_ml_phot_fx *fx,
+/* The model's row as band b sees it: fspl's limb darkening is the band's
+ * (the option ld unless the passbands table gives one). */
+static void band_row(const sl_ml_phot_ctx *c, const double *row, int b, double *out)
+{
+    const int n = sl_ml_phot_npar(c->model) + 1;
+    memcpy(out, row, (size_t)(n < SL_ML_PHOT_ROW ? n : SL_ML_PHOT_ROW) * sizeof *out);
+    if (c->model == SL_ML_FSPL)
+        out[4] = c->ld_band[b];
+}
+
+static double band_chi2(const sl_ml_phot_ctx *c, const double *row0, const sl_ml_phot_fx *fx,
                         int b, double *fs, double *cc)
 {
+    double row[SL_ML_PHOT_ROW];
+    band_row(c, row0, b, row);
     sl_ml_phot_sums s = {0.0, 0.0, 0.0};
     for (int64_t k = c->band_start[b]; k < c->band_start[b + 1]; k++) {
         double A = sl_ml_phot_mag_fx(c->model, &c->fs, row, fx, c->t[k], c->px ? c->dn[k] : 0.0,
@@ -982,16 +1021,16 @@ static int dyn_epochs(const sl_ml_dyn_binary *b, const double *row, const sl_ml_
     return SL_ML_DYN_OK;
 }
 
-/* The model's magnifications at n epochs: the lens prepared once, the
+/* The model's magnifications at n epochs (limb darkening ld): the lens prepared once, the
  * epochs on the calling thread (threads = 1) or shared among the CPU's
  * (ws then unused: each thread has its own). Returns SL_ML_DYN_OK, a
  * failure of dyn_epochs, or -2 when the lens could not be prepared. */
 static int dyn_curve(const sl_ml_phot_ctx *c, const double *row, const sl_ml_phot_fx *fx,
-                     const double *t, const double *dn, const double *de, int64_t n,
+                     double ld, const double *t, const double *dn, const double *de, int64_t n,
                      int threads, sl_ml_dyn_ws *ws, double *A)
 {
     sl_ml_dyn_binary b;
-    if (sl_ml_dyn_binary_open(row[3], row[4], row[6], c->ld, c->tol, 0, &b) != SL_OK)
+    if (sl_ml_dyn_binary_open(row[3], row[4], row[6], ld, c->tol, 0, &b) != SL_OK)
         return -2;
     int st = SL_ML_DYN_OK;
     if (threads <= 1) {
@@ -1035,17 +1074,20 @@ static double dyn_chi2(const sl_ml_phot_ctx *c, const double *p, int threads, sl
                         row))
         return INFINITY;
     const sl_ml_phot_fx fx = fx_of(c, p);
-    const int st = dyn_curve(c, row, &fx, c->t, c->px ? c->dn : NULL, c->px ? c->de : NULL,
-                             (int64_t)c->n, threads, ws, A);
-    if (st == -1) {
-#pragma omp atomic write
-        *nomem = 1;
-    }
-    if (st != SL_ML_DYN_OK)
-        return INFINITY;
     double x2 = 0.0;
-    for (int b = 0; b < c->n_band; b++)
+    for (int b = 0; b < c->n_band; b++) { /* each band with its limb darkening */
+        const int64_t k0 = c->band_start[b], nb = c->band_start[b + 1] - k0;
+        const int st = dyn_curve(c, row, &fx, c->ld_band[b], c->t + k0,
+                                 c->px ? c->dn + k0 : NULL, c->px ? c->de + k0 : NULL, nb,
+                                 threads, ws, A + k0);
+        if (st == -1) {
+#pragma omp atomic write
+            *nomem = 1;
+        }
+        if (st != SL_ML_DYN_OK)
+            return INFINITY;
         x2 += sums_chi2(c, A, b, NULL, NULL);
+    }
     return isfinite(x2) ? x2 : INFINITY;
 }
 
@@ -1194,8 +1236,9 @@ static sl_status dyn_model(const sl_ml_phot_ctx *c, const double *row, const sl_
         double *A = malloc((c->n ? c->n : 1) * sizeof *A);
         if (!A)
             return sl_fail_nomem((double)c->n * sizeof *A, "microlensing: model");
-        st = dyn_curve(c, row, fx, c->t, c->px ? c->dn : NULL, c->px ? c->de : NULL,
-                       (int64_t)c->n, threads, &ws, A);
+        const int64_t k0 = c->band_start[series], nb = c->band_start[series + 1] - k0;
+        st = dyn_curve(c, row, fx, c->ld_band[series], c->t + k0, c->px ? c->dn + k0 : NULL,
+                       c->px ? c->de + k0 : NULL, nb, threads, &ws, A + k0);
         double cc = 0.0;
         if (st == SL_ML_DYN_OK) {
             sums_chi2(c, A, series, &fs, &cc);
@@ -1204,7 +1247,8 @@ static sl_status dyn_model(const sl_ml_phot_ctx *c, const double *row, const sl_
         free(A);
     }
     if (st == SL_ML_DYN_OK)
-        st = dyn_curve(c, row, fx, x, dn, de, (int64_t)n_x, threads, &ws, out);
+        st = dyn_curve(c, row, fx, series >= 0 ? c->ld_band[series] : c->ld, x, dn, de,
+                       (int64_t)n_x, threads, &ws, out);
     sl_ml_dyn_ws_free(&ws);
     if (st == -1)
         return sl_fail_nomem(0.0, "microlensing: model: the dynamic engine's workspace");
@@ -1291,13 +1335,16 @@ static sl_status phot_model(void *ctx, const double *p, const double *x, size_t 
         free(dn), free(de);
         return st;
     }
-    double fb = 0.0;
+    double fb = 0.0, rb[SL_ML_PHOT_ROW];
     if (series >= 0) {
         band_chi2(c, row, &fx, series, &fs, &cc);
         fb = c->fmean[series] + cc - fs;
     }
+    band_row(c, row, series >= 0 ? series : 0, rb);
+    if (series < 0 && c->model == SL_ML_FSPL)
+        rb[4] = c->ld; /* the magnification: the option's limb darkening */
     for (size_t k = 0; k < n_x; k++) {
-        double A = sl_ml_phot_mag_fx(c->model, &c->fs, row, &fx, x[k], c->px ? dn[k] : 0.0,
+        double A = sl_ml_phot_mag_fx(c->model, &c->fs, rb, &fx, x[k], c->px ? dn[k] : 0.0,
                                      c->px ? de[k] : 0.0);
         out[k] = series >= 0 ? fs * A + fb : A;
     }

@@ -35,6 +35,9 @@ typedef struct sl_ml_phot_ctx {
      * fitted), and the errors' rescaling (new error = sqrt((k e)^2 + m^2)
      * in the data's units) applied when the data were read */
     double fb_fixed[SL_ML_MAX_BAND];
+    /* per passband the source's linear limb darkening (fspl, fsbl with the
+     * dynamic engine): the option ld unless the passbands table gives one */
+    double ld_band[SL_ML_MAX_BAND];
     int n_par;
     const char *names[SL_ML_PHOT_NPAR_MAX];
     double lo[SL_ML_PHOT_NPAR_MAX], hi[SL_ML_PHOT_NPAR_MAX];

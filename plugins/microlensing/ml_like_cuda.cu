@@ -34,6 +34,7 @@ typedef struct ph_args {
     int64_t band_start[SL_ML_MAX_BAND + 1];
     double S[SL_ML_MAX_BAND], sff[SL_ML_MAX_BAND];
     double fmean[SL_ML_MAX_BAND], fb_fixed[SL_ML_MAX_BAND]; /* fb_fixed NaN: the blend is free */
+    double ld_band[SL_ML_MAX_BAND]; /* fspl: each band's limb darkening */
     const double *t, *w, *fc;
     int px;                 /* annual parallax: offsets dn, de per observation */
     const double *dn, *de;
@@ -123,6 +124,8 @@ __global__ void __launch_bounds__(PH_BLOCK) ph_kernel(ph_args a)
     double chi2 = 0.0;
     const int fsbl = a.model == SL_ML_PHOT_FSBL;
     for (int b = 0; b < a.n_band; b++) {
+        if (a.model == SL_ML_FSPL)
+            row[4] = a.ld_band[b];
         sl_ml_phot_sums s = {0.0, 0.0, 0.0};
         for (int64_t k = a.band_start[b] + tid; k < a.band_start[b + 1]; k += PH_BLOCK) {
             const double dn = pi ? a.dn[k] : 0.0, de = pi ? a.de[k] : 0.0;
@@ -249,6 +252,7 @@ static void fill_args(ph_args *a, const sl_ml_phot_ctx *c, const ph_dev *d)
     for (int b = 0; b < c->n_band; b++) {
         a->S[b] = c->S[b], a->sff[b] = c->sff[b];
         a->fmean[b] = c->fmean[b], a->fb_fixed[b] = c->fb_fixed[b];
+        a->ld_band[b] = c->ld_band[b];
     }
     a->t = d->t, a->w = d->w, a->fc = d->fc;
     a->px = c->px, a->dn = d->dn, a->de = d->de;
