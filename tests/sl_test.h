@@ -203,6 +203,25 @@ static SLT_UNUSED void slt_log_attach(sl_run_config *c, slt_log *l)
 }
 
 /* Bitwise equality of two doubles (NaN payloads included). */
+#ifdef SL_UNROLL_NBODIES_LIST
+/* Whether N is in the build's SL_UNROLL_NBODIES ("2,3,...", from CMake):
+ * the body counts whose kernels the in-tree integrators unroll. */
+static SLT_UNUSED int slt_unrolled(int n)
+{
+    const char *p = SL_UNROLL_NBODIES_LIST;
+    while (*p) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        if (v == n)
+            return 1;
+        p = *end == ',' ? end + 1 : end;
+    }
+    return 0;
+}
+#endif
+
 static SLT_UNUSED int slt_same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
 
 /* Asserts that two ensembles hold bitwise-identical state and bookkeeping. */

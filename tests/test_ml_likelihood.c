@@ -418,6 +418,17 @@ Test(ml_likelihood, xallarap_bad_input)
     cr_expect(ll[1] == -INFINITY, "xi_period = 0: ln L %g", ll[1]);
     cr_expect(ll[2] == -INFINITY, "xi_semimajor_axis < 0: ln L %g", ll[2]);
     lk_close(&k);
+    /* a binary lens: refused before its image solver sees the path */
+    lk_begin(&k, "binary", &pv);
+    SLT_OK(sl_params_set_word(&pv, "xallarap", "circular"));
+    SLT_OK(k.l->prepare(&pv, &d, &k.ctx));
+    double q[11] = {7000.2, 0.05, 25.0, 1.2, 3e-3, 30.0, -11.0, 0.02, 75.0, 135.0, -40.0}, lq, A;
+    SLT_OK(k.l->eval_batch(k.ctx, &be, q, 1, &lq));
+    cr_expect(lq == -INFINITY, "binary, xi_period < 0: ln L %g", lq);
+    const double t = 7000.0;
+    cr_expect_neq(k.l->model(k.ctx, q, &t, 1, -1, &A), SL_OK);
+    cr_expect(strstr(sl_last_error(), "xallarap's domain"), "%s", sl_last_error());
+    lk_close(&k);
 }
 
 /* pi_E = (0, 0) is the model without parallax, bit for bit (the shifts

@@ -385,21 +385,6 @@ Test(registry, default_path_finds_build_plugins_and_env_path)
     sl_registry_destroy(r);
 }
 
-/* Whether N is in the build's SL_UNROLL_NBODIES ("2,3,...", from CMake). */
-static int unrolled(int n)
-{
-    const char *p = SL_UNROLL_NBODIES_LIST;
-    while (*p) {
-        char *end;
-        long v = strtol(p, &end, 10);
-        if (end == p)
-            break;
-        if (v == n)
-            return 1;
-        p = *end == ',' ? end + 1 : end;
-    }
-    return 0;
-}
 
 /* Hermite's plugin carries a kernel per N of the build's SL_UNROLL_NBODIES
  * (2..16 by default) plus the runtime-N fallback, which every other N
@@ -414,7 +399,7 @@ Test(registry, hermite_kernel_table)
     cr_assert_not_null(set, "no kernel set hermite/newton");
     size_t listed = 0;
     for (int n = 2; n <= 16; n++)
-        listed += (size_t)unrolled(n);
+        listed += (size_t)slt_unrolled(n);
     cr_assert_geq(listed, 1, "SL_UNROLL_NBODIES_LIST \"%s\"", SL_UNROLL_NBODIES_LIST);
     cr_assert_eq(set->n_kernels, listed + 1, "%zu entries: expected N = %s and any",
                  set->n_kernels, SL_UNROLL_NBODIES_LIST);
@@ -422,7 +407,7 @@ Test(registry, hermite_kernel_table)
         const sl_kernel_entry *k;
         SLT_OK(sl_registry_kernel(p.reg, p.hermite, "newton", n, &k));
         cr_assert_not_null(k);
-        cr_assert_eq(k->n_body, unrolled(n) ? n : 0, "N = %d: n_body %d", n, k->n_body);
+        cr_assert_eq(k->n_body, slt_unrolled(n) ? n : 0, "N = %d: n_body %d", n, k->n_body);
         cr_assert_not_null(k->cpu);
         /* in the tree, hermite has CUDA code exactly when core has */
         cr_assert_eq(k->cuda != NULL, SL_CORE_HAS_CUDA != 0);

@@ -1074,6 +1074,8 @@ static double dyn_chi2(const sl_ml_phot_ctx *c, const double *p, int threads, sl
                         row))
         return INFINITY;
     const sl_ml_phot_fx fx = fx_of(c, p);
+    if (!sl_ml_phot_fx_ok(&fx))
+        return INFINITY;
     double x2 = 0.0;
     for (int b = 0; b < c->n_band; b++) { /* each band with its limb darkening */
         const int64_t k0 = c->band_start[b], nb = c->band_start[b + 1] - k0;
@@ -1158,7 +1160,8 @@ static void eval_cpu(const sl_ml_phot_ctx *c, const double *params, size_t n, do
         if (sl_ml_phot_row(c->model, sl_ml_phot_n_fx(c->px, c->om, c->xi), c->pset, p, c->ld, &c->fs,
                            row)) {
             sl_ml_phot_fx fx = fx_of(c, p);
-            x2 = model_chi2(c, row, &fx);
+            if (sl_ml_phot_fx_ok(&fx))
+                x2 = model_chi2(c, row, &fx);
         }
         if (!isfinite(x2)) /* NaN from a model the solver could not handle counts as outside */
             x2 = INFINITY;
@@ -1296,6 +1299,10 @@ static sl_status phot_model(void *ctx, const double *p, const double *x, size_t 
                            : "");
     }
     const sl_ml_phot_fx fx = fx_of(c, p);
+    if (!sl_ml_phot_fx_ok(&fx))
+        return sl_fail(SL_ERR_ARG, "microlensing: model: xi_period = %g, xi_semimajor_axis = %g "
+                       "is outside xallarap's domain (a period > 0, a semi-major axis >= 0)",
+                       fx.xi[0], fx.xi[1]);
     double *dn = NULL, *de = NULL;
     if (c->px) { /* the offsets at the times asked for */
         dn = malloc((n_x ? n_x : 1) * sizeof *dn);

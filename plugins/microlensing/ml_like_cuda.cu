@@ -112,7 +112,8 @@ __global__ void __launch_bounds__(PH_BLOCK) ph_kernel(ph_args a)
     const sl_ml_phot_fx fx = sl_ml_phot_fx_of(a.model, a.px, a.om, a.t0_kep, a.xi, a.t0_xi,
                                                 a.fs_win, p);
     const double *pi = fx.pi;
-    if (!sl_ml_phot_row(a.model, sl_ml_phot_n_fx(a.px, a.om, a.xi), a.pset, p, a.ld, &a.fs, row)) {
+    if (!sl_ml_phot_row(a.model, sl_ml_phot_n_fx(a.px, a.om, a.xi), a.pset, p, a.ld, &a.fs, row) ||
+        !sl_ml_phot_fx_ok(&fx)) {
         /* the same for every thread */
         if (tid == 0) {
             a.ll[m] = -INFINITY;

@@ -117,6 +117,14 @@ SL_HD SL_INLINE sl_ml_phot_fx sl_ml_phot_fx_of(int m, int px, int om, double t0_
     return fx;
 }
 
+/* Whether the effects' own parameters are in their domain (xallarap: a
+ * period > 0 and a semi-major axis >= 0): a model outside it gets ln L =
+ * -inf before any magnification, on both backends alike. */
+SL_HD SL_INLINE int sl_ml_phot_fx_ok(const sl_ml_phot_fx *fx)
+{
+    return !fx->xi || fx->xo.ok;
+}
+
 /* The parametrisations (bits of the option `parametrization`): t_eff =
  * u0 tE in u0's place, and t_star = rho tE in rho's. Near the peak of a
  * high-magnification event the data fix t_eff and t_star far better than
